@@ -1,0 +1,1 @@
+"""Sessions, API tokens, Teams SSO and the request context (who, and in which channel)."""

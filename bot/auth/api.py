@@ -1,0 +1,84 @@
+"""Auth routes: Teams SSO sign-in, sign-out, and who am I."""
+
+from datetime import timedelta
+
+from aiohttp import web
+
+from bot.auth import service as auth
+from bot.auth import sso
+from bot.auth.schemas import TeamsSsoIn
+from bot.directory import service as directory
+from bot.directory.schemas import UserOut
+from bot.errors import Forbidden
+from bot.keys import SSO_KEYS
+from bot.web.errors import json_response
+from bot.web.routing import COOKIE, Access, Call, RouteTable
+
+routes = RouteTable(tag="auth")
+
+
+@routes.route(
+    "POST",
+    "/api/auth/teams-sso",
+    access=Access.PUBLIC,
+    body=TeamsSsoIn,
+    response=UserOut,
+    errors=(401, 403),
+    summary="Exchange a Microsoft Entra ID token from Teams for a session cookie",
+)
+async def teams_sso(call: Call) -> web.Response:
+    settings = call.settings
+    allowed = settings.sso_allowed_tenants or None
+    identity = await sso.verify_teams_token(
+        call.body.token,
+        keys=call.request.app[SSO_KEYS],
+        issuer_template=settings.sso_issuer,
+        audiences=settings.sso_audiences,
+        clock=call.uow.clock,
+        allowed_tenants=allowed,
+    )
+    if allowed is None and not await directory.tenant_has_team(
+        call.uow, tenant_id=identity.tenant_id
+    ):
+        raise Forbidden(f"Tenant '{identity.tenant_id}' has no team with this app installed.")
+    user = await directory.upsert_user(
+        call.uow,
+        source_id=identity.object_id,
+        username=identity.username,
+        display_name=identity.display_name,
+        email=identity.email,
+    )
+    ttl = timedelta(seconds=settings.session_ttl)
+    session = await auth.issue_session(call.uow, user_id=user.id, ttl=ttl)
+    response = json_response(user.model_dump(mode="json"))
+    response.set_cookie(
+        COOKIE,
+        session.secret,
+        max_age=settings.session_ttl,
+        path="/",
+        httponly=True,
+        secure=True,
+        samesite="None",
+    )
+    return response
+
+
+@routes.route(
+    "DELETE",
+    "/api/auth/session",
+    access=Access.USER,
+    status=204,
+    summary="Sign out: revoke the session or token this request carries",
+)
+async def sign_out(call: Call) -> web.Response:
+    secret = call.credentials
+    assert secret is not None  # authenticated above
+    await auth.revoke(call.uow, secret=secret)
+    response = web.Response(status=204)
+    response.del_cookie(COOKIE, path="/")
+    return response
+
+
+@routes.route("GET", "/api/me", access=Access.USER, response=UserOut, summary="The signed-in user")
+async def me(call: Call) -> UserOut:
+    return await directory.get_user(call.uow, user_id=call.actor.user_id)

@@ -1,0 +1,142 @@
+"""Validate Microsoft Entra ID tokens from the Teams client SDK against the tenant's JWKS."""
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import aiohttp
+import jwt
+
+from bot.clock import Clock
+from bot.errors import Forbidden, Unauthorized
+
+log = logging.getLogger(__name__)
+
+ALGORITHMS = ["RS256"]
+CLOCK_SKEW = timedelta(minutes=5)
+KEYS_MAX_AGE = timedelta(hours=24)
+# An unknown key id triggers a refetch (keys rotate), but not more often than this.
+REFETCH_AFTER = timedelta(minutes=5)
+FETCH_TIMEOUT = aiohttp.ClientTimeout(total=10)
+
+
+@dataclass(frozen=True, slots=True)
+class SsoIdentity:
+    tenant_id: str
+    object_id: str
+    username: str
+    display_name: str
+    email: str | None
+
+
+class JwksKeys:
+    """The signing keys at a JWKS URL, cached, refetched on expiry or an unknown key id."""
+
+    def __init__(self, http: aiohttp.ClientSession, url: str, clock: Clock) -> None:
+        self._http, self._url, self._clock = http, url, clock
+        self._keys: dict[str, jwt.PyJWK] = {}
+        self._fetched_at: datetime | None = None
+        self._lock = asyncio.Lock()
+
+    async def get(self, kid: str) -> jwt.PyJWK:
+        if self._needs_fetch(kid):
+            async with self._lock:
+                if self._needs_fetch(kid):
+                    await self._fetch()
+        try:
+            return self._keys[kid]
+        except KeyError:
+            raise Unauthorized("Token signed with an unknown key.") from None
+
+    def _needs_fetch(self, kid: str) -> bool:
+        if self._stale(KEYS_MAX_AGE):
+            return True
+        return kid not in self._keys and self._stale(REFETCH_AFTER)
+
+    def _stale(self, age: timedelta) -> bool:
+        return self._fetched_at is None or self._clock.now() - self._fetched_at >= age
+
+    async def _fetch(self) -> None:
+        try:
+            async with self._http.get(self._url, timeout=FETCH_TIMEOUT) as response:
+                response.raise_for_status()
+                document = await response.json(content_type=None)
+            key_set = jwt.PyJWKSet.from_dict(document)
+        except (aiohttp.ClientError, TimeoutError, ValueError, jwt.PyJWTError) as exc:
+            log.warning("could not load signing keys from %s: %s", self._url, exc)
+            raise Unauthorized("Cannot load the token signing keys; try again later.") from exc
+        self._keys = {key.key_id: key for key in key_set.keys if key.key_id}
+        self._fetched_at = self._clock.now()
+
+
+async def verify_teams_token(
+    token: str,
+    *,
+    keys: JwksKeys,
+    issuer_template: str,
+    audiences: list[str],
+    clock: Clock,
+    allowed_tenants: list[str] | None,
+) -> SsoIdentity:
+    """Check signature, issuer, audience and lifetime; return who the token speaks for.
+
+    `allowed_tenants` None means the caller decides the tenant rule afterwards.
+    """
+    if not audiences:
+        raise Unauthorized("Teams SSO is not configured: set SSO_AUDIENCE or MicrosoftAppId.")
+    try:
+        header = jwt.get_unverified_header(token)
+        unverified = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        raise Unauthorized("The SSO token is not a valid JWT.") from None
+    if header.get("alg") not in ALGORITHMS or not header.get("kid"):
+        raise Unauthorized("The SSO token must be RS256-signed with a key id.")
+    tenant_id = str(unverified.get("tid") or "")
+    if not tenant_id:
+        raise Unauthorized("The SSO token has no tenant (tid).")
+    if allowed_tenants is not None and tenant_id not in allowed_tenants:
+        raise Forbidden(f"Tenant '{tenant_id}' is not allowed to sign in.")
+    key = await keys.get(str(header["kid"]))
+    try:
+        claims = jwt.decode(
+            token,
+            key.key,
+            algorithms=ALGORITHMS,
+            audience=audiences,
+            issuer=issuer_template.replace("{tenantid}", tenant_id),
+            # Lifetime is checked below against the injected clock.
+            options={"require": ["exp", "iss", "aud"], "verify_exp": False, "verify_nbf": False},
+        )
+    except jwt.InvalidAudienceError:
+        raise Unauthorized("The SSO token was issued for another application.") from None
+    except jwt.InvalidIssuerError:
+        raise Unauthorized("The SSO token has the wrong issuer.") from None
+    except jwt.InvalidSignatureError:
+        raise Unauthorized("The SSO token signature is invalid.") from None
+    except jwt.PyJWTError as exc:
+        raise Unauthorized(f"The SSO token is invalid: {exc}.") from None
+    _check_lifetime(claims, clock.now())
+    return _identity(claims, tenant_id)
+
+
+def _check_lifetime(claims: dict, now: datetime) -> None:
+    expires = datetime.fromtimestamp(float(claims["exp"]), UTC)
+    if now >= expires + CLOCK_SKEW:
+        raise Unauthorized("The SSO token has expired.")
+    if "nbf" in claims and now + CLOCK_SKEW < datetime.fromtimestamp(float(claims["nbf"]), UTC):
+        raise Unauthorized("The SSO token is not valid yet.")
+
+
+def _identity(claims: dict, tenant_id: str) -> SsoIdentity:
+    object_id = claims.get("oid")
+    username = claims.get("preferred_username") or claims.get("upn")
+    if not object_id or not username:
+        raise Unauthorized("The SSO token lacks the oid or preferred_username claim.")
+    return SsoIdentity(
+        tenant_id=tenant_id,
+        object_id=str(object_id),
+        username=str(username),
+        display_name=str(claims.get("name") or username),
+        email=claims.get("email"),
+    )

@@ -1,0 +1,1 @@
+"""The admin CLI: `python -m bot admin …` and `python -m bot migrate`."""

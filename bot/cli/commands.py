@@ -1,0 +1,108 @@
+"""One coroutine per CLI command; each calls services inside one unit of work."""
+
+import argparse
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+
+from bot.auth import service as auth
+from bot.auth.schemas import ApiTokenOut, SessionOut
+from bot.clock import SystemClock
+from bot.db.engine import create_engine, session_factory
+from bot.db.migrate import migrate as apply_migrations
+from bot.demo import DemoOut, seed_demo
+from bot.directory import service as directory
+from bot.directory.schemas import ChannelOut, MembershipOut, MembershipType, TeamOut, UserOut
+from bot.settings import Settings
+from bot.uow import UnitOfWork, unit_of_work
+
+
+@asynccontextmanager
+async def _work(settings: Settings) -> AsyncIterator[UnitOfWork]:
+    """The database brought to head, then one transaction."""
+    engine = create_engine(settings.database_url)
+    try:
+        await apply_migrations(engine)
+        async with unit_of_work(session_factory(engine), SystemClock()) as uow:
+            yield uow
+    finally:
+        await engine.dispose()
+
+
+async def migrate(settings: Settings, _args: argparse.Namespace) -> dict[str, str]:
+    engine = create_engine(settings.database_url)
+    try:
+        await apply_migrations(engine)
+    finally:
+        await engine.dispose()
+    return {"migrated": "head"}
+
+
+async def team_add(settings: Settings, args: argparse.Namespace) -> TeamOut:
+    async with _work(settings) as uow:
+        return await directory.upsert_team(
+            uow,
+            team_id=args.team_id,
+            name=args.name,
+            tenant_id=args.tenant_id,
+            group_id=args.group_id,
+        )
+
+
+async def channel_add(settings: Settings, args: argparse.Namespace) -> ChannelOut:
+    kind = MembershipType.PRIVATE if args.private else MembershipType.STANDARD
+    async with _work(settings) as uow:
+        return await directory.upsert_channel(
+            uow,
+            team_id=args.team_id,
+            channel_id=args.channel_id,
+            name=args.name,
+            membership_type=kind,
+        )
+
+
+async def user_add(settings: Settings, args: argparse.Namespace) -> UserOut:
+    async with _work(settings) as uow:
+        return await directory.upsert_user(
+            uow,
+            source_id=args.object_id,
+            username=args.upn,
+            display_name=args.name,
+            email=args.email,
+        )
+
+
+async def member_add(settings: Settings, args: argparse.Namespace) -> MembershipOut:
+    async with _work(settings) as uow:
+        return await directory.add_member(uow, team_id=args.team_id, user_ref=args.user)
+
+
+async def member_remove(settings: Settings, args: argparse.Namespace) -> MembershipOut:
+    async with _work(settings) as uow:
+        return await directory.remove_member(uow, team_id=args.team_id, user_ref=args.user)
+
+
+async def session_create(settings: Settings, args: argparse.Namespace) -> SessionOut:
+    async with _work(settings) as uow:
+        user = await directory.find_user(uow, ref=args.user)
+        issued = await auth.issue_session(
+            uow, user_id=user.id, ttl=timedelta(seconds=settings.session_ttl)
+        )
+        return SessionOut(
+            cookie=issued.secret, expires_at=issued.expires_at, user=directory.user_out(user)
+        )
+
+
+async def token_create(settings: Settings, args: argparse.Namespace) -> ApiTokenOut:
+    days = args.ttl_days or settings.api_token_ttl_days
+    async with _work(settings) as uow:
+        user = await directory.find_user(uow, ref=args.user)
+        issued = await auth.issue_api_token(uow, user_id=user.id, ttl=timedelta(days=days))
+        return ApiTokenOut(
+            token=issued.secret, expires_at=issued.expires_at, user=directory.user_out(user)
+        )
+
+
+async def demo(settings: Settings, _args: argparse.Namespace) -> DemoOut:
+    async with _work(settings) as uow:
+        return await seed_demo(uow, session_ttl=timedelta(seconds=settings.session_ttl))

@@ -1,0 +1,111 @@
+"""Argument parsing and output: one JSON object on stdout per command, logs on stderr."""
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, NoReturn
+
+import orjson
+from pydantic_core import to_jsonable_python
+
+from bot.cli import commands
+from bot.errors import DomainError
+from bot.settings import SettingsError, ensure_secret_key, load_settings
+
+Command = Callable[[Any, argparse.Namespace], Awaitable[object]]
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error becomes the CLI's JSON error instead of text."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="python -m bot", description=__doc__)
+    top = parser.add_subparsers(dest="group", required=True, parser_class=Parser)
+    top.add_parser("migrate", help="apply database migrations").set_defaults(run=commands.migrate)
+
+    admin = top.add_parser("admin", help="manage the directory, sessions and tokens")
+    things = admin.add_subparsers(dest="thing", required=True, parser_class=Parser)
+
+    team = _verb(things, "team", "add", commands.team_add)
+    team.add_argument("--team-id", required=True)
+    team.add_argument("--name", required=True)
+    team.add_argument("--tenant-id")
+    team.add_argument("--group-id")
+
+    channel = _verb(things, "channel", "add", commands.channel_add)
+    channel.add_argument("--team-id", required=True)
+    channel.add_argument("--channel-id", required=True)
+    channel.add_argument("--name", required=True)
+    channel.add_argument("--private", action="store_true")
+
+    user = _verb(things, "user", "add", commands.user_add)
+    user.add_argument("--id", required=True, dest="object_id", help="Entra object id")
+    user.add_argument("--upn", required=True)
+    user.add_argument("--name", required=True)
+    user.add_argument("--email")
+
+    member = things.add_parser("member").add_subparsers(
+        dest="verb", required=True, parser_class=Parser
+    )
+    for verb, run in (("add", commands.member_add), ("remove", commands.member_remove)):
+        sub = member.add_parser(verb)
+        sub.set_defaults(run=run)
+        sub.add_argument("--team-id", required=True)
+        sub.add_argument("--user", required=True, help="UPN, email, object id or _id")
+
+    session = _verb(things, "session", "create", commands.session_create)
+    session.add_argument("--user", required=True)
+
+    token = _verb(things, "token", "create", commands.token_create)
+    token.add_argument("--user", required=True)
+    token.add_argument("--ttl-days", type=_positive_days)
+
+    things.add_parser("demo", help="seed the demo team once").set_defaults(run=commands.demo)
+    return parser
+
+
+def _positive_days(value: str) -> int:
+    days = int(value) if value.isdigit() else 0
+    if not 1 <= days <= 3650:
+        raise argparse.ArgumentTypeError("must be a whole number of days from 1 to 3650")
+    return days
+
+
+def _verb(things: Any, thing: str, verb: str, run: Command) -> argparse.ArgumentParser:
+    sub = things.add_parser(thing).add_subparsers(dest="verb", required=True, parser_class=Parser)
+    parser: argparse.ArgumentParser = sub.add_parser(verb)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    try:
+        args = build_parser().parse_args(argv)
+        settings = ensure_secret_key(load_settings())
+        result = asyncio.run(args.run(settings, args))
+    except (UsageError, SettingsError) as exc:
+        return _fail(str(exc), code=2)
+    except DomainError as exc:
+        return _fail(exc.message, code=1)
+    _print(result)
+    return 0
+
+
+def _fail(message: str, *, code: int) -> int:
+    _print({"error": message})
+    return code
+
+
+def _print(payload: object) -> None:
+    sys.stdout.write(orjson.dumps(to_jsonable_python(payload, by_alias=True)).decode() + "\n")

@@ -1,0 +1,1 @@
+"""Tenants, teams, channels, users and team memberships."""

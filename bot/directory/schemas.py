@@ -1,0 +1,54 @@
+"""What the directory shows: users as the API gives them, teams, channels and memberships."""
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from bot.schemas import ApiModel
+
+USER_SOURCE = "Microsoft.Graph.User"
+
+
+class MembershipType(StrEnum):
+    STANDARD = "standard"
+    PRIVATE = "private"
+    SHARED = "shared"
+
+
+class UserOut(ApiModel):
+    id: str = Field(alias="_id", description="The user's id in this service")
+    source_id: str = Field(alias="sourceId", description="Microsoft Entra object id")
+    display_name: str = Field(alias="displayName")
+    email: str | None
+    username: str = Field(description="User principal name")
+    source: str = Field(description=f"`{USER_SOURCE}` for Teams users")
+
+
+class TeamOut(ApiModel):
+    id: str = Field(alias="_id")
+    team_id: str = Field(alias="teamId", description="Teams' team id, sent as x-svc-teamid")
+    name: str
+    tenant_id: str | None = Field(alias="tenantId")
+    group_id: str | None = Field(alias="groupId", description="Microsoft 365 group id")
+
+
+class ChannelOut(ApiModel):
+    id: str = Field(alias="_id")
+    channel_id: str = Field(alias="channelId", description="Thread id, sent as x-svc-channelId")
+    team_id: str = Field(alias="teamId")
+    name: str
+    membership_type: MembershipType = Field(alias="membershipType")
+
+
+class MembershipOut(ApiModel):
+    team_id: str = Field(alias="teamId")
+    user: UserOut
+    member: bool
+
+
+class ContextOut(ApiModel):
+    """The channel a request acts in, as a Teams tab needs it on first load."""
+
+    team: TeamOut
+    channel: ChannelOut
+    user: UserOut

@@ -1,0 +1,290 @@
+"""Directory rules: upserts from the CLI, SSO and roster sync; lookups for authorization."""
+
+from sqlalchemy import delete, or_, select
+
+from bot.db.tables import Channel, Team, TeamMember, Tenant, User
+from bot.directory.schemas import (
+    USER_SOURCE,
+    ChannelOut,
+    MembershipOut,
+    MembershipType,
+    TeamOut,
+    UserOut,
+)
+from bot.errors import PRIVATE_CHANNELS_UNSUPPORTED, Conflict, Forbidden, Invalid, NotFound
+from bot.ids import is_id, new_id
+from bot.uow import Actor, ChannelScope, UnitOfWork
+
+
+def user_out(user: User) -> UserOut:
+    return UserOut(
+        id=user.id,
+        source_id=user.source_id,
+        display_name=user.display_name,
+        email=user.email,
+        username=user.username,
+        source=user.source,
+    )
+
+
+def team_out(team: Team) -> TeamOut:
+    return TeamOut(
+        id=team.id,
+        team_id=team.teams_id,
+        name=team.name,
+        tenant_id=team.tenant_id,
+        group_id=team.group_id,
+    )
+
+
+def channel_out(channel: Channel, team: Team) -> ChannelOut:
+    return ChannelOut(
+        id=channel.id,
+        channel_id=channel.teams_id,
+        team_id=team.teams_id,
+        name=channel.name,
+        membership_type=MembershipType(channel.membership_type),
+    )
+
+
+def actor_of(user: User) -> Actor:
+    return Actor(
+        user_id=user.id,
+        source_id=user.source_id,
+        username=user.username,
+        display_name=user.display_name,
+    )
+
+
+async def ensure_tenant(uow: UnitOfWork, *, tenant_id: str) -> None:
+    """Record a tenant the first time it is seen."""
+    if await uow.session.get(Tenant, tenant_id) is None:
+        uow.session.add(Tenant(id=tenant_id, created_at=uow.clock.now()))
+        await uow.session.flush()
+
+
+async def upsert_team(
+    uow: UnitOfWork,
+    *,
+    team_id: str,
+    name: str,
+    tenant_id: str | None = None,
+    group_id: str | None = None,
+) -> TeamOut:
+    """Create the team, or update its name and any tenant or group id given."""
+    _require_text("teamId", team_id)
+    _require_text("name", name)
+    if tenant_id:
+        await ensure_tenant(uow, tenant_id=tenant_id)
+    now = uow.clock.now()
+    team = await _team_by_teams_id(uow, team_id)
+    if team is None:
+        team = Team(
+            id=new_id(),
+            teams_id=team_id,
+            name=name,
+            tenant_id=tenant_id or None,
+            group_id=group_id or None,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.session.add(team)
+    else:
+        team.name = name
+        team.tenant_id = tenant_id or team.tenant_id
+        team.group_id = group_id or team.group_id
+        team.updated_at = now
+    await uow.session.flush()
+    return team_out(team)
+
+
+async def upsert_channel(
+    uow: UnitOfWork,
+    *,
+    team_id: str,
+    channel_id: str,
+    name: str,
+    membership_type: MembershipType = MembershipType.STANDARD,
+) -> ChannelOut:
+    """Create the channel in its team, or rename it and update its membership type."""
+    _require_text("channelId", channel_id)
+    _require_text("name", name)
+    team = await _team_by_teams_id(uow, team_id)
+    if team is None:
+        raise NotFound(f"Team '{team_id}' is not known; add the team first.")
+    now = uow.clock.now()
+    channel = await _channel_by_teams_id(uow, channel_id)
+    if channel is None:
+        channel = Channel(
+            id=new_id(),
+            team_id=team.id,
+            teams_id=channel_id,
+            name=name,
+            membership_type=membership_type.value,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.session.add(channel)
+    elif channel.team_id != team.id:
+        raise Conflict(f"Channel '{channel_id}' belongs to another team.")
+    else:
+        channel.name = name
+        channel.membership_type = membership_type.value
+        channel.updated_at = now
+    await uow.session.flush()
+    return channel_out(channel, team)
+
+
+async def upsert_user(
+    uow: UnitOfWork,
+    *,
+    source_id: str,
+    username: str,
+    display_name: str,
+    email: str | None = None,
+) -> UserOut:
+    """Create or update a user, unique by Entra object id; UPNs must stay unique too."""
+    _require_text("id", source_id, limit=64)
+    _require_text("username", username)
+    if "@" not in username:
+        raise Invalid("username", "a user principal name looks like user@domain")
+    _require_text("displayName", display_name)
+    username = username.strip().lower()
+    now = uow.clock.now()
+    user = await _one(uow, select(User).where(User.source_id == source_id))
+    holder = await _one(uow, select(User).where(User.username == username))
+    if holder is not None and holder is not user:
+        raise Conflict(f"Username '{username}' belongs to another user.")
+    if user is None:
+        user = User(
+            id=new_id(),
+            source_id=source_id,
+            username=username,
+            display_name=display_name,
+            email=email or None,
+            source=USER_SOURCE,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.session.add(user)
+    else:
+        user.username = username
+        user.display_name = display_name
+        user.email = email or user.email
+        user.updated_at = now
+    await uow.session.flush()
+    return user_out(user)
+
+
+async def find_user(uow: UnitOfWork, *, ref: str) -> User:
+    """A user by `_id`, else Entra object id, else UPN or email (api.md's resolution order)."""
+    for condition in _user_lookups(ref):
+        user = await _one(uow, select(User).where(condition).limit(1))
+        if user is not None:
+            return user
+    raise NotFound(f"User '{ref}' is not known.")
+
+
+async def get_user(uow: UnitOfWork, *, user_id: str) -> UserOut:
+    user = await uow.session.get(User, user_id)
+    if user is None:
+        raise NotFound(f"User '{user_id}' is not known.")
+    return user_out(user)
+
+
+async def add_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> MembershipOut:
+    """Make the user a member of the team (no change if already one)."""
+    team = await _require_team(uow, team_id)
+    user = await find_user(uow, ref=user_ref)
+    if await uow.session.get(TeamMember, (team.id, user.id)) is None:
+        uow.session.add(TeamMember(team_id=team.id, user_id=user.id, created_at=uow.clock.now()))
+        await uow.session.flush()
+    return MembershipOut(team_id=team.teams_id, user=user_out(user), member=True)
+
+
+async def remove_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> MembershipOut:
+    """End the user's membership of the team (no change if not a member)."""
+    team = await _require_team(uow, team_id)
+    user = await find_user(uow, ref=user_ref)
+    await uow.session.execute(
+        delete(TeamMember).where(TeamMember.team_id == team.id, TeamMember.user_id == user.id)
+    )
+    return MembershipOut(team_id=team.teams_id, user=user_out(user), member=False)
+
+
+async def resolve_channel(
+    uow: UnitOfWork, *, user_id: str, team_id: str, channel_id: str
+) -> ChannelScope:
+    """The channel a request names, if the user is a member of its team and it is supported."""
+    row = (
+        await uow.session.execute(
+            select(Team, TeamMember.user_id)
+            .outerjoin(
+                TeamMember, (TeamMember.team_id == Team.id) & (TeamMember.user_id == user_id)
+            )
+            .where(Team.teams_id == team_id)
+        )
+    ).first()
+    # An unknown team and a team of which the caller is not a member look the same from outside.
+    if row is None or row.user_id is None:
+        raise Forbidden(f"You are not a member of team '{team_id}'.")
+    team = row.Team
+    channel = await _channel_by_teams_id(uow, channel_id)
+    if channel is None or channel.team_id != team.id:
+        raise Forbidden(f"Channel '{channel_id}' is not a channel of team '{team_id}'.")
+    if channel.membership_type != MembershipType.STANDARD:
+        raise Forbidden(PRIVATE_CHANNELS_UNSUPPORTED)
+    return ChannelScope(
+        team_id=team.id,
+        teams_team_id=team.teams_id,
+        channel_id=channel.id,
+        teams_channel_id=channel.teams_id,
+        group_id=team.group_id,
+        tenant_id=team.tenant_id,
+    )
+
+
+async def describe_channel(uow: UnitOfWork, *, scope: ChannelScope) -> tuple[TeamOut, ChannelOut]:
+    team = await uow.session.get(Team, scope.team_id)
+    channel = await uow.session.get(Channel, scope.channel_id)
+    if team is None or channel is None:
+        raise NotFound("The channel no longer exists.")
+    return team_out(team), channel_out(channel, team)
+
+
+async def tenant_has_team(uow: UnitOfWork, *, tenant_id: str) -> bool:
+    """Whether any team of the tenant is installed (SSO's default tenant rule)."""
+    found = await uow.session.scalar(select(Team.id).where(Team.tenant_id == tenant_id).limit(1))
+    return found is not None
+
+
+def _user_lookups(ref: str) -> list:
+    ref = ref.strip()
+    lookups = [User.source_id == ref, or_(User.username == ref.lower(), User.email == ref)]
+    return [User.id == ref, *lookups] if is_id(ref) else lookups
+
+
+async def _require_team(uow: UnitOfWork, team_id: str) -> Team:
+    team = await _team_by_teams_id(uow, team_id)
+    if team is None:
+        raise NotFound(f"Team '{team_id}' is not known.")
+    return team
+
+
+async def _team_by_teams_id(uow: UnitOfWork, team_id: str) -> Team | None:
+    return await _one(uow, select(Team).where(Team.teams_id == team_id))
+
+
+async def _channel_by_teams_id(uow: UnitOfWork, channel_id: str) -> Channel | None:
+    return await _one(uow, select(Channel).where(Channel.teams_id == channel_id))
+
+
+async def _one(uow: UnitOfWork, statement):
+    return (await uow.session.execute(statement)).scalar_one_or_none()
+
+
+def _require_text(field: str, value: str | None, limit: int = 255) -> None:
+    if not value or not value.strip():
+        raise Invalid(field, "must not be empty")
+    if len(value) > limit:
+        raise Invalid(field, f"must be at most {limit} characters")

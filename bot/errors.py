@@ -1,0 +1,66 @@
+"""Typed domain errors. Services raise them; the web middleware and the bot render them."""
+
+
+class DomainError(Exception):
+    """Base: an expected refusal with a message a user can act on."""
+
+    status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def body(self) -> dict[str, str]:
+        return {"error": self.message}
+
+
+class Invalid(DomainError):
+    """A bad input; the message names the field and what is wrong with it."""
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"{field}: {why}")
+        self.field = field
+
+
+class BadRequest(DomainError):
+    status = 400
+
+
+class CodedBadRequest(DomainError):
+    """A 400 whose body the spec gives as `{code, message}` with the same text in both."""
+
+    def body(self) -> dict[str, str]:
+        return {"code": self.message, "message": self.message}
+
+
+class Unauthorized(DomainError):
+    status = 401
+
+
+class Forbidden(DomainError):
+    status = 403
+
+
+class NotFound(DomainError):
+    status = 404
+
+
+class Conflict(DomainError):
+    status = 409
+
+
+class PayloadTooLarge(DomainError):
+    status = 413
+
+
+class UnsupportedMediaType(DomainError):
+    status = 415
+
+
+MUST_RUN_IN_TEAMS = "Must run inside Microsoft Teams."
+PRIVATE_CHANNELS_UNSUPPORTED = "Private and shared channels are not supported yet."
+
+
+def missing_context() -> CodedBadRequest:
+    """The seed's answer when the Teams context headers are absent."""
+    return CodedBadRequest(MUST_RUN_IN_TEAMS)

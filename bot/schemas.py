@@ -1,0 +1,37 @@
+"""Pydantic building blocks shared by every area's schemas."""
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+
+
+def format_timestamp(value: datetime) -> str:
+    """ISO 8601 UTC with milliseconds and Z, as the spec writes every timestamp."""
+    return (
+        value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    )
+
+
+Timestamp = Annotated[
+    datetime,
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+    Field(json_schema_extra={"format": "date-time"}),
+]
+
+
+class ApiModel(BaseModel):
+    """Serialised by alias (`_id`, `displayName`), readable by field name too."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="What went wrong, in words a user can act on")
+
+
+class CodedErrorBody(BaseModel):
+    """The seed's `{code, message}` shape, both holding the same text."""
+
+    code: str
+    message: str

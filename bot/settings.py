@@ -1,0 +1,166 @@
+"""All configuration in one object, read from the environment and `.env`, passed in."""
+
+import ipaddress
+import secrets
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PLACEHOLDER_SECRETS = {"changeme", "change-me", "secret", "password", "your-secret-key"}
+MIN_SECRET_LENGTH = 32
+
+
+class SettingsError(Exception):
+    """A setting that stops start-up; the message is one line naming the setting."""
+
+
+def _comma_list(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", case_sensitive=False, populate_by_name=True
+    )
+
+    database_url: str = Field("sqlite+aiosqlite:///./data/app.db", alias="DATABASE_URL")
+    host: str = Field("127.0.0.1", alias="HOST")
+    port: int = Field(3978, alias="PORT", ge=1, le=65535)
+    public_url: str = Field(
+        "", alias="PUBLIC_URL", description="Base of @odata links; default http://HOST:PORT"
+    )
+    data_dir: Path = Field(Path("./data"), alias="DATA_DIR")
+    session_ttl: int = Field(
+        8 * 3600, alias="SESSION_TTL", ge=60, description="Sliding session lifetime, seconds"
+    )
+    api_token_ttl_days: int = Field(90, alias="API_TOKEN_TTL_DAYS", ge=1, le=3650)
+    secret_key: SecretStr | None = Field(None, alias="SECRET_KEY")
+    seed_demo: bool | None = Field(
+        None, alias="SEED_DEMO", description="Default: on for SQLite, off for PostgreSQL"
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
+
+    sso_jwks_url: str = Field(
+        "https://login.microsoftonline.com/common/discovery/v2.0/keys", alias="SSO_JWKS_URL"
+    )
+    sso_issuer: str = Field("https://login.microsoftonline.com/{tenantid}/v2.0", alias="SSO_ISSUER")
+    sso_audience: Annotated[list[str], NoDecode] = Field(default_factory=list, alias="SSO_AUDIENCE")
+    sso_allowed_tenants: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, alias="SSO_ALLOWED_TENANTS"
+    )
+
+    allow_unverified_bot: bool = Field(False, alias="ALLOW_UNVERIFIED_BOT")
+    microsoft_app_id: str = Field("", alias="MicrosoftAppId")
+    microsoft_app_password: SecretStr = Field(SecretStr(""), alias="MicrosoftAppPassword")
+    microsoft_app_type: Literal["MultiTenant", "SingleTenant", "UserAssignedMSI"] = Field(
+        "MultiTenant", alias="MicrosoftAppType"
+    )
+    microsoft_app_tenant_id: str = Field("", alias="MicrosoftAppTenantId")
+
+    _split_lists = field_validator("sso_audience", "sso_allowed_tenants", mode="before")(
+        _comma_list
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_driver(cls, value: str) -> str:
+        if not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError("use sqlite+aiosqlite:///path or postgresql+asyncpg://user@host/db")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute_url(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an absolute http(s) URL")
+        return value.rstrip("/")
+
+    @field_validator("sso_issuer")
+    @classmethod
+    def _issuer_template(cls, value: str) -> str:
+        if "{tenantid}" not in value:
+            raise ValueError("must contain the {tenantid} placeholder")
+        return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _real_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        raw = value.get_secret_value()
+        if raw.lower() in PLACEHOLDER_SECRETS or len(raw) < MIN_SECRET_LENGTH:
+            raise ValueError(f"must be a random value of at least {MIN_SECRET_LENGTH} characters")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Settings":
+        if not self.public_url:
+            self.public_url = f"http://{self.host}:{self.port}"
+        if self.microsoft_app_type == "SingleTenant" and not self.microsoft_app_tenant_id:
+            raise ValueError("MicrosoftAppTenantId: required when MicrosoftAppType is SingleTenant")
+        if not self.microsoft_app_id and not self.allow_unverified_bot and not self.is_loopback:
+            raise ValueError(
+                "MicrosoftAppId: required when HOST is not a loopback address "
+                "(or set ALLOW_UNVERIFIED_BOT=true for a test rig)"
+            )
+        return self
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def is_loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    @property
+    def should_seed_demo(self) -> bool:
+        return self.is_sqlite if self.seed_demo is None else self.seed_demo
+
+    @property
+    def sso_audiences(self) -> list[str]:
+        """Accepted `aud` values: SSO_AUDIENCE, else the bot's app id."""
+        if self.sso_audience:
+            return self.sso_audience
+        return [self.microsoft_app_id] if self.microsoft_app_id else []
+
+    def secret(self) -> str:
+        if self.secret_key is None:
+            raise SettingsError("SECRET_KEY: not loaded; call ensure_secret_key() at start-up")
+        return self.secret_key.get_secret_value()
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the settings, turning a validation failure into one line naming the setting."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = ".".join(str(part) for part in first["loc"]) or "settings"
+        message = first["msg"].removeprefix("Value error, ")
+        if ": " in message and not first["loc"]:
+            raise SettingsError(f"Invalid setting {message}") from None
+        raise SettingsError(f"Invalid setting {name}: {message}") from None
+
+
+def ensure_secret_key(settings: Settings) -> Settings:
+    """SECRET_KEY, or on a local SQLite start one generated once into DATA_DIR."""
+    if settings.secret_key is not None:
+        return settings
+    if not settings.is_sqlite:
+        raise SettingsError("Invalid setting SECRET_KEY: required with PostgreSQL")
+    path = settings.data_dir / "secret_key"
+    if not path.exists():
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return settings.model_copy(update={"secret_key": SecretStr(path.read_text().strip())})

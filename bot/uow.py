@@ -1,0 +1,48 @@
+"""The unit of work every service takes first: one transaction, the clock, who and where."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """The signed-in user a request or command acts for."""
+
+    user_id: str
+    source_id: str
+    username: str
+    display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelScope:
+    """The team and channel a request acts in, already checked for membership."""
+
+    team_id: str
+    teams_team_id: str
+    channel_id: str
+    teams_channel_id: str
+    group_id: str | None
+    tenant_id: str | None
+
+
+@dataclass(slots=True)
+class UnitOfWork:
+    session: AsyncSession
+    clock: Clock
+    actor: Actor | None = None
+    channel: ChannelScope | None = None
+
+
+@asynccontextmanager
+async def unit_of_work(
+    sessions: async_sessionmaker[AsyncSession], clock: Clock
+) -> AsyncIterator[UnitOfWork]:
+    """One transaction: committed when the block ends normally, rolled back on any exception."""
+    async with sessions() as session, session.begin():
+        yield UnitOfWork(session=session, clock=clock)

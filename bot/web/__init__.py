@@ -1,0 +1,1 @@
+"""The HTTP frame: declared routes, request context, errors, OpenAPI and docs."""

@@ -1,0 +1,56 @@
+"""One middleware: request id in, domain errors and surprises out as the spec's JSON bodies."""
+
+import logging
+
+import orjson
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from bot.errors import DomainError
+from bot.web.body import MAX_JSON_BODY
+from bot.web.requestid import HEADER, choose_request_id, current_request_id
+
+log = logging.getLogger(__name__)
+
+REQUEST_ID = web.RequestKey("request_id", str)
+INTERNAL_ERROR = {"error": "Internal error"}
+
+
+def json_response(payload: object, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(payload), status=status, content_type="application/json")
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    request_id = choose_request_id(request.headers.get(HEADER))
+    request[REQUEST_ID] = request_id
+    token = current_request_id.set(request_id)
+    try:
+        return await handler(request)
+    except DomainError as exc:
+        return json_response(exc.body(), exc.status)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return json_response({"error": _http_message(exc, request)}, exc.status)
+    except Exception:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return json_response(INTERNAL_ERROR, 500)
+    finally:
+        current_request_id.reset(token)
+
+
+async def add_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: every response, streamed ones included, carries the id."""
+    if REQUEST_ID in request:
+        response.headers[HEADER] = request[REQUEST_ID]
+
+
+def _http_message(exc: web.HTTPException, request: web.Request) -> str:
+    if isinstance(exc, web.HTTPRequestEntityTooLarge):
+        return f"Request body is larger than the {MAX_JSON_BODY // 1024 // 1024} MiB limit."
+    if isinstance(exc, web.HTTPNotFound):
+        return f"No such resource: {request.path}"
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        return f"Method {request.method} is not allowed on {request.path}."
+    return exc.reason

@@ -1,0 +1,135 @@
+"""OpenAPI 3.1, generated from the declared routes and the models the handlers validate with."""
+
+import re
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from bot.errors import MUST_RUN_IN_TEAMS
+from bot.schemas import CodedErrorBody, ErrorBody
+from bot.web.routing import (
+    CHANNEL_HEADER,
+    COOKIE,
+    ENTITY_HEADER,
+    TEAM_HEADER,
+    Access,
+    Endpoint,
+)
+
+REF = "#/components/schemas/{model}"
+PATH_PARAM = re.compile(r"{(\w+)(?::[^}]*)?}")
+STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    204: "No Content",
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    409: "Conflict",
+    413: "Payload too large",
+    415: "Unsupported media type",
+    500: "Internal error",
+    503: "Unavailable",
+}
+
+
+def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, server: str) -> dict:
+    models: list[tuple[type[BaseModel], Any]] = [
+        (ErrorBody, "serialization"),
+        (CodedErrorBody, "serialization"),
+    ]
+    for endpoint in endpoints:
+        if endpoint.body:
+            models.append((endpoint.body, "validation"))
+        if endpoint.response:
+            models.append((endpoint.response, "serialization"))
+    keys, schemas = models_json_schema(models, ref_template=REF)
+    paths: dict[str, dict[str, Any]] = {}
+    for endpoint in endpoints:
+        path = PATH_PARAM.sub(r"{\1}", endpoint.path)
+        paths.setdefault(path, {})[endpoint.method.lower()] = _operation(endpoint, keys)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": title, "version": version},
+        "servers": [{"url": server}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas.get("$defs", {}),
+            "securitySchemes": {
+                "session": {"type": "apiKey", "in": "cookie", "name": COOKIE},
+                "apiToken": {"type": "http", "scheme": "bearer"},
+            },
+        },
+    }
+
+
+def _operation(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "summary": endpoint.summary,
+        "operationId": endpoint.handler.__name__,
+        "tags": [endpoint.tag],
+        "responses": _responses(endpoint, keys),
+    }
+    parameters = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in PATH_PARAM.findall(endpoint.path)
+    ] + _context_headers(endpoint.access)
+    if parameters:
+        operation["parameters"] = parameters
+    if endpoint.access is not Access.PUBLIC:
+        operation["security"] = [{"session": []}, {"apiToken": []}]
+    if endpoint.body:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": keys[(endpoint.body, "validation")]}},
+        }
+    return operation
+
+
+def _responses(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
+    success: dict[str, Any] = {"description": STATUS_TEXT.get(endpoint.status, "Success")}
+    if endpoint.response:
+        schema = keys[(endpoint.response, "serialization")]
+        success["content"] = {"application/json": {"schema": schema}}
+    responses = {str(endpoint.status): success}
+    for status in sorted(set(endpoint.errors) | _implied_errors(endpoint)):
+        responses[str(status)] = _error(status, endpoint)
+    return responses
+
+
+def _implied_errors(endpoint: Endpoint) -> set[int]:
+    errors = {500}
+    if endpoint.access is not Access.PUBLIC:
+        errors.add(401)
+    if endpoint.access in (Access.CHANNEL, Access.PERSONAL):
+        errors.add(400)
+    if endpoint.access is Access.CHANNEL:
+        errors.add(403)
+    if endpoint.body:
+        errors |= {400, 413, 415}
+    return errors
+
+
+def _error(status: int, endpoint: Endpoint) -> dict[str, Any]:
+    error = {"$ref": REF.format(model="ErrorBody")}
+    schema: dict[str, Any] = error
+    if status == 400 and endpoint.access in (Access.CHANNEL, Access.PERSONAL):
+        coded = {"$ref": REF.format(model="CodedErrorBody")}
+        schema = {
+            "oneOf": [error, coded],
+            "description": f"`{MUST_RUN_IN_TEAMS}` when the context headers are missing",
+        }
+    return {
+        "description": STATUS_TEXT.get(status, "Error"),
+        "content": {"application/json": {"schema": schema}},
+    }
+
+
+def _context_headers(access: Access) -> list[dict[str, Any]]:
+    names = {Access.CHANNEL: [TEAM_HEADER, CHANNEL_HEADER], Access.PERSONAL: [ENTITY_HEADER]}
+    return [
+        {"name": name, "in": "header", "required": True, "schema": {"type": "string"}}
+        for name in names.get(access, [])
+    ]

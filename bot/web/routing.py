@@ -1,0 +1,167 @@
+"""Declared routes: each names its access level and its models, so the frame can authenticate,
+resolve the channel, parse the body, run one transaction, render, and describe it in OpenAPI."""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from bot.auth import service as auth
+from bot.directory import service as directory
+from bot.errors import BadRequest, missing_context
+from bot.keys import CLOCK, SESSIONS, SETTINGS
+from bot.settings import Settings
+from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
+from bot.web.body import parse_body
+from bot.web.errors import json_response
+
+COOKIE = "graphNodeCookie"
+TEAM_HEADER = "x-svc-teamid"
+CHANNEL_HEADER = "x-svc-channelId"
+ENTITY_HEADER = "x-svc-entityId"
+
+
+class Access(StrEnum):
+    PUBLIC = "public"  # no credentials
+    USER = "user"  # a session cookie or Bearer token
+    CHANNEL = "channel"  # and the Teams team/channel headers of a standard channel, as a member
+    PERSONAL = "personal"  # and the personal tab's x-svc-entityId
+
+
+@dataclass(slots=True)
+class Call:
+    """What a handler gets: the request, its unit of work, and the parsed body."""
+
+    request: web.Request
+    uow: UnitOfWork
+    settings: Settings
+    body: Any = None
+    entity_id: str | None = None
+
+    @property
+    def actor(self) -> Actor:
+        assert self.uow.actor is not None, "only for routes that require a user"
+        return self.uow.actor
+
+    @property
+    def channel(self) -> ChannelScope:
+        assert self.uow.channel is not None, "only for channel routes"
+        return self.uow.channel
+
+    @property
+    def credentials(self) -> str | None:
+        return credentials_of(self.request)
+
+
+Handler = Callable[[Call], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    method: str
+    path: str
+    handler: Handler
+    access: Access
+    summary: str
+    tag: str
+    body: type[BaseModel] | None = None
+    status: int = 200
+    response: type[BaseModel] | None = None
+    errors: tuple[int, ...] = ()
+
+
+@dataclass
+class RouteTable:
+    """The routes of one area; `bot.app` installs every table, OpenAPI reads them."""
+
+    tag: str
+    endpoints: list[Endpoint] = field(default_factory=list)
+
+    def route(
+        self,
+        method: str,
+        path: str,
+        *,
+        access: Access,
+        summary: str,
+        body: type[BaseModel] | None = None,
+        status: int = 200,
+        response: type[BaseModel] | None = None,
+        errors: tuple[int, ...] = (),
+    ) -> Callable[[Handler], Handler]:
+        def register(handler: Handler) -> Handler:
+            self.endpoints.append(
+                Endpoint(
+                    method, path, handler, access, summary, self.tag, body, status, response, errors
+                )
+            )
+            return handler
+
+        return register
+
+
+def install(app: web.Application, tables: list[RouteTable]) -> list[Endpoint]:
+    endpoints = [endpoint for table in tables for endpoint in table.endpoints]
+    for endpoint in endpoints:
+        app.router.add_route(endpoint.method, endpoint.path, _serve(endpoint))
+    return endpoints
+
+
+def credentials_of(request: web.Request) -> str | None:
+    """The session cookie, else a Bearer token."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.cookies.get(COOKIE) or None
+
+
+def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def serve(request: web.Request) -> web.StreamResponse:
+        # Read the bytes before the transaction so a slow client never holds a connection.
+        raw = await request.read() if endpoint.body else b""
+        app = request.app
+        async with unit_of_work(app[SESSIONS], app[CLOCK]) as uow:
+            call = Call(request=request, uow=uow, settings=app[SETTINGS])
+            if endpoint.access is not Access.PUBLIC:
+                uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
+            if endpoint.access is Access.CHANNEL:
+                uow.channel = await _channel_scope(uow, request)
+            if endpoint.access is Access.PERSONAL:
+                call.entity_id = _required_header(request, ENTITY_HEADER)
+            if endpoint.body:
+                call.body = parse_body(request, raw, endpoint.body)
+            result = await endpoint.handler(call)
+        return _render(endpoint, result)
+
+    serve.__name__ = endpoint.handler.__name__
+    return serve
+
+
+async def _channel_scope(uow: UnitOfWork, request: web.Request) -> ChannelScope:
+    assert uow.actor is not None
+    team_id = _required_header(request, TEAM_HEADER)
+    channel_id = _required_header(request, CHANNEL_HEADER)
+    return await directory.resolve_channel(
+        uow, user_id=uow.actor.user_id, team_id=team_id, channel_id=channel_id
+    )
+
+
+def _required_header(request: web.Request, name: str) -> str:
+    value = request.headers.get(name, "").strip()
+    if not value:
+        raise missing_context()
+    if len(value) > 255:
+        raise BadRequest(f"{name}: must be at most 255 characters")
+    return value
+
+
+def _render(endpoint: Endpoint, result: Any) -> web.StreamResponse:
+    if isinstance(result, web.StreamResponse):
+        return result
+    if endpoint.response is None:
+        return web.Response(status=endpoint.status)
+    return json_response(to_jsonable_python(result, by_alias=True), endpoint.status)
