@@ -1,0 +1,71 @@
+"""The two real databases storage tests run on: a SQLite file and a fresh PostgreSQL database."""
+
+import asyncio
+import os
+import secrets
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bot.db.engine import create_engine
+from bot.db.migrate import migrate
+from bot.db.tables import Base
+
+POSTGRES_SERVER = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432"
+)
+
+
+def sqlite_url(folder: Path) -> str:
+    return f"sqlite+aiosqlite:///{folder / 'test.db'}"
+
+
+def create_postgres_database() -> str:
+    """A new, empty database on the local server; outside CI an unreachable server skips."""
+    name = f"tracker_test_{secrets.token_hex(4)}"
+    try:
+        asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    except (OSError, ConnectionError) as exc:
+        reason = f"PostgreSQL at {POSTGRES_SERVER} is unreachable ({exc})"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; CI needs it", pytrace=False)
+        pytest.skip(f"{reason}; storage tests on PostgreSQL skipped outside CI")
+    return f"{POSTGRES_SERVER}/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    name = url.rsplit("/", 1)[1]
+    asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+async def _admin(statement: str) -> None:
+    engine = create_async_engine(f"{POSTGRES_SERVER}/postgres", isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
+def migrate_to_head(url: str) -> None:
+    async def run() -> None:
+        engine = create_engine(url)
+        try:
+            await migrate(engine)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+
+
+async def empty_all_tables(url: str) -> None:
+    """Delete every row, children first, so each test starts from an empty schema."""
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as conn:
+            for table in reversed(Base.metadata.sorted_tables):
+                await conn.execute(table.delete())
+    finally:
+        await engine.dispose()

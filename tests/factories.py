@@ -1,0 +1,118 @@
+"""Small factories that create directory rows and credentials through the real services."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.auth import service as auth
+from bot.clock import FrozenClock
+from bot.db.engine import create_engine, session_factory
+from bot.directory import service as directory
+from bot.directory.schemas import ChannelOut, MembershipType, TeamOut, UserOut
+from bot.uow import UnitOfWork, unit_of_work
+
+TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+TEAM = "19:team-a@thread.tacv2"
+CHANNEL = "19:channel-a@thread.tacv2"
+SESSION_TTL = timedelta(hours=8)
+
+
+@dataclass
+class Member:
+    user: UserOut
+    cookie: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Cookie": f"graphNodeCookie={self.cookie}"}
+
+    def in_channel(self, team: str = TEAM, channel: str = CHANNEL) -> dict[str, str]:
+        return {**self.headers, "x-svc-teamid": team, "x-svc-channelId": channel}
+
+
+class Factory:
+    def __init__(self, engine: AsyncEngine, clock: FrozenClock) -> None:
+        self.engine, self.clock = engine, clock
+        self._sessions = session_factory(engine)
+        self._count = 0
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, url: str, clock: FrozenClock) -> AsyncIterator["Factory"]:
+        engine = create_engine(url)
+        try:
+            yield cls(engine, clock)
+        finally:
+            await engine.dispose()
+
+    @asynccontextmanager
+    async def work(self) -> AsyncIterator[UnitOfWork]:
+        async with unit_of_work(self._sessions, self.clock) as uow:
+            yield uow
+
+    async def team(
+        self,
+        team_id: str = TEAM,
+        *,
+        name: str = "Team A",
+        tenant_id: str = TENANT,
+        group_id: str | None = "a0a0a0a0-0000-0000-0000-000000000001",
+    ) -> TeamOut:
+        async with self.work() as uow:
+            return await directory.upsert_team(
+                uow, team_id=team_id, name=name, tenant_id=tenant_id, group_id=group_id
+            )
+
+    async def channel(
+        self,
+        channel_id: str = CHANNEL,
+        *,
+        team_id: str = TEAM,
+        name: str = "Bugs",
+        membership: MembershipType = MembershipType.STANDARD,
+    ) -> ChannelOut:
+        async with self.work() as uow:
+            return await directory.upsert_channel(
+                uow, team_id=team_id, channel_id=channel_id, name=name, membership_type=membership
+            )
+
+    async def user(self, name: str | None = None) -> UserOut:
+        self._count += 1
+        name = name or f"User {self._count}"
+        handle = name.lower().replace(" ", ".")
+        async with self.work() as uow:
+            return await directory.upsert_user(
+                uow,
+                source_id=f"00000000-0000-0000-0000-{self._count:012d}",
+                username=f"{handle}@contoso.test",
+                display_name=name,
+                email=f"{handle}@contoso.test",
+            )
+
+    async def session(self, user: UserOut, *, ttl: timedelta = SESSION_TTL) -> str:
+        async with self.work() as uow:
+            return (await auth.issue_session(uow, user_id=user.id, ttl=ttl)).secret
+
+    async def api_token(self, user: UserOut, *, ttl: timedelta = timedelta(days=90)) -> str:
+        async with self.work() as uow:
+            return (await auth.issue_api_token(uow, user_id=user.id, ttl=ttl)).secret
+
+    async def join(self, user: UserOut, team_id: str = TEAM) -> None:
+        async with self.work() as uow:
+            await directory.add_member(uow, team_id=team_id, user_ref=user.id)
+
+    async def member(self, name: str | None = None, *, team_id: str = TEAM) -> Member:
+        """A signed-in user who belongs to the team (Team A and its channel are made if missing)."""
+        if team_id == TEAM:
+            await self.standard_team()
+        user = await self.user(name)
+        await self.join(user, team_id)
+        return Member(user=user, cookie=await self.session(user))
+
+    async def standard_team(self) -> None:
+        """Team A with its standard channel."""
+        await self.team()
+        await self.channel()
