@@ -17,6 +17,8 @@ class Actor:
     source_id: str
     username: str
     display_name: str
+    email: str | None
+    source: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,4 +81,4 @@ async def sign_out(call: Call) -> web.Response:
 
 @routes.route("GET", "/api/me", access=Access.USER, response=UserOut, summary="The signed-in user")
 async def me(call: Call) -> UserOut:
-    return await directory.get_user(call.uow, user_id=call.actor.user_id)
+    return directory.actor_out(call.actor)

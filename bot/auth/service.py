@@ -4,11 +4,10 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from bot.auth.schemas import IssuedToken
 from bot.db.tables import AuthToken, User
-from bot.directory.service import actor_of
 from bot.errors import Unauthorized
 from bot.ids import new_id
 from bot.uow import Actor, UnitOfWork
@@ -20,6 +19,25 @@ SLIDE_GRANULARITY = timedelta(minutes=1)
 
 NO_CREDENTIALS = "Authentication required: send the graphNodeCookie cookie or a Bearer token."
 BAD_CREDENTIALS = "The session or token is unknown, expired or revoked."
+
+
+# Columns, not entities: every request runs this, and the ORM's identity map buys nothing here.
+_LOOKUP = (
+    select(
+        AuthToken.id.label("token_id"),
+        AuthToken.expires_at,
+        AuthToken.revoked_at,
+        AuthToken.sliding_seconds,
+        User.id.label("user_id"),
+        User.source_id,
+        User.username,
+        User.display_name,
+        User.email,
+        User.source,
+    )
+    .join(User, User.id == AuthToken.user_id)
+    .where(AuthToken.token_hash == bindparam("token_hash"))
+)
 
 
 def hash_secret(secret: str) -> str:
@@ -42,25 +60,23 @@ async def authenticate(uow: UnitOfWork, *, secret: str | None) -> Actor:
     if not secret:
         raise Unauthorized(NO_CREDENTIALS)
     now = uow.clock.now()
-    row = (
-        await uow.session.execute(
-            select(AuthToken, User)
-            .join(User, User.id == AuthToken.user_id)
-            .where(AuthToken.token_hash == hash_secret(secret))
-        )
-    ).first()
-    if row is None:
+    row = (await uow.session.execute(_LOOKUP, {"token_hash": hash_secret(secret)})).first()
+    if row is None or row.revoked_at is not None or row.expires_at <= now:
         raise Unauthorized(BAD_CREDENTIALS)
-    token, user = row.AuthToken, row.User
-    if token.revoked_at is not None or token.expires_at <= now:
-        raise Unauthorized(BAD_CREDENTIALS)
-    if token.sliding_seconds:
-        slid = now + timedelta(seconds=token.sliding_seconds)
-        if slid - token.expires_at >= SLIDE_GRANULARITY:
+    if row.sliding_seconds:
+        slid = now + timedelta(seconds=row.sliding_seconds)
+        if slid - row.expires_at >= SLIDE_GRANULARITY:
             await uow.session.execute(
-                update(AuthToken).where(AuthToken.id == token.id).values(expires_at=slid)
+                update(AuthToken).where(AuthToken.id == row.token_id).values(expires_at=slid)
             )
-    return actor_of(user)
+    return Actor(
+        user_id=row.user_id,
+        source_id=row.source_id,
+        username=row.username,
+        display_name=row.display_name,
+        email=row.email,
+        source=row.source,
+    )
 
 
 async def revoke(uow: UnitOfWork, *, secret: str) -> None:

@@ -16,5 +16,4 @@ routes = RouteTable(tag="directory")
 )
 async def channel_context(call: Call) -> ContextOut:
     team, channel = await directory.describe_channel(call.uow, scope=call.channel)
-    user = await directory.get_user(call.uow, user_id=call.actor.user_id)
-    return ContextOut(team=team, channel=channel, user=user)
+    return ContextOut(team=team, channel=channel, user=directory.actor_out(call.actor))

@@ -47,12 +47,15 @@ def channel_out(channel: Channel, team: Team) -> ChannelOut:
     )
 
 
-def actor_of(user: User) -> Actor:
-    return Actor(
-        user_id=user.id,
-        source_id=user.source_id,
-        username=user.username,
-        display_name=user.display_name,
+def actor_out(actor: Actor) -> UserOut:
+    """The signed-in user as the API shows users (already loaded by authentication)."""
+    return UserOut(
+        id=actor.user_id,
+        source_id=actor.source_id,
+        display_name=actor.display_name,
+        email=actor.email,
+        username=actor.username,
+        source=actor.source,
     )
 
 
@@ -183,13 +186,6 @@ async def find_user(uow: UnitOfWork, *, ref: str) -> User:
         if user is not None:
             return user
     raise NotFound(f"User '{ref}' is not known.")
-
-
-async def get_user(uow: UnitOfWork, *, user_id: str) -> UserOut:
-    user = await uow.session.get(User, user_id)
-    if user is None:
-        raise NotFound(f"User '{user_id}' is not known.")
-    return user_out(user)
 
 
 async def add_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> MembershipOut:
