@@ -6,8 +6,10 @@ BENCHMARKS = {"GET /api/me (session lookup)": me.measure}
 
 
 def main() -> None:
-    print(f"{'benchmark':34} {'db':10} {'app req/s':>10} {'p99 ms':>7} "
-          f"{'raw req/s':>10} {'bare req/s':>10} {'app/raw':>8} {'app/bare':>8}")
+    print(
+        f"{'benchmark':34} {'db':10} {'app req/s':>10} {'p99 ms':>7} "
+        f"{'raw req/s':>10} {'bare req/s':>10} {'app/raw':>8} {'app/bare':>8}"
+    )
     for name, measure in BENCHMARKS.items():
         for kind in ("sqlite", "postgresql"):
             figures = measure(kind)

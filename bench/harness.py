@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-POSTGRES_SERVER = os.environ.get("BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432")
+POSTGRES_SERVER = os.environ.get(
+    "BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432"
+)
 DURATION = os.environ.get("BENCH_DURATION", "5s")
 SECRET = "bench-secret-key-0123456789abcdef0123456789"
 
@@ -89,8 +91,12 @@ def _latency(output: str, percentile: str) -> float:
 
 def run_cli(env: dict[str, str], *args: str) -> str:
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, check=True,
-        capture_output=True, text=True,
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
 
 
@@ -111,5 +117,6 @@ def scratch_database(kind: str, folder: Path) -> Iterator[str]:
 def _psql(statement: str) -> None:
     subprocess.run(
         ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-qc", statement],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )

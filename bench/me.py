@@ -27,12 +27,14 @@ def measure(kind: str) -> dict[str, Load]:
         body_file = Path(folder) / "body.json"
         body_file.write_bytes(body)
         port = free_port()
-        with server([sys.executable, "-m", "bench.bare_server", str(port), str(body_file)], env,
-                    port) as base:
+        with server(
+            [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)], env, port
+        ) as base:
             results["bare"] = wrk(f"{base}/api/me", headers=headers, connections=CONNECTIONS)
 
         port = free_port()
-        with server([sys.executable, "-m", "bench.raw_me_server", str(port), url], env,
-                    port) as base:
+        with server(
+            [sys.executable, "-m", "bench.raw_me_server", str(port), url], env, port
+        ) as base:
             results["raw"] = wrk(f"{base}/api/me", headers=headers, connections=CONNECTIONS)
         return results

@@ -1,4 +1,4 @@
-"""The raw-driver ceiling of GET /api/me: the same lookup with sqlite3 or asyncpg in a bare handler."""
+"""Raw-driver ceiling of GET /api/me: the same lookup with sqlite3 or asyncpg, bare handler."""
 
 import hashlib
 import sqlite3

@@ -9,7 +9,6 @@ from bot.auth import sso
 from bot.auth.schemas import TeamsSsoIn
 from bot.directory import service as directory
 from bot.directory.schemas import UserOut
-from bot.errors import Forbidden
 from bot.keys import SSO_KEYS
 from bot.web.errors import json_response
 from bot.web.routing import COOKIE, Access, Call, RouteTable
@@ -23,33 +22,24 @@ routes = RouteTable(tag="auth")
     access=Access.PUBLIC,
     body=TeamsSsoIn,
     response=UserOut,
-    errors=(401, 403),
+    errors=(401, 403, 409),
     summary="Exchange a Microsoft Entra ID token from Teams for a session cookie",
 )
 async def teams_sso(call: Call) -> web.Response:
     settings = call.settings
-    allowed = settings.sso_allowed_tenants or None
     identity = await sso.verify_teams_token(
         call.body.token,
         keys=call.request.app[SSO_KEYS],
         issuer_template=settings.sso_issuer,
         audiences=settings.sso_audiences,
         clock=call.uow.clock,
-        allowed_tenants=allowed,
     )
-    if allowed is None and not await directory.tenant_has_team(
-        call.uow, tenant_id=identity.tenant_id
-    ):
-        raise Forbidden(f"Tenant '{identity.tenant_id}' has no team with this app installed.")
-    user = await directory.upsert_user(
+    user, session = await auth.sign_in_with_sso(
         call.uow,
-        source_id=identity.object_id,
-        username=identity.username,
-        display_name=identity.display_name,
-        email=identity.email,
+        identity=identity,
+        allowed_tenants=settings.sso_allowed_tenants,
+        ttl=timedelta(seconds=settings.session_ttl),
     )
-    ttl = timedelta(seconds=settings.session_ttl)
-    session = await auth.issue_session(call.uow, user_id=user.id, ttl=ttl)
     response = json_response(user.model_dump(mode="json"))
     response.set_cookie(
         COOKIE,

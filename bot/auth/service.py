@@ -7,8 +7,11 @@ from datetime import timedelta
 from sqlalchemy import bindparam, select, update
 
 from bot.auth.schemas import IssuedToken
+from bot.auth.sso import SsoIdentity
 from bot.db.tables import AuthToken, User
-from bot.errors import Unauthorized
+from bot.directory import service as directory
+from bot.directory.schemas import UserOut
+from bot.errors import Forbidden, Invalid, Unauthorized
 from bot.ids import new_id
 from bot.uow import Actor, UnitOfWork
 
@@ -53,6 +56,28 @@ async def issue_session(uow: UnitOfWork, *, user_id: str, ttl: timedelta) -> Iss
 async def issue_api_token(uow: UnitOfWork, *, user_id: str, ttl: timedelta) -> IssuedToken:
     """A token for scripts, with a fixed expiry."""
     return await _issue(uow, user_id=user_id, kind=API_TOKEN, ttl=ttl, sliding=False)
+
+
+async def sign_in_with_sso(
+    uow: UnitOfWork, *, identity: SsoIdentity, allowed_tenants: list[str], ttl: timedelta
+) -> tuple[UserOut, IssuedToken]:
+    """Admit a verified Teams identity by the tenant rule, record the user, open a session."""
+    tenant = identity.tenant_id
+    if allowed_tenants and tenant not in allowed_tenants:
+        raise Forbidden(f"Tenant '{tenant}' is not allowed to sign in.")
+    if not allowed_tenants and not await directory.tenant_has_team(uow, tenant_id=tenant):
+        raise Forbidden(f"Tenant '{tenant}' has no team with this app installed.")
+    try:
+        user = await directory.upsert_user(
+            uow,
+            source_id=identity.object_id,
+            username=identity.username,
+            display_name=identity.display_name,
+            email=identity.email,
+        )
+    except Invalid as exc:
+        raise Unauthorized(f"The SSO token's identity is unusable: {exc.message}") from None
+    return user, await issue_session(uow, user_id=user.id, ttl=ttl)
 
 
 async def authenticate(uow: UnitOfWork, *, secret: str | None) -> Actor:

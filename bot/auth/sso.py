@@ -9,7 +9,7 @@ import aiohttp
 import jwt
 
 from bot.clock import Clock
-from bot.errors import Forbidden, Unauthorized
+from bot.errors import Unauthorized
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,8 @@ class JwksKeys:
             async with self._http.get(self._url, timeout=FETCH_TIMEOUT) as response:
                 response.raise_for_status()
                 document = await response.json(content_type=None)
+            if not isinstance(document, dict):  # PyJWKSet.from_dict would fail with AttributeError
+                raise ValueError("the JWKS document is not a JSON object")
             key_set = jwt.PyJWKSet.from_dict(document)
         except (aiohttp.ClientError, TimeoutError, ValueError, jwt.PyJWTError) as exc:
             log.warning("could not load signing keys from %s: %s", self._url, exc)
@@ -77,12 +79,8 @@ async def verify_teams_token(
     issuer_template: str,
     audiences: list[str],
     clock: Clock,
-    allowed_tenants: list[str] | None,
 ) -> SsoIdentity:
-    """Check signature, issuer, audience and lifetime; return who the token speaks for.
-
-    `allowed_tenants` None means the caller decides the tenant rule afterwards.
-    """
+    """Check signature, issuer, audience and lifetime; return who the token speaks for."""
     if not audiences:
         raise Unauthorized("Teams SSO is not configured: set SSO_AUDIENCE or MicrosoftAppId.")
     try:
@@ -92,11 +90,10 @@ async def verify_teams_token(
         raise Unauthorized("The SSO token is not a valid JWT.") from None
     if header.get("alg") not in ALGORITHMS or not header.get("kid"):
         raise Unauthorized("The SSO token must be RS256-signed with a key id.")
+    # The issuer depends on the tenant, so tid is read before the signature is checked.
     tenant_id = str(unverified.get("tid") or "")
     if not tenant_id:
         raise Unauthorized("The SSO token has no tenant (tid).")
-    if allowed_tenants is not None and tenant_id not in allowed_tenants:
-        raise Forbidden(f"Tenant '{tenant_id}' is not allowed to sign in.")
     key = await keys.get(str(header["kid"]))
     try:
         claims = jwt.decode(
@@ -105,8 +102,14 @@ async def verify_teams_token(
             algorithms=ALGORITHMS,
             audience=audiences,
             issuer=issuer_template.replace("{tenantid}", tenant_id),
-            # Lifetime is checked below against the injected clock.
-            options={"require": ["exp", "iss", "aud"], "verify_exp": False, "verify_nbf": False},
+            # Lifetime is checked below against the injected clock, with skew; PyJWT would check
+            # iat against the system clock with none.
+            options={
+                "require": ["exp", "iss", "aud"],
+                "verify_exp": False,
+                "verify_nbf": False,
+                "verify_iat": False,
+            },
         )
     except jwt.InvalidAudienceError:
         raise Unauthorized("The SSO token was issued for another application.") from None
@@ -121,11 +124,24 @@ async def verify_teams_token(
 
 
 def _check_lifetime(claims: dict, now: datetime) -> None:
-    expires = datetime.fromtimestamp(float(claims["exp"]), UTC)
-    if now >= expires + CLOCK_SKEW:
+    if now >= _instant(claims, "exp") + CLOCK_SKEW:
         raise Unauthorized("The SSO token has expired.")
-    if "nbf" in claims and now + CLOCK_SKEW < datetime.fromtimestamp(float(claims["nbf"]), UTC):
-        raise Unauthorized("The SSO token is not valid yet.")
+    # Entra sets nbf and iat to the issue time; neither may lie beyond the skew in our future.
+    for name in ("nbf", "iat"):
+        if name in claims and now + CLOCK_SKEW < _instant(claims, name):
+            raise Unauthorized("The SSO token is not valid yet.")
+
+
+def _instant(claims: dict, name: str) -> datetime:
+    """A NumericDate claim as an aware datetime; anything else refuses the token."""
+    value = claims[name]
+    # JSON numbers only (bool is an int to Python); a huge one overflows datetime.
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (ValueError, OverflowError, OSError):
+            pass
+    raise Unauthorized(f"The SSO token's {name} claim is not a time.")
 
 
 def _identity(claims: dict, tenant_id: str) -> SsoIdentity:

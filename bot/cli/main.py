@@ -9,12 +9,14 @@ from typing import Any, NoReturn
 
 import orjson
 from pydantic_core import to_jsonable_python
+from sqlalchemy.exc import DBAPIError
 
 from bot.cli import commands
 from bot.errors import DomainError
 from bot.settings import SettingsError, ensure_secret_key, load_settings
 
 Command = Callable[[Any, argparse.Namespace], Awaitable[object]]
+logger = logging.getLogger(__name__)
 
 
 class UsageError(Exception):
@@ -98,6 +100,13 @@ def main(argv: list[str]) -> int:
         return _fail(str(exc), code=2)
     except DomainError as exc:
         return _fail(exc.message, code=1)
+    except (OSError, DBAPIError) as exc:
+        # Stdout keeps its one-JSON-object contract on any failure; the trace goes to stderr.
+        logger.warning("Database error", exc_info=True)
+        return _fail(f"Database error: {_first_line(exc)}", code=1)
+    except Exception as exc:
+        logger.exception("Unexpected error")
+        return _fail(f"Unexpected error: {_first_line(exc)}", code=1)
     _print(result)
     return 0
 
@@ -105,6 +114,12 @@ def main(argv: list[str]) -> int:
 def _fail(message: str, *, code: int) -> int:
     _print({"error": message})
     return code
+
+
+def _first_line(exc: BaseException) -> str:
+    """The exception's message without SQLAlchemy's background link, or its type's name."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 def _print(payload: object) -> None:
