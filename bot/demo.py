@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from pydantic import Field
 
+from bot import workspace
 from bot.auth import service as auth
 from bot.directory import service as directory
 from bot.schemas import ApiModel
@@ -36,7 +37,7 @@ async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
     await directory.upsert_team(
         uow, team_id=TEAM_ID, name=TEAM_NAME, tenant_id=TENANT_ID, group_id=GROUP_ID
     )
-    await directory.upsert_channel(uow, team_id=TEAM_ID, channel_id=CHANNEL_ID, name=CHANNEL_NAME)
+    await workspace.add_channel(uow, team_id=TEAM_ID, channel_id=CHANNEL_ID, name=CHANNEL_NAME)
     users = []
     for object_id, upn, name in USERS:
         user = await directory.upsert_user(

@@ -1,6 +1,7 @@
 """Pydantic building blocks shared by every area's schemas."""
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
@@ -35,3 +36,19 @@ class CodedErrorBody(BaseModel):
 
     code: str
     message: str
+
+
+class ItemKind(StrEnum):
+    """Bugs and tasks share one model; the kind decides the paths, the type label and severity."""
+
+    BUG = "bug"
+    TASK = "task"
+
+    @property
+    def type_label(self) -> str:
+        """The `type` of the kind's statuses and priorities: `Bug` or `Task`."""
+        return self.value.capitalize()
+
+    @property
+    def plural(self) -> str:
+        return f"{self.value}s"

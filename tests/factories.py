@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot import workspace
 from bot.auth import service as auth
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
@@ -75,7 +76,7 @@ class Factory:
         membership: MembershipType = MembershipType.STANDARD,
     ) -> ChannelOut:
         async with self.work() as uow:
-            return await directory.upsert_channel(
+            return await workspace.add_channel(
                 uow, team_id=team_id, channel_id=channel_id, name=name, membership_type=membership
             )
 

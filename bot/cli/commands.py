@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+from bot import workspace
 from bot.auth import service as auth
 from bot.auth.schemas import ApiTokenOut, SessionOut
 from bot.clock import SystemClock
@@ -52,7 +53,7 @@ async def team_add(settings: Settings, args: argparse.Namespace) -> TeamOut:
 async def channel_add(settings: Settings, args: argparse.Namespace) -> ChannelOut:
     kind = MembershipType.PRIVATE if args.private else MembershipType.STANDARD
     async with _work(settings) as uow:
-        return await directory.upsert_channel(
+        return await workspace.add_channel(
             uow,
             team_id=args.team_id,
             channel_id=args.channel_id,

@@ -8,6 +8,7 @@ from aiohttp import web
 from pydantic import BaseModel, Field
 
 from bot.app import create_app
+from bot.db.migrate import head_revision
 from bot.errors import MUST_RUN_IN_TEAMS
 from bot.web.routing import Access, Call, RouteTable, install
 from tests.factories import Factory
@@ -170,7 +171,7 @@ async def test_health_and_readiness(client) -> None:
     assert await (await client.get("/healthz")).json() == {"status": "ok"}
     ready = await client.get("/readyz")
     assert ready.status == 200
-    assert await ready.json() == {"status": "ready", "revision": "0001"}
+    assert await ready.json() == {"status": "ready", "revision": head_revision()}
 
 
 async def test_readiness_fails_when_the_schema_is_behind(client, app: web.Application) -> None:
@@ -186,4 +187,6 @@ async def test_readiness_fails_when_the_schema_is_behind(client, app: web.Applic
         assert await response.json() == {"error": "Database schema at older, not at head."}
     finally:
         async with app[ENGINE].begin() as conn:
-            await conn.execute(text("UPDATE alembic_version SET version_num = '0001'"))
+            await conn.execute(
+                text(f"UPDATE alembic_version SET version_num = '{head_revision()}'")
+            )

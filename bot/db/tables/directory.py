@@ -1,25 +1,12 @@
-"""The schema. Alembic migrations are generated from, and checked against, this metadata."""
+"""Directory and identity: tenants, teams, channels, users, memberships, auth tokens."""
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, MetaData, String
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy import ForeignKey, String
+from sqlalchemy.orm import Mapped, mapped_column
 
+from bot.db.tables.base import ID, Base
 from bot.db.types import UTCDateTime
-
-NAMING = {
-    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-ID = String(24)
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
 
 
 class Tenant(Base):

@@ -1,0 +1,22 @@
+"""The schema. Alembic migrations are generated from, and checked against, this metadata."""
+
+from bot.db.tables.base import Base
+from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
+from bot.db.tables.fields import FieldValue, Project
+from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
+
+__all__ = [
+    "AuthToken",
+    "Base",
+    "Channel",
+    "FieldValue",
+    "Item",
+    "ItemAssignee",
+    "ItemCounter",
+    "PendingEvent",
+    "Project",
+    "Team",
+    "TeamMember",
+    "Tenant",
+    "User",
+]

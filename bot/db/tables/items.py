@@ -1,0 +1,93 @@
+"""Bugs and tasks, their assignees, their per-channel numbers, and the events they raise."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.db.tables.base import ID, Base
+from bot.db.types import UTCDateTime
+
+
+class Item(Base):
+    """A bug or a task in a channel."""
+
+    __tablename__ = "items"
+    __table_args__ = (
+        UniqueConstraint("channel_id", "kind", "internal_id"),
+        # Lists are per channel and kind, usually filtered by status and sorted by a date.
+        Index(None, "channel_id", "kind", "status", "updated_at"),
+        Index(None, "channel_id", "kind", "due_date"),
+    )
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    channel_id: Mapped[str] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))  # bug | task
+    internal_id: Mapped[int]
+    name: Mapped[str] = mapped_column(String(255))
+    body: Mapped[str | None] = mapped_column(Text)
+    owner: Mapped[str | None] = mapped_column(String(255))
+    # The status's name, or "Invalid" once the status is gone or unmapped (then status_id is null).
+    status: Mapped[str] = mapped_column(String(255))
+    status_id: Mapped[str | None] = mapped_column(
+        ForeignKey("field_values.id", ondelete="SET NULL"), index=True
+    )
+    priority: Mapped[str] = mapped_column(String(255))
+    severity: Mapped[str | None] = mapped_column(String(255))  # bugs only
+    project_id: Mapped[str] = mapped_column(ForeignKey("projects.id"), index=True)
+    source: Mapped[str] = mapped_column(String(32))
+    source_id: Mapped[str] = mapped_column(String(255))
+    start_date: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    due_date: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    completed_date: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    effort: Mapped[str | None] = mapped_column(String(255))
+    phase: Mapped[str | None] = mapped_column(String(255))
+    phase_name: Mapped[str | None] = mapped_column(String(255))
+    bucket: Mapped[list[Any]] = mapped_column(JSON)
+    bucket_name: Mapped[str | None] = mapped_column(String(255))
+    entity_id: Mapped[str | None] = mapped_column(String(255))
+    sync_status: Mapped[str | None] = mapped_column(String(64))
+    sync_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    updated_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ItemAssignee(Base):
+    __tablename__ = "item_assignees"
+    item_id: Mapped[str] = mapped_column(
+        ForeignKey("items.id", ondelete="CASCADE"), primary_key=True
+    )
+    # Indexed: the personal views start from the user.
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    position: Mapped[int]
+
+
+class ItemCounter(Base):
+    """The last internalId given per channel and kind; numbers are never reused."""
+
+    __tablename__ = "item_counters"
+    channel_id: Mapped[str] = mapped_column(
+        ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
+    last_internal_id: Mapped[int]
+
+
+class PendingEvent(Base):
+    """An item change, written in the change's own transaction; the events engine consumes it."""
+
+    __tablename__ = "pending_events"
+    __table_args__ = (Index(None, "processed_at", "occurred_at"),)
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    channel_id: Mapped[str] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))
+    item_id: Mapped[str] = mapped_column(ID, index=True)  # no FK: deleted items keep their events
+    trigger: Mapped[str] = mapped_column(String(32))  # ITEM_CREATED | ITEM_UPDATED | ITEM_DELETED
+    actor_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    occurred_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -1,0 +1,1 @@
+"""Statuses, priorities and severities of a channel."""

@@ -1,0 +1,67 @@
+"""A channel's field values for one item kind, loaded in one query, for validating item changes."""
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from bot.db.tables import FieldValue
+from bot.errors import Invalid
+from bot.fields.schemas import Category
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+STATUS, PRIORITY, SEVERITY = "status", "priority", "severity"
+
+
+def name_key(name: str) -> str:
+    """How names compare: without case, Unicode-aware, ignoring outer spaces."""
+    return name.strip().casefold()
+
+
+@dataclass
+class FieldValues:
+    """The values of one field (status, priority or severity) for one kind."""
+
+    field: str
+    by_key: dict[str, FieldValue] = field(default_factory=dict)
+    by_id: dict[str, FieldValue] = field(default_factory=dict)
+
+    @property
+    def primary(self) -> FieldValue | None:
+        return next((value for value in self.by_id.values() if value.primary), None)
+
+    def named(self, name: str) -> FieldValue:
+        """The value with this name, or a 400 naming the field and the choices."""
+        found = self.by_key.get(name_key(name))
+        if found is None:
+            choices = ", ".join(sorted(value.name for value in self.by_id.values()))
+            raise Invalid(
+                self.field, f"'{name}' does not exist in this channel (one of: {choices})"
+            )
+        return found
+
+
+@dataclass
+class Catalog:
+    statuses: FieldValues
+    priorities: FieldValues
+    severities: FieldValues
+
+    def is_done(self, status_id: str | None) -> bool:
+        status = self.statuses.by_id.get(status_id or "")
+        return status is not None and status.category == Category.DONE
+
+
+async def load_catalog(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Catalog:
+    catalog = Catalog(FieldValues(STATUS), FieldValues(PRIORITY), FieldValues(SEVERITY))
+    groups = {STATUS: catalog.statuses, PRIORITY: catalog.priorities, SEVERITY: catalog.severities}
+    rows = await uow.session.scalars(
+        select(FieldValue).where(
+            FieldValue.channel_id == channel_id, FieldValue.type == kind.type_label
+        )
+    )
+    for value in rows:
+        group = groups[value.field]
+        group.by_key[value.name_key] = value
+        group.by_id[value.id] = value
+    return catalog

@@ -1,0 +1,73 @@
+"""Statuses (and, with the fields issue, priorities and severities): bodies in and out."""
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
+
+from bot.schemas import ApiModel, Timestamp
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+Color = Annotated[
+    str, StringConstraints(pattern=r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+]
+Description = Annotated[str, StringConstraints(max_length=4096)]
+# "Invalid" is what an item shows when its status is gone: no status may take that name.
+RESERVED_STATUS_NAME = "invalid"
+
+
+class Category(StrEnum):
+    NEW = "New"
+    ACTIVE = "Active"
+    DONE = "Done"
+
+
+class TypeLabel(StrEnum):
+    TASK = "Task"
+    BUG = "Bug"
+
+
+CATEGORY_VALUE = {Category.NEW: 0, Category.ACTIVE: 50, Category.DONE: 100}
+
+
+class StatusIn(ApiModel):
+    name: Name
+    type: TypeLabel
+    category: Category
+    color: Color = "#8a8886"
+    description: Description = ""
+    primary: bool = False
+    order: int | None = Field(None, ge=0, le=1_000_000, description="Default: after the last")
+    value: int | None = Field(
+        None, ge=0, le=1_000_000, description="Default: 0, 50, 100 by category"
+    )
+
+
+class StatusPatch(ApiModel):
+    """Every field optional; only those sent change."""
+
+    name: Name | None = None
+    category: Category | None = None
+    color: Color | None = None
+    description: Description | None = None
+    primary: bool | None = None
+    order: int | None = Field(None, ge=0, le=1_000_000)
+    value: int | None = Field(None, ge=0, le=1_000_000)
+    type: TypeLabel | None = Field(None, description="Cannot change; accepted when unchanged")
+
+
+class StatusOut(ApiModel):
+    odata_context: str = Field(alias="@odata.context")
+    odata_edit_link: str = Field(alias="@odata.editLink")
+    odata_id: str = Field(alias="@odata.id")
+    id: str = Field(alias="_id")
+    name: str
+    color: str
+    category: Category
+    description: str
+    primary: bool
+    order: int
+    value: int
+    type: TypeLabel
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")

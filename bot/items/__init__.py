@@ -1,0 +1,1 @@
+"""Bugs and tasks."""

@@ -1,0 +1,1 @@
+"""Projects: where a channel's items come from (its own store, or an external tracker)."""

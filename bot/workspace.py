@@ -1,0 +1,39 @@
+"""Setting a channel up for work: its directory row, its native project, its default fields."""
+
+from sqlalchemy import select
+
+from bot.db.tables import ItemCounter, Project
+from bot.directory import service as directory
+from bot.directory.schemas import ChannelOut, MembershipType
+from bot.fields import service as fields
+from bot.projects import service as projects
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+
+async def add_channel(
+    uow: UnitOfWork,
+    *,
+    team_id: str,
+    channel_id: str,
+    name: str,
+    membership_type: MembershipType = MembershipType.STANDARD,
+) -> ChannelOut:
+    """Record the channel; the first time, give it its native project and default fields."""
+    channel = await directory.upsert_channel(
+        uow, team_id=team_id, channel_id=channel_id, name=name, membership_type=membership_type
+    )
+    bootstrapped = await uow.session.scalar(
+        select(Project.id).where(Project.channel_id == channel.id).limit(1)
+    )
+    if bootstrapped is None:
+        await projects.add_native_project(
+            uow, channel_id=channel.id, teams_channel_id=channel_id, name=name
+        )
+        await fields.add_channel_defaults(uow, channel_id=channel.id)
+        uow.session.add_all(
+            ItemCounter(channel_id=channel.id, kind=kind.value, last_internal_id=0)
+            for kind in ItemKind
+        )
+        await uow.session.flush()
+    return channel
