@@ -1,6 +1,7 @@
 """A channel's field values for one item kind, loaded in one query, for validating item changes."""
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
@@ -23,8 +24,8 @@ class FieldValues:
     """The values of one field (status, priority or severity) for one kind."""
 
     field: str
-    by_key: dict[str, FieldValue] = field(default_factory=dict)
-    by_id: dict[str, FieldValue] = field(default_factory=dict)
+    by_key: dict[str, FieldValue] = dataclasses.field(default_factory=dict)
+    by_id: dict[str, FieldValue] = dataclasses.field(default_factory=dict)
 
     @property
     def primary(self) -> FieldValue | None:

@@ -1,6 +1,6 @@
 """Status rules: one primary per kind, unique names, value and order defaults, safe deletion."""
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 
 from bot.db.tables import FieldValue, Item
 from bot.errors import BadRequest, CodedBadRequest, Invalid, NotFound
@@ -181,7 +181,7 @@ async def _clear_primary(uow: UnitOfWork, *, channel_id: str, type_label: str) -
     )
 
 
-def _same_kind(channel_id: str, type_label: str) -> tuple:  # type: ignore[type-arg]
+def _same_kind(channel_id: str, type_label: str) -> tuple[ColumnElement[bool], ...]:
     return (
         FieldValue.channel_id == channel_id,
         FieldValue.field == STATUS,
