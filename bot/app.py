@@ -13,6 +13,8 @@ from bot.clock import Clock, SystemClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
+from bot.fields import api as fields_api
+from bot.items import api as items_api
 from bot.keys import CLOCK, ENGINE, HTTP, OPENAPI, SESSIONS, SETTINGS, SSO_KEYS
 from bot.settings import Settings
 from bot.web import meta
@@ -22,7 +24,13 @@ from bot.web.errors import add_request_id, error_middleware
 from bot.web.openapi import openapi_document
 from bot.web.routing import RouteTable, install
 
-ROUTE_TABLES: list[RouteTable] = [meta.routes, auth_api.routes, directory_api.routes]
+ROUTE_TABLES: list[RouteTable] = [
+    meta.routes,
+    auth_api.routes,
+    directory_api.routes,
+    items_api.routes,
+    fields_api.routes,
+]
 
 
 def create_app(settings: Settings, *, clock: Clock | None = None) -> web.Application:

@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -43,8 +44,12 @@ class UnitOfWork:
 
 @asynccontextmanager
 async def unit_of_work(
-    sessions: async_sessionmaker[AsyncSession], clock: Clock
+    sessions: async_sessionmaker[AsyncSession], clock: Clock, *, write: bool = True
 ) -> AsyncIterator[UnitOfWork]:
     """One transaction: committed when the block ends normally, rolled back on any exception."""
     async with sessions() as session, session.begin():
+        if write and session.get_bind().dialect.name == "sqlite":
+            # Take SQLite's write lock up front: a read transaction that later writes fails at
+            # once (SQLITE_BUSY, no waiting) when another writer went first.
+            await session.execute(text("BEGIN IMMEDIATE"))
         yield UnitOfWork(session=session, clock=clock)

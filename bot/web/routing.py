@@ -124,7 +124,8 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         # Read the bytes before the transaction so a slow client never holds a connection.
         raw = await request.read() if endpoint.body else b""
         app = request.app
-        async with unit_of_work(app[SESSIONS], app[CLOCK]) as uow:
+        write = request.method not in ("GET", "HEAD")
+        async with unit_of_work(app[SESSIONS], app[CLOCK], write=write) as uow:
             call = Call(request=request, uow=uow, settings=app[SETTINGS])
             if endpoint.access is not Access.PUBLIC:
                 uow.actor = await auth.authenticate(uow, secret=credentials_of(request))

@@ -1,0 +1,72 @@
+"""Status routes (OData style, as the seed shows them)."""
+
+from bot.db.tables import FieldValue
+from bot.fields import service as fields
+from bot.fields.schemas import StatusIn, StatusOut, StatusPatch
+from bot.web.odata_keys import entity_context, entity_key, entity_link
+from bot.web.routing import Access, Call, RouteTable
+
+routes = RouteTable(tag="statuses")
+STATUS_SET = "status"
+
+
+def status_out(status: FieldValue, base_url: str) -> StatusOut:
+    link = entity_link(base_url, STATUS_SET, status.id)
+    return StatusOut.model_validate(
+        {
+            "odata_context": entity_context(base_url, STATUS_SET),
+            "odata_edit_link": link,
+            "odata_id": link,
+            "id": status.id,
+            "name": status.name,
+            "color": status.color,
+            "category": status.category,
+            "description": status.description,
+            "primary": status.primary,
+            "order": status.order,
+            "value": status.value,
+            "type": status.type,
+            "created_at": status.created_at,
+            "updated_at": status.updated_at,
+        }
+    )
+
+
+@routes.route(
+    "POST",
+    "/odata/status",
+    access=Access.CHANNEL,
+    body=StatusIn,
+    status=201,
+    response=StatusOut,
+    summary="Add a status to the channel",
+)
+async def create_status(call: Call) -> StatusOut:
+    status = await fields.create_status(call.uow, body=call.body)
+    return status_out(status, call.settings.public_url)
+
+
+@routes.route(
+    "PATCH",
+    "/odata/status({key})",
+    access=Access.CHANNEL,
+    body=StatusPatch,
+    status=204,
+    errors=(404,),
+    summary="Change a status",
+)
+async def update_status(call: Call) -> None:
+    key = entity_key(call.request.match_info["key"])
+    await fields.update_status(call.uow, status_id=key, patch=call.body)
+
+
+@routes.route(
+    "DELETE",
+    "/odata/status({key})",
+    access=Access.CHANNEL,
+    status=204,
+    errors=(404,),
+    summary="Delete a status; its items become Invalid",
+)
+async def delete_status(call: Call) -> None:
+    await fields.delete_status(call.uow, status_id=entity_key(call.request.match_info["key"]))

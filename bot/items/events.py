@@ -1,0 +1,47 @@
+"""Pending events: written in the change's own transaction, consumed by the events engine later."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert
+
+from bot.db.tables import PendingEvent
+from bot.ids import new_id
+from bot.schemas import ItemKind, format_timestamp
+from bot.uow import UnitOfWork
+
+ITEM_CREATED, ITEM_UPDATED, ITEM_DELETED = "ITEM_CREATED", "ITEM_UPDATED", "ITEM_DELETED"
+
+
+def plain(value: Any) -> Any:
+    """A value as JSON carries it (timestamps as the API writes them)."""
+    return format_timestamp(value) if isinstance(value, datetime) else value
+
+
+def change(field: str, old: Any, new: Any) -> dict[str, Any]:
+    """One changed field as events carry it."""
+    return {"field": field, "old": plain(old), "new": plain(new)}
+
+
+async def record(
+    uow: UnitOfWork, *, kind: ItemKind, trigger: str, payloads: dict[str, dict[str, Any]]
+) -> None:
+    """One event per item (`payloads` maps item id to payload), in one statement."""
+    if not payloads:
+        return
+    assert uow.channel is not None
+    rows = [
+        {
+            "id": new_id(),
+            "channel_id": uow.channel.channel_id,
+            "kind": kind.value,
+            "item_id": item_id,
+            "trigger": trigger,
+            "actor_id": uow.actor.user_id if uow.actor else None,
+            "occurred_at": uow.clock.now(),
+            "payload": payload,
+            "processed_at": None,
+        }
+        for item_id, payload in payloads.items()
+    ]
+    await uow.session.execute(insert(PendingEvent), rows)

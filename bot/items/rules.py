@@ -1,0 +1,64 @@
+"""Rules every item change obeys, whether it comes from create, PATCH, bulk edit or the bot."""
+
+from datetime import datetime
+
+from sqlalchemy import select
+
+from bot.db.tables import TeamMember, User
+from bot.directory import service as directory
+from bot.errors import Invalid, NotFound
+from bot.items.schemas import AssigneeRef
+from bot.uow import UnitOfWork
+
+
+def check_dates(start: datetime | None, due: datetime | None) -> None:
+    if start is not None and due is not None and due < start:
+        raise Invalid("dueDate", "must not be before startDate")
+
+
+def dates_consistent(start: datetime | None, due: datetime | None) -> bool:
+    return start is None or due is None or due >= start
+
+
+def completed_date(
+    *,
+    done_before: bool,
+    done_after: bool,
+    current: datetime | None,
+    given: datetime | None,
+    given_explicitly: bool,
+    now: datetime,
+) -> datetime | None:
+    """The Done-category rule: filled on moving into Done, cleared on moving out, unless given."""
+    if given_explicitly:
+        return given
+    if done_after and not done_before:
+        return now
+    if done_before and not done_after:
+        return None
+    return current
+
+
+async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -> list[User]:
+    """Users named by the refs, each a member of the request's team, in order, once each."""
+    assert uow.channel is not None
+    users: dict[str, User] = {}
+    for ref in refs:
+        reference = ref if isinstance(ref, str) else ref.reference
+        try:
+            user = await directory.find_user(uow, ref=reference)
+        except NotFound:
+            raise Invalid("assignedTo", f"'{reference}' is not a known user") from None
+        users.setdefault(user.id, user)
+    if users:
+        members = set(
+            await uow.session.scalars(
+                select(TeamMember.user_id).where(
+                    TeamMember.team_id == uow.channel.team_id, TeamMember.user_id.in_(users)
+                )
+            )
+        )
+        for user in users.values():
+            if user.id not in members:
+                raise Invalid("assignedTo", f"'{user.username}' is not a member of this team")
+    return list(users.values())

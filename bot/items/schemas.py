@@ -1,0 +1,230 @@
+"""Bugs and tasks in and out, in the seed's shapes (api.md §3)."""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, RootModel, StringConstraints, model_validator
+
+from bot.directory.schemas import UserOut
+from bot.projects.schemas import ProjectRef
+from bot.schemas import ApiModel, Timestamp
+
+MAX_BODY_BYTES = 64 * 1024
+MAX_ASSIGNEES = 50
+MAX_BUCKET_ENTRIES = 100
+
+
+def _as_utc(value: datetime) -> datetime:
+    """No offset means UTC (api.md §1)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _body_size(value: str) -> str:
+    if len(value.encode()) > MAX_BODY_BYTES:
+        raise ValueError(f"must be at most {MAX_BODY_BYTES // 1024} KiB of UTF-8")
+    return value
+
+
+Instant = Annotated[datetime, AfterValidator(_as_utc)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+Text = Annotated[str, StringConstraints(max_length=255)]
+Body = Annotated[str, AfterValidator(_body_size)]
+Bucket = Annotated[list[Any], Field(max_length=MAX_BUCKET_ENTRIES)]
+
+
+class AssigneeRef(ApiModel):
+    """A user named by `_id`, else `sourceId`, else `username` or `email`; the rest is ignored."""
+
+    id: str | None = Field(None, alias="_id", max_length=255)
+    source_id: str | None = Field(None, alias="sourceId", max_length=255)
+    username: str | None = Field(None, max_length=255)
+    email: str | None = Field(None, max_length=255)
+
+    @model_validator(mode="after")
+    def _names_someone(self) -> "AssigneeRef":
+        if not self.reference:
+            raise ValueError("an assignee needs an _id, sourceId, username or email")
+        return self
+
+    @property
+    def reference(self) -> str:
+        return self.id or self.source_id or self.username or self.email or ""
+
+
+Assignees = Annotated[
+    list[AssigneeRef | Annotated[str, StringConstraints(min_length=1, max_length=255)]],
+    Field(max_length=MAX_ASSIGNEES),
+]
+
+
+class ItemFields(ApiModel):
+    """Fields a client may write, shared by create and PATCH; server-owned ones are ignored."""
+
+    body: Body | None = None
+    owner: Text | None = None
+    priority: Text | None = None
+    status: Text | None = None
+    source: Text | None = None
+    start_date: Instant | None = Field(None, alias="startDate")
+    due_date: Instant | None = Field(None, alias="dueDate")
+    completed_date: Instant | None = Field(None, alias="completedDate")
+    effort: Text | None = None
+    phase: Text | None = None
+    phase_name: Text | None = Field(None, alias="phaseName")
+    bucket: Bucket | None = None
+    bucket_name: Text | None = Field(None, alias="bucketName")
+    project_id: Text | None = Field(None, alias="projectId")
+    assigned_to: Assignees | None = Field(None, alias="assignedTo")
+
+
+class TaskCreate(ItemFields):
+    name: Title
+
+
+class BugCreate(TaskCreate):
+    severity: Text | None = None
+
+
+class TaskPatch(ItemFields):
+    """Partial update: only the fields sent change; null clears a nullable one."""
+
+    name: Title | None = None
+
+
+class BugPatch(TaskPatch):
+    severity: Text | None = None
+
+
+class BulkEdit(ApiModel):
+    """The seed's bulk edit: absent or null leaves a field unchanged, as does `assignedTo: []`."""
+
+    ids: Annotated[
+        list[Annotated[str, StringConstraints(max_length=64)]], Field(min_length=1, max_length=1000)
+    ]
+    assigned_to: Assignees = Field(default_factory=list, alias="assignedTo")
+    status: Text | None = None
+    priority: Text | None = None
+    severity: Text | None = None
+    start_date: Instant | None = Field(None, alias="startDate")
+    due_date: Instant | None = Field(None, alias="dueDate")
+    completed_date: Instant | None = Field(None, alias="completedDate")
+
+
+class BulkResult(ApiModel):
+    id: str = Field(alias="_id")
+    name: str | None
+    status: str = Field(description="success or error")
+    error: str | None = Field(
+        None, description="Svc_NOTFOUND, Svc_MAPPING_NOTFOUND, Svc_INVALID_DATES"
+    )
+
+
+class StatusRef(ApiModel):
+    id: str | None = Field(alias="_id")
+    category: str | None
+
+
+class Sync(ApiModel):
+    status: str | None
+    at: Timestamp
+
+
+class CreatedBy(ApiModel):
+    source: str
+    email: str
+    name: str
+    source_id: str = Field(alias="sourceId")
+
+
+class Avatar(ApiModel):
+    href: str
+
+
+class Links(ApiModel):
+    avatar: Avatar
+
+
+class UpdatedBy(ApiModel):
+    display_name: str = Field(alias="displayName")
+    url: str
+    links: Links = Field(alias="_links")
+    id: str
+    unique_name: str = Field(alias="uniqueName")
+    image_url: str = Field(alias="imageUrl")
+    descriptor: str
+
+
+class ItemCommon(ApiModel):
+    """What created and details responses share."""
+
+    id: str = Field(alias="_id")
+    internal_id: int = Field(alias="internalId")
+    name: str
+    body: str | None
+    owner: str | None
+    status: str
+    priority: str
+    source: str
+    source_id: str = Field(alias="sourceId")
+    start_date: Timestamp | None = Field(alias="startDate")
+    due_date: Timestamp | None = Field(alias="dueDate")
+    completed_date: Timestamp | None = Field(alias="completedDate")
+    effort: str | None
+    phase: str | None
+    phase_name: str | None = Field(alias="phaseName")
+    bucket: list[Any]
+    bucket_name: str | None = Field(alias="bucketName")
+    attachments: list[Any]
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class TaskCreated(ItemCommon):
+    """The 201 of create: the create body's fields, ids for assignees, and OData links."""
+
+    odata_context: str = Field(alias="@odata.context")
+    odata_edit_link: str = Field(alias="@odata.editLink")
+    odata_id: str = Field(alias="@odata.id")
+    project_id: str = Field(alias="projectId")
+    assigned_to: list[str] = Field(alias="assignedTo")
+
+
+class BugCreated(TaskCreated):
+    severity: str | None
+
+
+class TaskDetails(ItemCommon):
+    """Every field always present, null when unknown."""
+
+    status_id: StatusRef = Field(alias="statusId")
+    status_value: int | None = Field(alias="statusValue")
+    sync: Sync
+    project_id: ProjectRef = Field(alias="projectId")
+    assigned_to: list[UserOut] = Field(alias="assignedTo")
+    channel_id: str = Field(alias="channelId")
+    team_id: str = Field(alias="teamId")
+    group_id: str | None = Field(alias="groupId")
+    entity_id: str | None = Field(alias="entityId")
+    created_by: CreatedBy | None = Field(alias="createdBy")
+    updated_by: UpdatedBy | None = Field(alias="updatedBy")
+
+
+class BugDetails(TaskDetails):
+    severity: str | None
+
+
+class TaskPage(ApiModel):
+    """An OData collection of tasks."""
+
+    odata_context: str = Field(alias="@odata.context")
+    odata_count: int | None = Field(None, alias="@odata.count")
+    odata_next_link: str | None = Field(None, alias="@odata.nextLink")
+    value: list[TaskDetails]
+
+
+class BugPage(TaskPage):
+    value: list[BugDetails]  # type: ignore[assignment]
+
+
+class BulkResults(RootModel[list[BulkResult]]):
+    """One result per requested id, in request order."""

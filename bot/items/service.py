@@ -1,0 +1,275 @@
+"""Item rules for one item at a time: create, update, delete (bulk edit is in bulk.py)."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+
+from bot.db.tables import FieldValue, Item, ItemAssignee, ItemCounter, Project
+from bot.errors import Invalid, NotFound
+from bot.fields.catalog import Catalog, load_catalog
+from bot.ids import is_id, new_id
+from bot.items import events, read, rules
+from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
+from bot.projects import service as projects
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+NOT_NULL = ("name", "status", "priority", "severity")
+# Free fields stored as given, by model field name and the JSON name events report.
+FREE_FIELDS = {
+    "body": "body",
+    "owner": "owner",
+    "effort": "effort",
+    "phase": "phase",
+    "phase_name": "phaseName",
+    "bucket": "bucket",
+    "bucket_name": "bucketName",
+}
+
+
+@dataclass(frozen=True)
+class Created:
+    item: Item
+    assignee_ids: list[str]
+
+
+async def create_item(
+    uow: UnitOfWork, *, kind: ItemKind, body: TaskCreate | BugCreate, entity_id: str | None
+) -> Created:
+    """A new item with the channel's defaults for what the body leaves out."""
+    channel_id = _channel_id(uow)
+    catalog = await load_catalog(uow, channel_id=channel_id, kind=kind)
+    project = await _project(uow, channel_id, body.project_id)
+    _check_source(body.source, project)
+    status = catalog.statuses.named(body.status) if body.status else _primary(catalog, "status")
+    priority = (
+        catalog.priorities.named(body.priority) if body.priority else _primary(catalog, "priority")
+    )
+    severity = None
+    if isinstance(body, BugCreate):
+        given = body.severity
+        severity = catalog.severities.named(given) if given else _primary(catalog, "severity")
+    rules.check_dates(body.start_date, body.due_date)
+    assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
+    now = uow.clock.now()
+    item_id = new_id()
+    item = Item(
+        id=item_id,
+        channel_id=channel_id,
+        kind=kind.value,
+        internal_id=await _next_internal_id(uow, channel_id, kind),
+        name=body.name,
+        status=status.name,
+        status_id=status.id,
+        priority=priority.name,
+        severity=severity.name if severity else None,
+        project_id=project.id,
+        source=project.source,
+        source_id=item_id,
+        start_date=body.start_date,
+        due_date=body.due_date,
+        completed_date=rules.completed_date(
+            done_before=False,
+            done_after=catalog.is_done(status.id),
+            current=None,
+            given=body.completed_date,
+            given_explicitly="completed_date" in body.model_fields_set,
+            now=now,
+        ),
+        body=body.body,
+        owner=body.owner,
+        effort=body.effort,
+        phase=body.phase,
+        phase_name=body.phase_name,
+        bucket=body.bucket or [],
+        bucket_name=body.bucket_name,
+        entity_id=entity_id,
+        sync_status=None,
+        sync_at=now,
+        created_by=_actor_id(uow),
+        updated_by=_actor_id(uow),
+        created_at=now,
+        updated_at=now,
+    )
+    uow.session.add(item)
+    await uow.session.flush()
+    await _set_assignees(uow, item_id, [user.id for user in assignees])
+    created = Created(item=item, assignee_ids=[user.id for user in assignees])
+    await events.record(
+        uow,
+        kind=kind,
+        trigger=events.ITEM_CREATED,
+        payloads={item_id: {"item": snapshot(created, kind)}},
+    )
+    return created
+
+
+async def update_item(
+    uow: UnitOfWork, *, kind: ItemKind, item_id: str, patch: TaskPatch | BugPatch
+) -> None:
+    """Apply the fields sent; an update that changes nothing writes nothing and fires nothing."""
+    item = await _load_for_update(uow, kind, item_id)
+    sent = {field: getattr(patch, field) for field in patch.model_fields_set}
+    for field in NOT_NULL:
+        if field in sent and sent[field] is None:
+            raise Invalid(field, "must not be null")
+    catalog = await load_catalog(uow, channel_id=item.channel_id, kind=kind)
+    new: dict[str, Any] = {key: sent[key] for key in FREE_FIELDS if key in sent}
+    if "bucket" in new and new["bucket"] is None:
+        new["bucket"] = []
+    if "name" in sent:
+        new["name"] = sent["name"]
+    if "status" in sent:
+        status = catalog.statuses.named(sent["status"])
+        new.update(status=status.name, status_id=status.id, sync_status=None)
+    if "priority" in sent:
+        new["priority"] = catalog.priorities.named(sent["priority"]).name
+    if "severity" in sent and kind is ItemKind.BUG:
+        new["severity"] = catalog.severities.named(sent["severity"]).name
+    project = await _project(uow, item.channel_id, sent.get("project_id") or item.project_id)
+    _check_source(sent.get("source"), project)
+    new.update(project_id=project.id, source=project.source)
+    for field in ("start_date", "due_date"):
+        if field in sent:
+            new[field] = sent[field]
+    rules.check_dates(new.get("start_date", item.start_date), new.get("due_date", item.due_date))
+    new["completed_date"] = rules.completed_date(
+        done_before=catalog.is_done(item.status_id),
+        done_after=catalog.is_done(new.get("status_id", item.status_id)),
+        current=item.completed_date,
+        given=sent.get("completed_date"),
+        given_explicitly="completed_date" in sent,
+        now=uow.clock.now(),
+    )
+    changes = [
+        events.change(_json_name(field), getattr(item, field), value)
+        for field, value in new.items()
+        if getattr(item, field) != value and field not in ("status_id", "sync_status")
+    ]
+    if "assigned_to" in sent:
+        before = await _assignee_ids(uow, item.id)
+        after = [u.id for u in await rules.resolve_assignees(uow, refs=sent["assigned_to"] or [])]
+        if after != before:
+            changes.append(events.change("assignedTo", before, after))
+            await _set_assignees(uow, item.id, after, replace=True)
+    if not changes and new.get("status_id", item.status_id) == item.status_id:
+        return
+    now = uow.clock.now()
+    await uow.session.execute(
+        update(Item)
+        .where(Item.id == item.id)
+        .values(**new, updated_at=now, updated_by=_actor_id(uow), sync_at=now)
+    )
+    await events.record(
+        uow, kind=kind, trigger=events.ITEM_UPDATED, payloads={item.id: {"changes": changes}}
+    )
+
+
+async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
+    """Remove the item and its assignees for good; its number is never given again."""
+    last_state = await read.get_details(uow, kind=kind, item_id=item_id)
+    deleted = await uow.session.execute(
+        delete(Item).where(Item.id == item_id, Item.channel_id == _channel_id(uow))
+    )
+    if deleted.rowcount == 0:  # type: ignore[attr-defined]
+        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+    await events.record(
+        uow,
+        kind=kind,
+        trigger=events.ITEM_DELETED,
+        payloads={item_id: {"item": last_state.model_dump(mode="json", by_alias=True)}},
+    )
+
+
+def snapshot(created: Created, kind: ItemKind) -> dict[str, Any]:
+    """The created item as events carry it (the created shape without OData links)."""
+    fields = read.common_fields(created.item)
+    fields["projectId"] = created.item.project_id
+    fields["assignedTo"] = created.assignee_ids
+    if kind is ItemKind.BUG:
+        fields["severity"] = created.item.severity
+    return {_json_name(key): events.plain(value) for key, value in fields.items()}
+
+
+async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) -> int:
+    # One UPDATE … RETURNING: the row lock (PostgreSQL) or the write lock (SQLite) makes
+    # concurrent creates take turns, so no number is given twice.
+    number = await uow.session.scalar(
+        update(ItemCounter)
+        .where(ItemCounter.channel_id == channel_id, ItemCounter.kind == kind.value)
+        .values(last_internal_id=ItemCounter.last_internal_id + 1)
+        .returning(ItemCounter.last_internal_id)
+    )
+    assert number is not None, "channels get their counters when they are added"
+    return number
+
+
+async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Item:
+    item = None
+    if is_id(item_id):
+        item = await uow.session.scalar(
+            select(Item)
+            .where(Item.id == item_id, Item.channel_id == _channel_id(uow), Item.kind == kind.value)
+            .with_for_update()
+        )
+    if item is None:
+        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+    return item
+
+
+async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> Project:
+    if project_id is None:
+        return await projects.native_project(uow, channel_id=channel_id)
+    return await projects.channel_project(uow, channel_id=channel_id, project_id=project_id)
+
+
+def _check_source(source: str | None, project: Project) -> None:
+    if source is not None and source != project.source:
+        why = f"'{source}' contradicts the project's source '{project.source}'"
+        raise Invalid("source", why)
+
+
+def _primary(catalog: Catalog, field: str) -> FieldValue:
+    values = {"status": catalog.statuses, "priority": catalog.priorities}.get(
+        field, catalog.severities
+    )
+    primary = values.primary
+    assert primary is not None, f"every channel has a primary {field}"
+    return primary
+
+
+async def _assignee_ids(uow: UnitOfWork, item_id: str) -> list[str]:
+    return list(
+        await uow.session.scalars(
+            select(ItemAssignee.user_id)
+            .where(ItemAssignee.item_id == item_id)
+            .order_by(ItemAssignee.position)
+        )
+    )
+
+
+async def _set_assignees(
+    uow: UnitOfWork, item_id: str, user_ids: list[str], *, replace: bool = False
+) -> None:
+    if replace:
+        await uow.session.execute(delete(ItemAssignee).where(ItemAssignee.item_id == item_id))
+    if user_ids:
+        await uow.session.execute(
+            insert(ItemAssignee),
+            [{"item_id": item_id, "user_id": u, "position": i} for i, u in enumerate(user_ids)],
+        )
+
+
+def _json_name(field: str) -> str:
+    head, *rest = field.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _actor_id(uow: UnitOfWork) -> str | None:
+    return uow.actor.user_id if uow.actor else None
+
+
+def _channel_id(uow: UnitOfWork) -> str:
+    assert uow.channel is not None, "item operations run in a channel"
+    return uow.channel.channel_id

@@ -1,0 +1,53 @@
+"""Case-insensitive text that behaves the same on SQLite and PostgreSQL."""
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, String, collate, func
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
+
+# ICU's root locale lower-cases all of Unicode exactly as Python's str.lower does (final sigma and
+# dotted İ included), whatever locale the database was created with: C folds ASCII only.
+POSTGRES_COLLATION = "und-x-icu"
+# SQLite's own lower() folds ASCII only, so its connections get this function (see below).
+SQLITE_FUNCTION = "odata_lower"
+LIKE_ESCAPE = "\\"
+
+
+class _FoldCase(FunctionElement[str]):
+    type = String()
+    inherit_cache = True
+    name = "fold_case"
+
+
+def fold_case(expression: ColumnElement[Any]) -> ColumnElement[str]:
+    """`expression` lower-cased by Unicode's rules, the same on both databases."""
+    return _FoldCase(expression)
+
+
+@compiles(_FoldCase)
+def _fold_with_registered_function(element: _FoldCase, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(getattr(func, SQLITE_FUNCTION)(*element.clauses), **kw)
+
+
+@compiles(_FoldCase, "postgresql")
+def _fold_with_icu(element: _FoldCase, compiler: SQLCompiler, **kw: Any) -> str:
+    (argument,) = element.clauses
+    return compiler.process(func.lower(collate(argument, POSTGRES_COLLATION)), **kw)
+
+
+def register_sqlite_functions(dbapi_connection: Any) -> None:
+    """Give a new SQLite connection the functions this package's SQL calls (a connect hook)."""
+    dbapi_connection.create_function(SQLITE_FUNCTION, 1, _lower, deterministic=True)
+
+
+def _lower(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+def escape_like(text: str) -> str:
+    """`text` with LIKE's wildcards and the escape character escaped, to match it literally."""
+    for special in (LIKE_ESCAPE, "%", "_"):
+        text = text.replace(special, LIKE_ESCAPE + special)
+    return text
