@@ -3,11 +3,15 @@
 from datetime import timedelta
 
 from pydantic import Field
+from sqlalchemy import select
 
 from bot import workspace
 from bot.auth import service as auth
+from bot.db.tables import Item
 from bot.directory import service as directory
-from bot.schemas import ApiModel
+from bot.items import service as items
+from bot.items.schemas import BugCreate, TaskCreate
+from bot.schemas import ApiModel, ItemKind
 from bot.uow import UnitOfWork
 
 TENANT_ID = "00000000-0000-0000-0000-00000000d3e0"
@@ -21,6 +25,21 @@ ENTITY_ID = "my-items"
 USERS = [
     ("00000000-0000-0000-0000-0000000000a1", "ada@demo.example", "Ada Lovelace"),
     ("00000000-0000-0000-0000-0000000000b2", "grace@demo.example", "Grace Hopper"),
+]
+
+
+# name, status, priority, severity, assignees (indexes into USERS), due in days from now
+BUGS = [
+    ("Login button does nothing on Safari", "In Progress", "High", "High", [0], 2),
+    ("Crash when a channel name has an emoji", "Not Started", "Urgent", "Critical", [1], 1),
+    ("Search ignores accents (café vs cafe)", "In Progress", "Normal", "Medium", [0, 1], -1),
+    ("Export to CSV drops the last row", "Not Started", "High", "Medium", [], None),
+    ("Typo in the welcome card", "Completed", "Low", "Low", [1], None),
+]
+TASKS = [
+    ("Write the onboarding guide", "In Progress", "Normal", None, [1], 5),
+    ("Set up the release checklist", "Not Started", "High", None, [0], 7),
+    ("Review the Q4 roadmap", "Completed", "Normal", None, [0, 1], None),
 ]
 
 
@@ -45,6 +64,11 @@ async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
         )
         await directory.add_member(uow, team_id=TEAM_ID, user_ref=user.id)
         users.append(user)
+    uow.actor = directory.actor_of(users[0])
+    uow.channel = await directory.resolve_channel(
+        uow, user_id=users[0].id, team_id=TEAM_ID, channel_id=CHANNEL_ID
+    )
+    await _seed_items(uow, [user.username for user in users])
     session = await auth.issue_session(uow, user_id=users[0].id, ttl=session_ttl)
     return DemoOut(
         cookie=session.secret,
@@ -53,3 +77,29 @@ async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
         entity_id=ENTITY_ID,
         user_id=users[0].id,
     )
+
+
+async def _seed_items(uow: UnitOfWork, usernames: list[str]) -> None:
+    """A handful of bugs and tasks, the first time only."""
+    assert uow.channel is not None
+    seeded = await uow.session.scalar(
+        select(Item.id).where(Item.channel_id == uow.channel.channel_id).limit(1)
+    )
+    if seeded is not None:
+        return
+    now = uow.clock.now()
+    for kind, rows in ((ItemKind.BUG, BUGS), (ItemKind.TASK, TASKS)):
+        for name, status, priority, severity, who, due_in in rows:
+            fields = {
+                "name": name,
+                "status": status,
+                "priority": priority,
+                "assignedTo": [usernames[index] for index in who],
+                "dueDate": now + timedelta(days=due_in) if due_in is not None else None,
+            }
+            body = (
+                BugCreate.model_validate({**fields, "severity": severity})
+                if severity
+                else (TaskCreate.model_validate(fields))
+            )
+            await items.create_item(uow, kind=kind, body=body, entity_id=None)

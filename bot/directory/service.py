@@ -47,6 +47,18 @@ def channel_out(channel: Channel, team: Team) -> ChannelOut:
     )
 
 
+def actor_of(user: UserOut) -> Actor:
+    """The user as the actor of work done on their behalf (CLI, demo, bot)."""
+    return Actor(
+        user_id=user.id,
+        source_id=user.source_id,
+        username=user.username,
+        display_name=user.display_name,
+        email=user.email,
+        source=user.source,
+    )
+
+
 def actor_out(actor: Actor) -> UserOut:
     """The signed-in user as the API shows users (already loaded by authentication)."""
     return UserOut(
