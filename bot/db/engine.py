@@ -12,6 +12,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from bot.odata.text import register_sqlite_functions
+
 SQLITE_BUSY_TIMEOUT_MS = 5000
 
 
@@ -34,6 +36,8 @@ def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+    # SQLite's lower() folds ASCII only; OData text comparisons need all of Unicode.
+    register_sqlite_functions(dbapi_connection)
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

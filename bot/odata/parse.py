@@ -20,11 +20,14 @@ ODATA_FUNCTIONS.setdefault("substringof", 2)
 
 # Tokens that open a level until their operand ends: `not`, unary minus, and path steps (`a/b`).
 _PREFIXES = frozenset({"NOT", "UMINUS", "/"})
-# Tokens that neither open a level nor end an operand.
+# Tokens that neither open a level nor end an operand (a name may go on as a call or a path).
 _NEUTRAL = frozenset({"WS", "ODATA_IDENTIFIER", "ANY", "ALL"})
+# Tokens that make a one-item list in `x in (<literal>)`.
 _LITERALS = frozenset(
     {"NULL", "STRING", "INTEGER", "DECIMAL", "BOOLEAN", "GUID", "DATE", "TIME", "DATETIME"}
 )
+# What a syntax error message quotes: the word where parsing stopped (whitespace skipped).
+_WORD = re.compile(r"[^\s(),]{1,20}|[(),]")
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +47,11 @@ def parse_filter(text: str) -> ast._Node:
     try:
         return ODataParser().parse(iter(_with_single_item_lists(tokens)))
     except exceptions.ParsingException as exc:
-        if exc.eof or exc.token is None:
-            raise _invalid("it ends too early (an operand or a closing parenthesis is missing)")
-        raise _invalid(
-            f"unexpected {_fragment(text, exc.token.index)!r} at character {exc.token.index + 1}"
-        ) from None
+        word = None if exc.eof or exc.token is None else _WORD.search(text, exc.token.index)
+        if word is None:
+            detail = "it ends too early (an operand or a closing parenthesis is missing)"
+            raise _invalid(detail) from None
+        raise _invalid(f"unexpected {word.group()!r} at character {word.start() + 1}") from None
     except exceptions.UnknownFunctionException as exc:
         raise _invalid(f"unknown function '{exc.function_name}'") from None
     except exceptions.ArgumentCountException as exc:
@@ -125,11 +128,6 @@ def _comma(before: Token) -> Token:
     comma.type = comma.value = ","
     comma.lineno, comma.index = before.lineno, before.index
     return comma
-
-
-def _fragment(text: str, index: int) -> str:
-    match = re.match(r"\S{1,20}", text[index:])
-    return match.group() if match else text[index : index + 1]
 
 
 def _arity(exc: exceptions.ArgumentCountException) -> str:

@@ -9,7 +9,10 @@ from sqlalchemy.sql.functions import FunctionElement
 
 # ICU's root locale lower-cases all of Unicode exactly as Python's str.lower does (final sigma and
 # dotted İ included), whatever locale the database was created with: C folds ASCII only.
-POSTGRES_COLLATION = "und-x-icu"
+POSTGRES_CASE_RULES = "und-x-icu"
+# The folded text then compares and sorts by code point, as SQLite's BINARY does, so ranges and
+# orders agree across the two databases.
+POSTGRES_ORDER = "C"
 # SQLite's own lower() folds ASCII only, so its connections get this function (see below).
 SQLITE_FUNCTION = "odata_lower"
 LIKE_ESCAPE = "\\"
@@ -34,7 +37,8 @@ def _fold_with_registered_function(element: _FoldCase, compiler: SQLCompiler, **
 @compiles(_FoldCase, "postgresql")
 def _fold_with_icu(element: _FoldCase, compiler: SQLCompiler, **kw: Any) -> str:
     (argument,) = element.clauses
-    return compiler.process(func.lower(collate(argument, POSTGRES_COLLATION)), **kw)
+    lowered = func.lower(collate(argument, POSTGRES_CASE_RULES), type_=String())
+    return compiler.process(collate(lowered, POSTGRES_ORDER), **kw)
 
 
 def register_sqlite_functions(dbapi_connection: Any) -> None:

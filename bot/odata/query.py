@@ -1,0 +1,142 @@
+"""A list request's query options → a checked Query, and a Query → SQL."""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import ColumnElement, Select, UnaryExpression, func, select
+
+from bot.errors import BadRequest
+from bot.odata.errors import invalid
+from bot.odata.model import EntitySet, PropertyKind, SortKey
+from bot.odata.parse import parse_filter
+from bot.odata.text import fold_case
+from bot.odata.translate import translate
+
+DEFAULT_TOP = 100
+MAX_TOP = 1000
+OPTIONS = frozenset({"$filter", "$orderby", "$top", "$skip", "$count", "$select"})
+# More digits than this exceed any table; read as "huge" so int() never meets thousands of digits.
+_MAX_DIGITS = 18
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, eq=False)  # eq=False: the filter is a SQL expression
+class Query:
+    """What a list request asked for, checked against its entity set."""
+
+    filter: ColumnElement[bool] | None
+    order: tuple[SortKey, ...]  # the requested or default keys, then the entity key if absent
+    top: int
+    skip: int
+    count: bool
+    select: tuple[str, ...] | None  # None: every field; else the names, the key among them
+
+
+def parse_query(
+    params: Mapping[str, str], entity: EntitySet, *, count_by_default: bool = False
+) -> Query:
+    """The Query that `params` (a request's query string) ask of `entity`; a mistake is a 400."""
+    for name in params:
+        if name.startswith("$") and name not in OPTIONS:
+            raise BadRequest(f"Unsupported query option: {name}")
+    text = params.get("$filter")
+    return Query(
+        filter=None if text is None else translate(parse_filter(text), entity),
+        order=_order(params.get("$orderby"), entity),
+        top=min(_whole_number("$top", params.get("$top"), DEFAULT_TOP), MAX_TOP),
+        skip=_whole_number("$skip", params.get("$skip"), 0),
+        count=_boolean("$count", params.get("$count"), count_by_default),
+        select=_select(params.get("$select"), entity),
+    )
+
+
+def apply(statement: Select[Any], query: Query) -> Select[Any]:
+    """`statement` filtered, sorted and paged, with one row past the page to tell if more follow."""
+    if query.filter is not None:
+        statement = statement.where(query.filter)
+    order = [_order_by(key) for key in query.order]
+    return statement.order_by(*order).limit(query.top + 1).offset(query.skip)
+
+
+def count_statement(statement: Select[Any], query: Query) -> Select[int]:
+    """How many rows `statement` gives under the query's filter, whatever the paging."""
+    if query.filter is not None:
+        statement = statement.where(query.filter)
+    return select(func.count()).select_from(statement.subquery())
+
+
+def page(rows: Sequence[T], query: Query) -> tuple[list[T], bool]:
+    """The page's rows out of what `apply` fetched, and whether more rows follow."""
+    # $top=0 asks for the count alone; a next link would ask the same again, forever.
+    return list(rows[: query.top]), 0 < query.top < len(rows)
+
+
+def _order(text: str | None, entity: EntitySet) -> tuple[SortKey, ...]:
+    if text is None:
+        keys = entity.default_order
+    else:
+        keys = tuple(_sort_key(part, entity) for part in text.split(","))
+    names = [key.property.name for key in keys]
+    for name in names:
+        if names.count(name) > 1:
+            raise invalid("$orderby", f"'{name}' is listed twice")
+    if entity.key.name in names:
+        return keys
+    return (*keys, SortKey(entity.key))  # a unique last key keeps pages stable
+
+
+def _sort_key(part: str, entity: EntitySet) -> SortKey:
+    words = part.split()
+    if not 1 <= len(words) <= 2 or (len(words) == 2 and words[1].lower() not in ("asc", "desc")):
+        raise invalid(
+            "$orderby",
+            f"expected 'property', 'property asc' or 'property desc', got {part.strip()!r}",
+        )
+    name = words[0]
+    prop = entity.properties.get(name)
+    if prop is None and name not in entity.selectable:
+        raise invalid("$orderby", f"unknown property '{name}'")
+    if prop is None or not prop.sortable:
+        raise invalid("$orderby", f"'{name}' cannot be sorted")
+    return SortKey(prop, descending=len(words) == 2 and words[1].lower() == "desc")
+
+
+def _order_by(key: SortKey) -> UnaryExpression[Any]:
+    prop = key.property
+    text = prop.kind in (PropertyKind.TEXT, PropertyKind.NAME)
+    expression = fold_case(prop.column) if text else prop.column
+    ordered = expression.desc() if key.descending else expression.asc()
+    if not prop.nullable:
+        return ordered
+    # PostgreSQL's order (nulls after every value), said out loud so SQLite sorts the same.
+    return ordered.nulls_first() if key.descending else ordered.nulls_last()
+
+
+def _whole_number(option: str, text: str | None, default: int) -> int:
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()):
+        raise invalid(option, "expected a whole number, 0 or more")
+    return int(text) if len(text) <= _MAX_DIGITS else 10**_MAX_DIGITS
+
+
+def _boolean(option: str, text: str | None, default: bool) -> bool:
+    if text is None:
+        return default
+    if text.lower() not in ("true", "false"):
+        raise invalid(option, "expected true or false")
+    return text.lower() == "true"
+
+
+def _select(text: str | None, entity: EntitySet) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",")]
+    if "*" in names:
+        return None
+    for name in names:
+        if name not in entity.selectable:
+            raise invalid("$select", f"unknown property '{name}'" if name else "an empty name")
+    return tuple(dict.fromkeys([entity.key.name, *names]))
