@@ -1,8 +1,12 @@
 """Status routes (OData style, as the seed shows them)."""
 
+from typing import Any
+
 from bot.db.tables import FieldValue
 from bot.fields import service as fields
-from bot.fields.schemas import StatusIn, StatusOut, StatusPatch
+from bot.fields.queries import STATUSES
+from bot.fields.schemas import StatusIn, StatusOut, StatusPage, StatusPatch
+from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
 from bot.web.routing import Access, Call, RouteTable
 
@@ -30,6 +34,20 @@ def status_out(status: FieldValue, base_url: str) -> StatusOut:
             "updated_at": status.updated_at,
         }
     )
+
+
+@routes.route(
+    "GET",
+    "/odata/status",
+    access=Access.CHANNEL,
+    response=StatusPage,
+    summary="The channel's statuses of both kinds (OData; filter on `type`)",
+)
+async def list_statuses(call: Call) -> dict[str, Any]:
+    query = query_of(call, STATUSES)
+    rows, count, more = await fields.list_statuses(call.uow, query=query)
+    base = call.settings.public_url
+    return render_page(call, STATUSES, query, [status_out(row, base) for row in rows], count, more)
 
 
 @routes.route(

@@ -71,3 +71,12 @@ class StatusOut(ApiModel):
     type: TypeLabel
     created_at: Timestamp = Field(alias="createdAt")
     updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class StatusPage(ApiModel):
+    """An OData collection of statuses."""
+
+    odata_context: str = Field(alias="@odata.context")
+    odata_count: int | None = Field(None, alias="@odata.count")
+    odata_next_link: str | None = Field(None, alias="@odata.nextLink")
+    value: list[StatusOut]

@@ -14,6 +14,7 @@ from bot.fields.schemas import (
     StatusPatch,
 )
 from bot.ids import is_id, new_id
+from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
@@ -52,6 +53,18 @@ async def add_channel_defaults(uow: UnitOfWork, *, channel_id: str) -> None:
                 )
     uow.session.add_all(rows)
     await uow.session.flush()
+
+
+async def list_statuses(
+    uow: UnitOfWork, *, query: Query
+) -> tuple[list[FieldValue], int | None, bool]:
+    """A page of the channel's statuses, the exact count if asked, and whether more follow."""
+    statement = select(FieldValue).where(
+        FieldValue.channel_id == _channel_id(uow), FieldValue.field == STATUS
+    )
+    rows, more = page((await uow.session.scalars(apply(statement, query))).all(), query)
+    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    return rows, count, more
 
 
 async def create_status(uow: UnitOfWork, *, body: StatusIn) -> FieldValue:

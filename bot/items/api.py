@@ -1,50 +1,71 @@
 """Routes for bugs and tasks, declared once per kind (the paths mirror each other)."""
 
+from collections.abc import Awaitable, Callable
 from typing import Any
-
-from pydantic import BaseModel
 
 from bot.items import bulk, read
 from bot.items import service as items
+from bot.items.queries import ENTITY_SETS
 from bot.items.schemas import (
     BugCreate,
     BugCreated,
     BugDetails,
+    BugPage,
     BugPatch,
     BulkEdit,
     BulkResults,
     TaskCreate,
     TaskCreated,
     TaskDetails,
+    TaskPage,
     TaskPatch,
 )
 from bot.schemas import ItemKind
+from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
 from bot.web.routing import Access, Call, Handler, RouteTable
 
 routes = RouteTable(tag="items")
 
-Models = tuple[type[TaskCreate], type[TaskPatch], type[TaskCreated], type[TaskDetails]]
-MODELS: dict[ItemKind, Models] = {
-    ItemKind.BUG: (BugCreate, BugPatch, BugCreated, BugDetails),
-    ItemKind.TASK: (TaskCreate, TaskPatch, TaskCreated, TaskDetails),
+# Bug models extend task models with severity.
+CREATE: dict[ItemKind, type[TaskCreate]] = {ItemKind.BUG: BugCreate, ItemKind.TASK: TaskCreate}
+PATCH: dict[ItemKind, type[TaskPatch]] = {ItemKind.BUG: BugPatch, ItemKind.TASK: TaskPatch}
+CREATED: dict[ItemKind, type[TaskCreated]] = {
+    ItemKind.BUG: BugCreated,
+    ItemKind.TASK: TaskCreated,
 }
+DETAILS: dict[ItemKind, type[TaskDetails]] = {
+    ItemKind.BUG: BugDetails,
+    ItemKind.TASK: TaskDetails,
+}
+PAGE: dict[ItemKind, type[TaskPage]] = {ItemKind.BUG: BugPage, ItemKind.TASK: TaskPage}
+
+
+def _named(name: str, handler: Callable[[Call], Awaitable[Any]]) -> Handler:
+    """The handler under its own name: the name is the route's OpenAPI operationId."""
+
+    async def route(call: Call) -> Any:
+        return await handler(call)
+
+    route.__name__ = name
+    return route
 
 
 def _declare(kind: ItemKind) -> None:
-    create_model, patch_model, created_model, details_model = MODELS[kind]
-    label, plural = kind.type_label.lower(), kind.plural
+    label, plural = kind.value, kind.plural
+    entity = ENTITY_SETS[kind]
+
+    async def list_items(call: Call) -> dict[str, Any]:
+        query = query_of(call, entity)
+        rows, count, more = await read.list_items(call.uow, kind=kind, query=query)
+        return render_page(call, entity, query, rows, count, more)
 
     async def create(call: Call) -> Any:
-        created = await items.create_item(
-            call.uow,
-            kind=kind,
-            body=call.body,
-            entity_id=call.request.headers.get("x-svc-entityId"),
-        )
+        entity_id = call.request.headers.get("x-svc-entityId")
+        created = await items.create_item(call.uow, kind=kind, body=call.body, entity_id=entity_id)
         base = call.settings.public_url
         link = entity_link(base, plural, created.item.id)
-        return created_model.model_validate(
+        return CREATED[kind].model_validate(
             {
                 **read.common_fields(created.item),
                 "odata_context": entity_context(base, plural),
@@ -63,68 +84,63 @@ def _declare(kind: ItemKind) -> None:
         item_id = entity_key(call.request.match_info["key"])
         await items.update_item(call.uow, kind=kind, item_id=item_id, patch=call.body)
 
-    async def remove(call: Call) -> None:
+    async def delete(call: Call) -> None:
         item_id = entity_key(call.request.match_info["key"])
         await items.delete_item(call.uow, kind=kind, item_id=item_id)
 
     async def bulk_edit(call: Call) -> BulkResults:
         return BulkResults(await bulk.bulk_edit(call.uow, kind=kind, edit=call.body))
 
-    declare: list[
-        tuple[str, str, Handler, str, type[BaseModel] | None, int, type[BaseModel] | None]
-    ] = [
-        ("POST", f"/odata/{plural}", create, f"Create a {label}", create_model, 201, created_model),
-        (
-            "GET",
-            f"/api/{plural}/{{id}}/details",
-            details,
-            f"A {label} in full",
-            None,
-            200,
-            details_model,
-        ),
-        (
-            "PATCH",
-            f"/odata/{plural}({{key}})",
-            patch,
-            f"Change some fields of a {label}",
-            patch_model,
-            204,
-            None,
-        ),
-        (
-            "DELETE",
-            f"/odata/{plural}({{key}})",
-            remove,
-            f"Delete a {label} for good",
-            None,
-            204,
-            None,
-        ),
-        (
-            "POST",
-            f"/api/bulk/{label}",
-            bulk_edit,
-            f"Edit up to 1000 {plural} at once",
-            BulkEdit,
-            200,
-            BulkResults,
-        ),
-    ]
-    for method, path, handler, summary, body, status, response in declare:
-        named: Handler = handler
-        named.__name__ = f"{handler.__name__}_{label}"
-        errors = (404,) if "{" in path else ()
-        routes.route(
-            method,
-            path,
-            access=Access.CHANNEL,
-            summary=summary,
-            body=body,
-            status=status,
-            response=response,
-            errors=errors,
-        )(named)
+    channel = Access.CHANNEL
+    summary = f"The channel's {plural}: an OData collection of details"
+    routes.route("GET", f"/api/{plural}", access=channel, summary=summary, response=PAGE[kind])(
+        _named(f"list_{plural}", list_items)
+    )
+    routes.route("GET", f"/odata/{plural}", access=channel, summary=summary, response=PAGE[kind])(
+        _named(f"list_odata_{plural}", list_items)
+    )
+    routes.route(
+        "POST",
+        f"/odata/{plural}",
+        access=channel,
+        summary=f"Create a {label}",
+        body=CREATE[kind],
+        status=201,
+        response=CREATED[kind],
+    )(_named(f"create_{label}", create))
+    routes.route(
+        "GET",
+        f"/api/{plural}/{{id}}/details",
+        access=channel,
+        summary=f"A {label} in full",
+        response=DETAILS[kind],
+        errors=(404,),
+    )(_named(f"{label}_details", details))
+    routes.route(
+        "PATCH",
+        f"/odata/{plural}({{key}})",
+        access=channel,
+        body=PATCH[kind],
+        status=204,
+        errors=(404,),
+        summary=f"Change some fields of a {label}",
+    )(_named(f"update_{label}", patch))
+    routes.route(
+        "DELETE",
+        f"/odata/{plural}({{key}})",
+        access=channel,
+        status=204,
+        errors=(404,),
+        summary=f"Delete a {label} for good",
+    )(_named(f"delete_{label}", delete))
+    routes.route(
+        "POST",
+        f"/api/bulk/{label}",
+        access=channel,
+        body=BulkEdit,
+        response=BulkResults,
+        summary=f"Edit up to 1000 {plural} at once; one result per id",
+    )(_named(f"bulk_edit_{plural}", bulk_edit))
 
 
 for _kind in ItemKind:

@@ -20,6 +20,7 @@ from bot.items.schemas import (
     TaskDetails,
     UpdatedBy,
 )
+from bot.odata.query import Query, apply, count_statement, page
 from bot.projects.service import project_ref
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -59,6 +60,17 @@ async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Detai
     if not rows:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
     return (await render(uow, kind, rows))[0]
+
+
+async def list_items(
+    uow: UnitOfWork, *, kind: ItemKind, query: Query
+) -> tuple[list[Details], int | None, bool]:
+    """A page of the channel's items, the exact count if asked, and whether more follow."""
+    assert uow.channel is not None
+    statement = details_statement(uow.channel.channel_id, kind)
+    rows, more = page((await uow.session.execute(apply(statement, query))).all(), query)
+    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    return await render(uow, kind, rows), count, more
 
 
 async def render(

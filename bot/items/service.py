@@ -42,14 +42,23 @@ async def create_item(
     catalog = await load_catalog(uow, channel_id=channel_id, kind=kind)
     project = await _project(uow, channel_id, body.project_id)
     _check_source(body.source, project)
-    status = catalog.statuses.named(body.status) if body.status else _primary(catalog, "status")
+    # Only an absent or null value takes the default: "" names no status and is refused.
+    status = (
+        catalog.statuses.named(body.status)
+        if body.status is not None
+        else _primary(catalog, "status")
+    )
     priority = (
-        catalog.priorities.named(body.priority) if body.priority else _primary(catalog, "priority")
+        catalog.priorities.named(body.priority)
+        if body.priority is not None
+        else _primary(catalog, "priority")
     )
     severity = None
     if isinstance(body, BugCreate):
         given = body.severity
-        severity = catalog.severities.named(given) if given else _primary(catalog, "severity")
+        severity = (
+            catalog.severities.named(given) if given is not None else _primary(catalog, "severity")
+        )
     rules.check_dates(body.start_date, body.due_date)
     assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
     now = uow.clock.now()
@@ -168,6 +177,8 @@ async def update_item(
 
 async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     """Remove the item and its assignees for good; its number is never given again."""
+    # Lock first, so the snapshot read next is the state a concurrent change left (PostgreSQL).
+    await _load_for_update(uow, kind, item_id)
     last_state = await read.get_details(uow, kind=kind, item_id=item_id)
     deleted = await uow.session.execute(
         delete(Item).where(Item.id == item_id, Item.channel_id == _channel_id(uow))
@@ -262,6 +273,8 @@ async def _set_assignees(
 
 
 def _json_name(field: str) -> str:
+    if field == "id":  # the API's name for it, as in every item shape
+        return "_id"
     head, *rest = field.split("_")
     return head + "".join(part.capitalize() for part in rest)
 

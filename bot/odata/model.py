@@ -6,9 +6,14 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement
+from sqlalchemy.orm import QueryableAttribute
 
 # The schema classes hold SQL expressions, whose `==` builds SQL instead of comparing, so they
 # compare by identity (eq=False).
+
+
+# A Core expression, or a mapped attribute such as `Item.name`.
+SqlExpression = ColumnElement[Any] | QueryableAttribute[Any]
 
 
 class PropertyKind(StrEnum):
@@ -27,14 +32,21 @@ class Property:
     """A scalar property clients may filter, sort and select by its JSON name."""
 
     name: str
-    column: ColumnElement[Any]
+    column: SqlExpression
     kind: PropertyKind
     sortable: bool = True
 
     @property
+    def expression(self) -> ColumnElement[Any]:
+        """The property as a Core expression (a mapped attribute gives its column)."""
+        if isinstance(self.column, QueryableAttribute):
+            return self.column.expression
+        return self.column
+
+    @property
     def nullable(self) -> bool:
         """Whether the column may hold NULL; assumed for expressions that do not say."""
-        return bool(getattr(self.column, "nullable", True))
+        return bool(getattr(self.expression, "nullable", True))
 
 
 @dataclass(frozen=True, eq=False)

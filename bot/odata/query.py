@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Select, UnaryExpression, func, select
 
@@ -20,6 +20,7 @@ OPTIONS = frozenset({"$filter", "$orderby", "$top", "$skip", "$count", "$select"
 _MAX_DIGITS = 18
 
 T = TypeVar("T")
+Row = TypeVarTuple("Row")
 
 
 @dataclass(frozen=True, eq=False)  # eq=False: the filter is a SQL expression
@@ -52,7 +53,7 @@ def parse_query(
     )
 
 
-def apply(statement: Select[Any], query: Query) -> Select[Any]:
+def apply(statement: Select[*Row], query: Query) -> Select[*Row]:
     """`statement` filtered, sorted and paged, with one row past the page to tell if more follow."""
     if query.filter is not None:
         statement = statement.where(query.filter)
@@ -60,7 +61,7 @@ def apply(statement: Select[Any], query: Query) -> Select[Any]:
     return statement.order_by(*order).limit(query.top + 1).offset(query.skip)
 
 
-def count_statement(statement: Select[Any], query: Query) -> Select[int]:
+def count_statement(statement: Select[*Row], query: Query) -> Select[int]:
     """How many rows `statement` gives under the query's filter, whatever the paging."""
     if query.filter is not None:
         statement = statement.where(query.filter)
@@ -106,7 +107,7 @@ def _sort_key(part: str, entity: EntitySet) -> SortKey:
 def _order_by(key: SortKey) -> UnaryExpression[Any]:
     prop = key.property
     text = prop.kind in (PropertyKind.TEXT, PropertyKind.NAME)
-    expression = fold_case(prop.column) if text else prop.column
+    expression = fold_case(prop.expression) if text else prop.expression
     ordered = expression.desc() if key.descending else expression.asc()
     if not prop.nullable:
         return ordered

@@ -147,7 +147,7 @@ class _Translator:
             if root in self.entity.collections:
                 raise _invalid(f"'{root}' is a collection: use {root}/any(…) or {root}/all(…)")
             raise _invalid(f"unknown property '{path}'")
-        return _Field(path, prop.column, prop.kind, prop.nullable)
+        return _Field(path, prop.expression, prop.kind, prop.nullable)
 
     def _case_mapped(self, node: ast.Call) -> _Field | ast.String:
         name = node.func.name

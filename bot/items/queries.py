@@ -1,0 +1,81 @@
+"""What item lists expose to OData: properties by their JSON names, and assignees for any/all."""
+
+from sqlalchemy import ColumnElement, exists, select
+
+from bot.db.tables import Channel, FieldValue, Item, ItemAssignee, Team, User
+from bot.odata.model import Collection, EntitySet, Property, PropertyKind, SortKey
+from bot.schemas import ItemKind
+
+K = PropertyKind
+
+
+def _assigned(condition: ColumnElement[bool] | None) -> ColumnElement[bool]:
+    assignee = select(ItemAssignee.item_id).join(User, User.id == ItemAssignee.user_id)
+    assignee = assignee.where(ItemAssignee.item_id == Item.id)
+    if condition is not None:
+        assignee = assignee.where(condition)
+    return exists(assignee)
+
+
+ASSIGNED_TO = Collection(
+    name="assignedTo",
+    properties={
+        prop.name: prop
+        for prop in (
+            Property("_id", User.id, K.ID),
+            Property("sourceId", User.source_id, K.NAME),
+            Property("displayName", User.display_name, K.TEXT),
+            Property("email", User.email, K.TEXT),
+            Property("username", User.username, K.TEXT),
+        )
+    },
+    exists=_assigned,
+)
+
+_KEY = Property("_id", Item.id, K.ID)
+_CREATED_AT = Property("createdAt", Item.created_at, K.DATETIME)
+_COMMON = (
+    _KEY,
+    Property("internalId", Item.internal_id, K.INTEGER),
+    Property("name", Item.name, K.TEXT),
+    Property("body", Item.body, K.TEXT, sortable=False),
+    Property("owner", Item.owner, K.TEXT),
+    Property("status", Item.status, K.NAME),
+    Property("statusValue", FieldValue.value, K.INTEGER),
+    Property("priority", Item.priority, K.NAME),
+    Property("source", Item.source, K.NAME),
+    Property("sourceId", Item.source_id, K.NAME),
+    Property("projectId", Item.project_id, K.ID),
+    Property("startDate", Item.start_date, K.DATETIME),
+    Property("dueDate", Item.due_date, K.DATETIME),
+    Property("completedDate", Item.completed_date, K.DATETIME),
+    _CREATED_AT,
+    Property("updatedAt", Item.updated_at, K.DATETIME),
+    Property("effort", Item.effort, K.TEXT),
+    Property("phase", Item.phase, K.TEXT),
+    Property("phaseName", Item.phase_name, K.TEXT),
+    Property("bucketName", Item.bucket_name, K.TEXT),
+    Property("entityId", Item.entity_id, K.NAME),
+    Property("channelId", Channel.teams_id, K.NAME),
+    Property("teamId", Team.teams_id, K.NAME),
+    Property("groupId", Team.group_id, K.NAME),
+)
+# Shown in every element and selectable, but not something to filter or sort by.
+_OUTPUT_ONLY = frozenset({"bucket", "attachments", "statusId", "sync", "createdBy", "updatedBy"})
+
+
+def _entity_set(kind: ItemKind) -> EntitySet:
+    properties = list(_COMMON)
+    if kind is ItemKind.BUG:
+        properties.append(Property("severity", Item.severity, K.NAME))
+    return EntitySet(
+        name=kind.plural,
+        properties={prop.name: prop for prop in properties},
+        key=_KEY,
+        default_order=(SortKey(_CREATED_AT, descending=True),),  # newest first
+        collections={ASSIGNED_TO.name: ASSIGNED_TO},
+        select_only=_OUTPUT_ONLY,
+    )
+
+
+ENTITY_SETS = {kind: _entity_set(kind) for kind in ItemKind}

@@ -1,0 +1,38 @@
+"""Rendering OData list responses: $select projection, the envelope and the next link."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from yarl import URL
+
+from bot.odata import envelope
+from bot.odata.model import EntitySet
+from bot.odata.query import Query, parse_query
+from bot.web.routing import Call
+
+
+def query_of(call: Call, entity: EntitySet) -> Query:
+    """The request's OData options checked against the entity set (`@odata.count` by default)."""
+    return parse_query(call.request.query, entity, count_by_default=True)
+
+
+def render_page(
+    call: Call,
+    entity: EntitySet,
+    query: Query,
+    rows: Sequence[BaseModel],
+    count: int | None,
+    more: bool,
+) -> dict[str, Any]:
+    base = call.settings.public_url
+    values = [
+        envelope.select_fields(row.model_dump(mode="json", by_alias=True), query.select)
+        for row in rows
+    ]
+    next_link = None
+    if more:
+        next_link = envelope.next_link(URL(base).join(call.request.rel_url), query)
+    return envelope.collection(
+        base_url=base, entity=entity, rows=values, count=count, next_link=next_link
+    )
