@@ -1,27 +1,32 @@
-"""`make bench`: run every benchmark on SQLite and PostgreSQL and print a table of figures."""
+"""`make bench`: every benchmark on SQLite and PostgreSQL, each figure beside its ceilings."""
 
-from bench import me
+import sys
 
-BENCHMARKS = {"GET /api/me (session lookup)": me.measure}
+from bench import items, me
 
 
-def main() -> None:
-    print(
-        f"{'benchmark':34} {'db':10} {'app req/s':>10} {'p99 ms':>7} "
-        f"{'raw req/s':>10} {'bare req/s':>10} {'app/raw':>8} {'app/bare':>8}"
-    )
-    for name, measure in BENCHMARKS.items():
+def main(only: list[str]) -> None:
+    if not only or "me" in only:
+        print(
+            f"{'GET /api/me':12} {'db':10} {'app req/s':>10} {'p99 ms':>7} "
+            f"{'raw req/s':>10} {'bare req/s':>10} {'app/raw':>8} {'app/bare':>8}"
+        )
         for kind in ("sqlite", "postgresql"):
-            figures = measure(kind)
+            figures = me.measure(kind)
             app, raw, bare = figures["app"], figures["raw"], figures["bare"]
             print(
-                f"{name:34} {kind:10} {app.requests_per_second:10.0f} {app.p99_ms:7.1f} "
+                f"{'':12} {kind:10} {app.requests_per_second:10.0f} {app.p99_ms:7.1f} "
                 f"{raw.requests_per_second:10.0f} {bare.requests_per_second:10.0f} "
                 f"{app.requests_per_second / raw.requests_per_second:8.0%} "
                 f"{app.requests_per_second / bare.requests_per_second:8.0%}",
                 flush=True,
             )
+    if not only or "items" in only:
+        print(f"\nItems over {items.BUGS:,} bugs in one channel (list: {items.LIST_QUERY})")
+        for kind in ("sqlite", "postgresql"):
+            for line in items.report(kind, items.measure(kind)):
+                print(line, flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -67,13 +67,15 @@ def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("server did not start within 30 s")
 
 
-def wrk(url: str, *, headers: dict[str, str], connections: int) -> Load:
+def wrk(url: str, *, headers: dict[str, str], connections: int, script: Path | None = None) -> Load:
     """One wrk run against `url` (two threads, as many connections as asked)."""
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: `apt-get install wrk` (make bench does this)")
     command = ["wrk", "-t2", f"-c{connections}", f"-d{DURATION}", "--latency", url]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
+    if script is not None:
+        command += ["-s", str(script)]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     if "Non-2xx" in output:
         raise RuntimeError(f"non-2xx answers during the run:\n{output}")
@@ -89,15 +91,16 @@ def _latency(output: str, percentile: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def run_cli(env: dict[str, str], *args: str) -> str:
+def run_module(env: dict[str, str], module: str, *args: str) -> str:
+    """`python -m module args…` from the repository root; its stdout."""
+    command = [sys.executable, "-m", module, *args]
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
+        command, cwd=ROOT, env=env, check=True, capture_output=True, text=True
     ).stdout
+
+
+def run_cli(env: dict[str, str], *args: str) -> str:
+    return run_module(env, "bot", *args)
 
 
 @contextmanager

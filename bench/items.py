@@ -1,0 +1,122 @@
+"""Items: create, list (filter + order + top 50 + exact count over 100k bugs), 1000-id bulk edit."""
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from bench.harness import (
+    Load,
+    environment,
+    free_port,
+    run_cli,
+    run_module,
+    scratch_database,
+    server,
+    wrk,
+)
+
+BUGS = 100_000
+LIST_QUERY = {
+    "$filter": "status eq 'In Progress'",
+    "$orderby": "dueDate desc",
+    "$top": "50",
+    "$count": "true",
+}
+BULK_IDS = 1000
+BULK_RUNS = 10
+
+
+def measure(kind: str) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as folder, scratch_database(kind, Path(folder)) as url:
+        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        demo = json.loads(run_cli(env, "admin", "demo"))
+        run_module(env, "bench.items_data", url, demo["channelId"], str(BUGS))
+        headers = {
+            "Cookie": f"graphNodeCookie={demo['cookie']}",
+            "x-svc-teamid": demo["teamId"],
+            "x-svc-channelId": demo["channelId"],
+        }
+        list_path = "/odata/bugs?" + urllib.parse.urlencode(
+            LIST_QUERY, quote_via=urllib.parse.quote
+        )
+        results: dict[str, object] = {}
+        port = free_port()
+        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as base:
+            page = _request(base, "GET", list_path, headers)
+            created = _request(base, "POST", "/odata/bugs", headers, {"name": "Benchmark bug"})
+            results["list"] = wrk(base + list_path, headers=headers, connections=8)
+            results["create"] = wrk(
+                base + "/odata/bugs",
+                headers={**headers, "Content-Type": "application/json"},
+                connections=16,
+                script=Path(__file__).with_name("post_bug.lua"),
+            )
+            ids = [
+                row["_id"]
+                for row in json.loads(
+                    _request(base, "GET", "/odata/bugs?$top=1000&$select=_id", headers)
+                )["value"]
+            ]
+            results["bulk_ms"] = _bulk_times(base, headers, ids[:BULK_IDS])
+        body_file = Path(folder) / "page.json"
+        for name, body in (("list_bare", page), ("create_bare", created)):
+            body_file.write_bytes(body)
+            port = free_port()
+            command = [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)]
+            with server(command, env, port) as base:
+                results[name] = wrk(
+                    base + "/odata/bugs",
+                    headers=headers,
+                    connections=8 if name == "list_bare" else 16,
+                )
+        return results
+
+
+def _bulk_times(base: str, headers: dict[str, str], ids: list[str]) -> list[float]:
+    """Wall time of each 1000-id bulk edit over loopback, alternating the status."""
+    times = []
+    for run in range(BULK_RUNS):
+        status = "Completed" if run % 2 == 0 else "In Progress"
+        started = time.perf_counter()
+        _request(base, "POST", "/api/bulk/bug", headers, {"ids": ids, "status": status})
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def _request(
+    base: str, method: str, path: str, headers: dict[str, str], body: object = None
+) -> bytes:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        base + path,
+        data=data,
+        method=method,
+        headers={**headers, **({"Content-Type": "application/json"} if data else {})},
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return response.read()
+
+
+def report(kind: str, results: dict[str, object]) -> list[str]:
+    lines = []
+    for name in ("list", "create"):
+        app = results[name]
+        bare = results[f"{name}_bare"]
+        assert isinstance(app, Load) and isinstance(bare, Load)
+        ratio = app.requests_per_second / bare.requests_per_second
+        lines.append(
+            f"{name:8} {kind:10} {app.requests_per_second:9.0f} req/s  p99 {app.p99_ms:6.1f} ms  "
+            f"bare {bare.requests_per_second:8.0f} req/s  app/bare {ratio:5.1%}"
+        )
+    bulk = results["bulk_ms"]
+    assert isinstance(bulk, list)
+    lines.append(
+        f"bulk     {kind:10} 1000 ids: median {statistics.median(bulk):6.0f} ms  "
+        f"worst of {len(bulk)} {max(bulk):6.0f} ms"
+    )
+    return lines
