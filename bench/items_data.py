@@ -5,7 +5,7 @@ import random
 import sys
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 
 from bot.db.engine import create_engine
 from bot.db.tables import Channel, FieldValue, Item, ItemCounter, Project
@@ -86,6 +86,11 @@ async def load(database_url: str, teams_channel_id: str, count: int) -> None:
                         }
                     )
                 await conn.execute(Item.__table__.insert(), rows)
+        # Statistics and a visibility map, as autovacuum would leave a long-lived database.
+        async with engine.connect() as conn:
+            autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            vacuum = "VACUUM ANALYZE" if conn.dialect.name == "postgresql" else "ANALYZE"
+            await autocommit.execute(text(vacuum))
     finally:
         await engine.dispose()
 

@@ -42,10 +42,12 @@ def details_statement(channel_id: str, kind: ItemKind) -> DetailsRows:
             Team.teams_id.label("teams_team_id"),
             Team.group_id,
         )
+        # Outer joins on primary keys: the databases drop them where nothing is read from them,
+        # so counting the filtered items never touches these tables.
         .outerjoin(FieldValue, FieldValue.id == Item.status_id)
-        .join(Project, Project.id == Item.project_id)
-        .join(Channel, Channel.id == Item.channel_id)
-        .join(Team, Team.id == Channel.team_id)
+        .outerjoin(Project, Project.id == Item.project_id)
+        .outerjoin(Channel, Channel.id == Item.channel_id)
+        .outerjoin(Team, Team.id == Channel.team_id)
         .where(Item.channel_id == channel_id, Item.kind == kind.value)
     )
 

@@ -3,7 +3,13 @@
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, RootModel, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    RootModel,
+    StringConstraints,
+    model_validator,
+)
 
 from bot.directory.schemas import UserOut
 from bot.projects.schemas import ProjectRef
@@ -99,7 +105,9 @@ class BulkEdit(ApiModel):
     """The seed's bulk edit: absent or null leaves a field unchanged, as does `assignedTo: []`."""
 
     ids: Annotated[
-        list[Annotated[str, StringConstraints(max_length=64)]], Field(min_length=1, max_length=1000)
+        # Any string: one that is no id of this channel answers Svc_NOTFOUND for itself alone.
+        list[Annotated[str, StringConstraints(max_length=1024)]],
+        Field(min_length=1, max_length=1000),
     ]
     assigned_to: Assignees = Field(default_factory=list, alias="assignedTo")
     status: Text | None = None
@@ -114,8 +122,11 @@ class BulkResult(ApiModel):
     id: str = Field(alias="_id")
     name: str | None
     status: str = Field(description="success or error")
+    # The seed's elements carry `error` when their status is error, and only then.
     error: str | None = Field(
-        None, description="Svc_NOTFOUND, Svc_MAPPING_NOTFOUND, Svc_INVALID_DATES"
+        None,
+        exclude_if=lambda error: error is None,
+        description="Only on errors: Svc_NOTFOUND, Svc_MAPPING_NOTFOUND, Svc_INVALID_DATES",
     )
 
 

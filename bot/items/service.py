@@ -15,7 +15,14 @@ from bot.projects import service as projects
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
-NOT_NULL = ("name", "status", "priority", "severity")
+# Fields that always hold a value: PATCH may change them, never clear them.
+NOT_NULL = {
+    "name": "name",
+    "status": "status",
+    "priority": "priority",
+    "severity": "severity",
+    "project_id": "projectId",
+}
 # Free fields stored as given, by model field name and the JSON name events report.
 FREE_FIELDS = {
     "body": "body",
@@ -120,9 +127,9 @@ async def update_item(
     """Apply the fields sent; an update that changes nothing writes nothing and fires nothing."""
     item = await _load_for_update(uow, kind, item_id)
     sent = {field: getattr(patch, field) for field in patch.model_fields_set}
-    for field in NOT_NULL:
+    for field, json_name in NOT_NULL.items():
         if field in sent and sent[field] is None:
-            raise Invalid(field, "must not be null")
+            raise Invalid(json_name, "must not be null")
     catalog = await load_catalog(uow, channel_id=item.channel_id, kind=kind)
     new: dict[str, Any] = {key: sent[key] for key in FREE_FIELDS if key in sent}
     if "bucket" in new and new["bucket"] is None:

@@ -58,7 +58,7 @@ async def stored(factory: Factory) -> tuple[list[dict[str, Any]], list[tuple[Any
 
 
 def ok(item: dict[str, Any]) -> dict[str, Any]:
-    return {"_id": item["_id"], "name": item["name"], "status": "success", "error": None}
+    return {"_id": item["_id"], "name": item["name"], "status": "success"}
 
 
 def not_found(item_id: str) -> dict[str, Any]:
@@ -79,7 +79,7 @@ async def test_bulk_edit_answers_one_result_per_id_in_request_order(
             "/odata/bugs", json={"name": "Secret"}, headers=bob.in_channel(TEAM_B, CHANNEL_B)
         )
     ).json()
-    ids = [three["_id"], "not-an-id", one["_id"], three["_id"], UNKNOWN_ID]
+    ids = [three["_id"], "not-an-id", one["_id"], three["_id"], UNKNOWN_ID, "x" * 300]
     ids += [task["_id"], theirs["_id"], two["_id"]]
     status, results = await bulk(client, ada, {"ids": ids, "priority": "high"})
     assert status == 200
@@ -89,6 +89,7 @@ async def test_bulk_edit_answers_one_result_per_id_in_request_order(
         ok(one),
         ok(three),
         not_found(UNKNOWN_ID),
+        not_found("x" * 300),
         not_found(task["_id"]),
         not_found(theirs["_id"]),
         ok(two),
@@ -379,7 +380,7 @@ async def test_a_bulk_edit_of_1000_ids_changes_them_all(
     assert time.monotonic() - started < 10
     assert status == 200
     assert results == [
-        {"_id": item_id, "name": f"Bug {n}", "status": "success", "error": None}
+        {"_id": item_id, "name": f"Bug {n}", "status": "success"}
         for n, item_id in enumerate(ids, start=1)
     ]
     items, links, events = await stored(factory)

@@ -140,7 +140,7 @@ async def test_patch_with_bad_input_answers_400_and_changes_nothing(
     assert await stored(factory) == before
 
 
-@pytest.mark.parametrize("field", ["name", "status", "priority", "severity"])
+@pytest.mark.parametrize("field", ["name", "status", "priority", "severity", "projectId"])
 async def test_patch_null_for_a_required_field_answers_400(
     client, factory: Factory, field: str
 ) -> None:

@@ -16,8 +16,8 @@ class Item(Base):
     __tablename__ = "items"
     __table_args__ = (
         UniqueConstraint("channel_id", "kind", "internal_id"),
-        # Lists are per channel and kind, usually filtered by status and sorted by a date.
-        Index(None, "channel_id", "kind", "status", "updated_at"),
+        # Lists are per channel and kind, usually filtered by status and sorted by due date.
+        Index(None, "channel_id", "kind", "status", "due_date"),
         Index(None, "channel_id", "kind", "due_date"),
     )
     id: Mapped[str] = mapped_column(ID, primary_key=True)

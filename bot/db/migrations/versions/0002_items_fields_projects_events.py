@@ -198,8 +198,8 @@ def upgrade() -> None:
             unique=False,
         )
         batch_op.create_index(
-            batch_op.f("ix_items_channel_id_kind_status_updated_at"),
-            ["channel_id", "kind", "status", "updated_at"],
+            batch_op.f("ix_items_channel_id_kind_status_due_date"),
+            ["channel_id", "kind", "status", "due_date"],
             unique=False,
         )
         batch_op.create_index(batch_op.f("ix_items_project_id"), ["project_id"], unique=False)
@@ -236,7 +236,7 @@ def downgrade() -> None:
     with op.batch_alter_table("items", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_items_status_id"))
         batch_op.drop_index(batch_op.f("ix_items_project_id"))
-        batch_op.drop_index(batch_op.f("ix_items_channel_id_kind_status_updated_at"))
+        batch_op.drop_index(batch_op.f("ix_items_channel_id_kind_status_due_date"))
         batch_op.drop_index(batch_op.f("ix_items_channel_id_kind_due_date"))
 
     op.drop_table("items")
