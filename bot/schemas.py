@@ -9,9 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 def format_timestamp(value: datetime) -> str:
     """ISO 8601 UTC with milliseconds and Z, as the spec writes every timestamp."""
-    return (
-        value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
-    )
+    # isoformat, not strftime: glibc's %Y writes year 235 as "235", which is no ISO 8601 date.
+    return value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
 Timestamp = Annotated[

@@ -47,7 +47,8 @@ async def list_statuses(call: Call) -> dict[str, Any]:
     query = query_of(call, STATUSES)
     rows, count, more = await fields.list_statuses(call.uow, query=query)
     base = call.settings.public_url
-    return render_page(call, STATUSES, query, [status_out(row, base) for row in rows], count, more)
+    values = [status_out(row, base).model_dump(mode="json") for row in rows]
+    return render_page(call, STATUSES, query, values, count, more)
 
 
 @routes.route(

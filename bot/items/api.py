@@ -5,7 +5,7 @@ from typing import Any
 
 from bot.items import bulk, read
 from bot.items import service as items
-from bot.items.queries import ENTITY_SETS
+from bot.items.queries import entity_set
 from bot.items.schemas import (
     BugCreate,
     BugCreated,
@@ -53,31 +53,26 @@ def _named(name: str, handler: Callable[[Call], Awaitable[Any]]) -> Handler:
 
 def _declare(kind: ItemKind) -> None:
     label, plural = kind.value, kind.plural
-    entity = ENTITY_SETS[kind]
 
     async def list_items(call: Call) -> dict[str, Any]:
+        entity = entity_set(kind, call.channel)
         query = query_of(call, entity)
         rows, count, more = await read.list_items(call.uow, kind=kind, query=query)
         return render_page(call, entity, query, rows, count, more)
 
-    async def create(call: Call) -> Any:
+    async def create(call: Call) -> dict[str, Any]:
         entity_id = call.request.headers.get("x-svc-entityId")
         created = await items.create_item(call.uow, kind=kind, body=call.body, entity_id=entity_id)
         base = call.settings.public_url
-        link = entity_link(base, plural, created.item.id)
-        return CREATED[kind].model_validate(
-            {
-                **read.common_fields(created.item),
-                "odata_context": entity_context(base, plural),
-                "odata_edit_link": link,
-                "odata_id": link,
-                "project_id": created.item.project_id,
-                "assigned_to": created.assignee_ids,
-                "severity": created.item.severity,
-            }
-        )
+        link = entity_link(base, plural, created.row["id"])
+        return {
+            "@odata.context": entity_context(base, plural),
+            "@odata.editLink": link,
+            "@odata.id": link,
+            **items.created_fields(created, kind),
+        }
 
-    async def details(call: Call) -> read.Details:
+    async def details(call: Call) -> dict[str, Any]:
         return await read.get_details(call.uow, kind=kind, item_id=call.request.match_info["id"])
 
     async def patch(call: Call) -> None:

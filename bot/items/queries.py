@@ -1,10 +1,11 @@
 """What item lists expose to OData: properties by their JSON names, and assignees for any/all."""
 
-from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy import ColumnElement, String, exists, literal, select
 
-from bot.db.tables import Channel, FieldValue, Item, ItemAssignee, Team, User
+from bot.db.tables import FieldValue, Item, ItemAssignee, User
 from bot.odata.model import Collection, EntitySet, Property, PropertyKind, SortKey
 from bot.schemas import ItemKind
+from bot.uow import ChannelScope
 
 K = PropertyKind
 
@@ -41,7 +42,12 @@ _COMMON = (
     Property("body", Item.body, K.TEXT, sortable=False),
     Property("owner", Item.owner, K.TEXT),
     Property("status", Item.status, K.NAME),
-    Property("statusValue", FieldValue.value, K.INTEGER),
+    # A correlated lookup, not a join: lists and counts stay on the items table alone.
+    Property(
+        "statusValue",
+        select(FieldValue.value).where(FieldValue.id == Item.status_id).scalar_subquery(),
+        K.INTEGER,
+    ),
     Property("priority", Item.priority, K.NAME),
     Property("source", Item.source, K.NAME),
     Property("sourceId", Item.source_id, K.NAME),
@@ -56,26 +62,33 @@ _COMMON = (
     Property("phaseName", Item.phase_name, K.TEXT),
     Property("bucketName", Item.bucket_name, K.TEXT),
     Property("entityId", Item.entity_id, K.NAME),
-    Property("channelId", Channel.teams_id, K.NAME),
-    Property("teamId", Team.teams_id, K.NAME),
-    Property("groupId", Team.group_id, K.NAME),
 )
 # Shown in every element and selectable, but not something to filter or sort by.
 _OUTPUT_ONLY = frozenset({"bucket", "attachments", "statusId", "sync", "createdBy", "updatedBy"})
 
 
-def _entity_set(kind: ItemKind) -> EntitySet:
+def _static_properties(kind: ItemKind) -> dict[str, Property]:
     properties = list(_COMMON)
     if kind is ItemKind.BUG:
         properties.append(Property("severity", Item.severity, K.NAME))
+    return {prop.name: prop for prop in properties}
+
+
+_STATIC = {kind: _static_properties(kind) for kind in ItemKind}
+
+
+def entity_set(kind: ItemKind, scope: ChannelScope) -> EntitySet:
+    """The item list's OData face in one channel, whose team and channel ids are constants."""
+    constants = (
+        Property("channelId", literal(scope.teams_channel_id, String), K.NAME),
+        Property("teamId", literal(scope.teams_team_id, String), K.NAME),
+        Property("groupId", literal(scope.group_id, String), K.NAME),
+    )
     return EntitySet(
         name=kind.plural,
-        properties={prop.name: prop for prop in properties},
+        properties={**_STATIC[kind], **{prop.name: prop for prop in constants}},
         key=_KEY,
         default_order=(SortKey(_CREATED_AT, descending=True),),  # newest first
         collections={ASSIGNED_TO.name: ASSIGNED_TO},
         select_only=_OUTPUT_ONLY,
     )
-
-
-ENTITY_SETS = {kind: _entity_set(kind) for kind in ItemKind}

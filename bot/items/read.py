@@ -1,174 +1,217 @@
-"""Reading items in the details shape: one statement for the items, one for the people in them."""
+"""Reading items in the details shape: the items alone, then what they refer to, in a few lookups.
 
-from collections import defaultdict
-from collections.abc import Sequence
+The rows are rendered straight to JSON-ready dicts (the shape `schemas.TaskDetails` and
+`BugDetails` document): lists render up to 1,000 of them, and building models only to dump them
+again would double the cost.
+"""
+
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Row, Select, select
+from sqlalchemy import Select, select
 
-from bot.db.tables import Channel, FieldValue, Item, ItemAssignee, Project, Team, User
-from bot.directory.service import user_out
+from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
 from bot.errors import NotFound
+from bot.fields.catalog import STATUS
 from bot.ids import is_id
-from bot.items.schemas import (
-    Avatar,
-    BugDetails,
-    CreatedBy,
-    Links,
-    StatusRef,
-    Sync,
-    TaskDetails,
-    UpdatedBy,
-)
 from bot.odata.query import Query, apply, count_statement, page
-from bot.projects.service import project_ref
-from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
+from bot.schemas import ItemKind, format_timestamp
+from bot.uow import ChannelScope, UnitOfWork
 
-Details = TaskDetails | BugDetails
-# Item, status category, status value, project, Teams channel id, Teams team id, group id.
-DetailsRows = Select[Item, str | None, int, Project, str, str, str | None]
+ITEM = Item.__table__.c
+Details = dict[str, Any]
 
 
-def details_statement(channel_id: str, kind: ItemKind) -> DetailsRows:
-    """Items of one channel and kind with their status, project, channel and team."""
-    return (
-        select(
-            Item,
-            FieldValue.category.label("status_category"),
-            FieldValue.value.label("status_value"),
-            Project,
-            Channel.teams_id.label("teams_channel_id"),
-            Team.teams_id.label("teams_team_id"),
-            Team.group_id,
-        )
-        # Outer joins on primary keys: the databases drop them where nothing is read from them,
-        # so counting the filtered items never touches these tables.
-        .outerjoin(FieldValue, FieldValue.id == Item.status_id)
-        .outerjoin(Project, Project.id == Item.project_id)
-        .outerjoin(Channel, Channel.id == Item.channel_id)
-        .outerjoin(Team, Team.id == Channel.team_id)
-        .where(Item.channel_id == channel_id, Item.kind == kind.value)
-    )
+def items_statement(channel_id: str, kind: ItemKind) -> Select[Any]:
+    """The item columns of one channel and kind; nothing joined, so counts stay on one index."""
+    return select(*ITEM).where(ITEM.channel_id == channel_id, ITEM.kind == kind.value)
 
 
 async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Details:
     """One item of the request's channel, or a 404 (never another channel's data)."""
-    assert uow.channel is not None
-    if not is_id(item_id):
+    scope = _scope(uow)
+    row = None
+    if is_id(item_id):
+        statement = items_statement(scope.channel_id, kind).where(ITEM.id == item_id)
+        row = (await uow.session.execute(statement)).mappings().first()
+    if row is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    statement = details_statement(uow.channel.channel_id, kind).where(Item.id == item_id)
-    rows = (await uow.session.execute(statement)).all()
-    if not rows:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    return (await render(uow, kind, rows))[0]
+    return (await render(uow, kind, [row]))[0]
 
 
 async def list_items(
     uow: UnitOfWork, *, kind: ItemKind, query: Query
 ) -> tuple[list[Details], int | None, bool]:
     """A page of the channel's items, the exact count if asked, and whether more follow."""
-    assert uow.channel is not None
-    statement = details_statement(uow.channel.channel_id, kind)
-    rows, more = page((await uow.session.execute(apply(statement, query))).all(), query)
+    statement = items_statement(_scope(uow).channel_id, kind)
+    fetched = (await uow.session.execute(apply(statement, query))).mappings().all()
+    rows, more = page(fetched, query)
     count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
     return await render(uow, kind, rows), count, more
 
 
 async def render(
-    uow: UnitOfWork, kind: ItemKind, rows: Sequence[Row[*tuple[Any, ...]]]
+    uow: UnitOfWork, kind: ItemKind, rows: Sequence[Mapping[str, Any]]
 ) -> list[Details]:
-    """The details of already selected rows, people loaded in two more statements."""
-    item_ids = [row.Item.id for row in rows]
-    assigned: dict[str, list[str]] = defaultdict(list)
-    if item_ids:
-        links = await uow.session.execute(
-            select(ItemAssignee.item_id, ItemAssignee.user_id)
-            .where(ItemAssignee.item_id.in_(item_ids))
-            .order_by(ItemAssignee.item_id, ItemAssignee.position)
+    """The details of item rows: statuses, projects and people looked up once for all of them."""
+    if not rows:
+        return []
+    scope = _scope(uow)
+    statuses = {
+        status.id: status
+        for status in await uow.session.execute(
+            select(FieldValue.id, FieldValue.category, FieldValue.value).where(
+                FieldValue.channel_id == scope.channel_id,
+                FieldValue.field == STATUS,
+                FieldValue.type == kind.type_label,
+            )
         )
-        for item_id, user_id in links:
-            assigned[item_id].append(user_id)
-    people = {user for ids in assigned.values() for user in ids}
-    people |= {u for row in rows for u in (row.Item.created_by, row.Item.updated_by) if u}
-    users = {}
-    if people:
-        users = {
-            u.id: u for u in await uow.session.scalars(select(User).where(User.id.in_(people)))
-        }
-    model = BugDetails if kind is ItemKind.BUG else TaskDetails
-    return [model(**_fields(row, users, assigned[row.Item.id], kind)) for row in rows]
-
-
-def _fields(
-    row: Row[*tuple[Any, ...]], users: dict[str, User], assignees: list[str], kind: ItemKind
-) -> dict[str, Any]:
-    item: Item = row.Item
-    fields = {
-        **common_fields(item),
-        "status_id": StatusRef(id=item.status_id, category=row.status_category),
-        "status_value": row.status_value,
-        "sync": Sync(status=item.sync_status, at=item.sync_at),
-        "project_id": project_ref(row.Project),
-        "assigned_to": [user_out(users[user_id]) for user_id in assignees],
-        "channel_id": row.teams_channel_id,
-        "team_id": row.teams_team_id,
-        "group_id": row.group_id,
-        "entity_id": item.entity_id,
-        "created_by": _created_by(users.get(item.created_by or "")),
-        "updated_by": _updated_by(users.get(item.updated_by or "")),
     }
-    if kind is ItemKind.BUG:
-        fields["severity"] = item.severity
-    return fields
+    projects = {
+        project["id"]: project_ref(dict(project))
+        for project in (
+            await uow.session.execute(
+                select(*Project.__table__.c).where(Project.channel_id == scope.channel_id)
+            )
+        ).mappings()
+    }
+    assigned, users = await _people(uow, rows)
+    return [
+        _details(row, kind, scope, statuses, projects, users, assigned.get(row["id"], []))
+        for row in rows
+    ]
 
 
-def common_fields(item: Item) -> dict[str, Any]:
-    """What the created and the details shapes share, by field name."""
+def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What the created and the details shapes share, under the API's names."""
     return {
-        "id": item.id,
-        "internal_id": item.internal_id,
-        "name": item.name,
-        "body": item.body,
-        "owner": item.owner,
-        "status": item.status,
-        "priority": item.priority,
-        "source": item.source,
-        "source_id": item.source_id,
-        "start_date": item.start_date,
-        "due_date": item.due_date,
-        "completed_date": item.completed_date,
-        "effort": item.effort,
-        "phase": item.phase,
-        "phase_name": item.phase_name,
-        "bucket": item.bucket,
-        "bucket_name": item.bucket_name,
+        "_id": row["id"],
+        "internalId": row["internal_id"],
+        "name": row["name"],
+        "body": row["body"],
+        "owner": row["owner"],
+        "status": row["status"],
+        "priority": row["priority"],
+        "source": row["source"],
+        "sourceId": row["source_id"],
+        "startDate": _timestamp(row["start_date"]),
+        "dueDate": _timestamp(row["due_date"]),
+        "completedDate": _timestamp(row["completed_date"]),
+        "effort": row["effort"],
+        "phase": row["phase"],
+        "phaseName": row["phase_name"],
+        "bucket": row["bucket"],
+        "bucketName": row["bucket_name"],
         "attachments": [],
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
+        "createdAt": _timestamp(row["created_at"]),
+        "updatedAt": _timestamp(row["updated_at"]),
     }
 
 
-def _created_by(user: User | None) -> CreatedBy | None:
-    if user is None:
-        return None
-    return CreatedBy(
-        source=user.source,
-        email=user.email or user.username,
-        name=user.display_name,
-        source_id=user.source_id,
-    )
+def user_json(user: Mapping[str, Any]) -> dict[str, Any]:
+    """A user as `assignedTo` shows one (the API's User shape)."""
+    return {
+        "_id": user["id"],
+        "sourceId": user["source_id"],
+        "displayName": user["display_name"],
+        "email": user["email"],
+        "username": user["username"],
+        "source": user["source"],
+    }
 
 
-def _updated_by(user: User | None) -> UpdatedBy | None:
+def project_ref(project: Mapping[str, Any]) -> dict[str, Any]:
+    """The project object embedded in an item (the seed's `projectId`)."""
+    return {
+        "enableBug": project["enable_bug"],
+        "_id": project["id"],
+        "displayName": project["display_name"],
+        "hostname": project["hostname"],
+        "projectName": project["project_name"],
+        "sourceId": project["source_id"],
+    }
+
+
+def _details(
+    row: Mapping[str, Any],
+    kind: ItemKind,
+    scope: ChannelScope,
+    statuses: Mapping[str, Any],
+    projects: Mapping[str, dict[str, Any]],
+    users: Mapping[str, Mapping[str, Any]],
+    assignees: list[str],
+) -> Details:
+    status = statuses.get(row["status_id"] or "")
+    details = common_fields(row)
+    details.update(
+        {
+            "statusId": {"_id": row["status_id"], "category": status.category if status else None},
+            "statusValue": status.value if status else None,
+            "sync": {"status": row["sync_status"], "at": _timestamp(row["sync_at"])},
+            "projectId": projects[row["project_id"]],
+            "assignedTo": [user_json(users[user_id]) for user_id in assignees],
+            "channelId": scope.teams_channel_id,
+            "teamId": scope.teams_team_id,
+            "groupId": scope.group_id,
+            "entityId": row["entity_id"],
+            "createdBy": _created_by(users.get(row["created_by"] or "")),
+            "updatedBy": _updated_by(users.get(row["updated_by"] or "")),
+        }
+    )
+    if kind is ItemKind.BUG:
+        details["severity"] = row["severity"]
+    return details
+
+
+async def _people(
+    uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]
+) -> tuple[dict[str, list[str]], dict[str, Mapping[str, Any]]]:
+    """Assignee ids per item (in order) and every user the rows name, in two statements."""
+    assigned: dict[str, list[str]] = {}
+    for link in await uow.session.execute(
+        select(ItemAssignee.item_id, ItemAssignee.user_id)
+        .where(ItemAssignee.item_id.in_([row["id"] for row in rows]))
+        .order_by(ItemAssignee.item_id, ItemAssignee.position)
+    ):
+        assigned.setdefault(link.item_id, []).append(link.user_id)
+    wanted = {user for ids in assigned.values() for user in ids}
+    wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}
+    users: dict[str, Mapping[str, Any]] = {}  # RowMappings
+    if wanted:
+        found = await uow.session.execute(select(*User.__table__.c).where(User.id.in_(wanted)))
+        users = {user["id"]: dict(user) for user in found.mappings()}
+    return assigned, users
+
+
+def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if user is None:
         return None
-    return UpdatedBy(
-        display_name=user.display_name,
-        url="",
-        links=Links(avatar=Avatar(href="")),
-        id=user.source_id,
-        unique_name=user.username,
-        image_url="",
-        descriptor="",
-    )
+    return {
+        "source": user["source"],
+        "email": user["email"] or user["username"],
+        "name": user["display_name"],
+        "sourceId": user["source_id"],
+    }
+
+
+def _updated_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if user is None:
+        return None
+    return {
+        "displayName": user["display_name"],
+        "url": "",
+        "_links": {"avatar": {"href": ""}},
+        "id": user["source_id"],
+        "uniqueName": user["username"],
+        "imageUrl": "",
+        "descriptor": "",
+    }
+
+
+def _timestamp(value: Any) -> str | None:
+    return None if value is None else format_timestamp(value)
+
+
+def _scope(uow: UnitOfWork) -> ChannelScope:
+    assert uow.channel is not None, "items are read in a channel"
+    return uow.channel

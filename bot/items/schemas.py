@@ -22,7 +22,11 @@ MAX_BUCKET_ENTRIES = 100
 
 def _as_utc(value: datetime) -> datetime:
     """No offset means UTC (api.md §1)."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        # 0001-01-01T00:00+01:00 is before year 1 in UTC; pydantic turns only ValueError into a 400.
+        raise ValueError("is outside the years 1 to 9999 in UTC") from None
 
 
 def _body_size(value: str) -> str:

@@ -37,7 +37,7 @@ FREE_FIELDS = {
 
 @dataclass(frozen=True)
 class Created:
-    item: Item
+    row: dict[str, Any]  # the stored columns
     assignee_ids: list[str]
 
 
@@ -70,22 +70,22 @@ async def create_item(
     assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
     now = uow.clock.now()
     item_id = new_id()
-    item = Item(
-        id=item_id,
-        channel_id=channel_id,
-        kind=kind.value,
-        internal_id=await _next_internal_id(uow, channel_id, kind),
-        name=body.name,
-        status=status.name,
-        status_id=status.id,
-        priority=priority.name,
-        severity=severity.name if severity else None,
-        project_id=project.id,
-        source=project.source,
-        source_id=item_id,
-        start_date=body.start_date,
-        due_date=body.due_date,
-        completed_date=rules.completed_date(
+    row = {
+        "id": item_id,
+        "channel_id": channel_id,
+        "kind": kind.value,
+        "internal_id": await _next_internal_id(uow, channel_id, kind),
+        "name": body.name,
+        "status": status.name,
+        "status_id": status.id,
+        "priority": priority.name,
+        "severity": severity.name if severity else None,
+        "project_id": project.id,
+        "source": project.source,
+        "source_id": item_id,
+        "start_date": body.start_date,
+        "due_date": body.due_date,
+        "completed_date": rules.completed_date(
             done_before=False,
             done_after=catalog.is_done(status.id),
             current=None,
@@ -93,30 +93,30 @@ async def create_item(
             given_explicitly="completed_date" in body.model_fields_set,
             now=now,
         ),
-        body=body.body,
-        owner=body.owner,
-        effort=body.effort,
-        phase=body.phase,
-        phase_name=body.phase_name,
-        bucket=body.bucket or [],
-        bucket_name=body.bucket_name,
-        entity_id=entity_id,
-        sync_status=None,
-        sync_at=now,
-        created_by=_actor_id(uow),
-        updated_by=_actor_id(uow),
-        created_at=now,
-        updated_at=now,
-    )
-    uow.session.add(item)
-    await uow.session.flush()
+        "body": body.body,
+        "owner": body.owner,
+        "effort": body.effort,
+        "phase": body.phase,
+        "phase_name": body.phase_name,
+        "bucket": body.bucket or [],
+        "bucket_name": body.bucket_name,
+        "entity_id": entity_id,
+        "sync_status": None,
+        "sync_at": now,
+        "created_by": _actor_id(uow),
+        "updated_by": _actor_id(uow),
+        "created_at": now,
+        "updated_at": now,
+    }
+    # A Core insert: the ORM's unit of work would only add bookkeeping to one known row.
+    await uow.session.execute(insert(Item), [row])
     await _set_assignees(uow, item_id, [user.id for user in assignees])
-    created = Created(item=item, assignee_ids=[user.id for user in assignees])
+    created = Created(row=row, assignee_ids=[user.id for user in assignees])
     await events.record(
         uow,
         kind=kind,
         trigger=events.ITEM_CREATED,
-        payloads={item_id: {"item": snapshot(created, kind)}},
+        payloads={item_id: {"item": created_fields(created, kind)}},
     )
     return created
 
@@ -196,18 +196,18 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
         uow,
         kind=kind,
         trigger=events.ITEM_DELETED,
-        payloads={item_id: {"item": last_state.model_dump(mode="json", by_alias=True)}},
+        payloads={item_id: {"item": last_state}},
     )
 
 
-def snapshot(created: Created, kind: ItemKind) -> dict[str, Any]:
-    """The created item as events carry it (the created shape without OData links)."""
-    fields = read.common_fields(created.item)
-    fields["projectId"] = created.item.project_id
+def created_fields(created: Created, kind: ItemKind) -> dict[str, Any]:
+    """The created shape without its OData links: what create answers and ITEM_CREATED carries."""
+    fields = read.common_fields(created.row)
+    fields["projectId"] = created.row["project_id"]
     fields["assignedTo"] = created.assignee_ids
     if kind is ItemKind.BUG:
-        fields["severity"] = created.item.severity
-    return {_json_name(key): events.plain(value) for key, value in fields.items()}
+        fields["severity"] = created.row["severity"]
+    return fields
 
 
 async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) -> int:

@@ -3,7 +3,6 @@
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel
 from yarl import URL
 
 from bot.odata import envelope
@@ -21,15 +20,13 @@ def render_page(
     call: Call,
     entity: EntitySet,
     query: Query,
-    rows: Sequence[BaseModel],
+    rows: Sequence[dict[str, Any]],
     count: int | None,
     more: bool,
 ) -> dict[str, Any]:
+    """The collection of JSON-ready rows, cut to `$select`, with its count and next link."""
     base = call.settings.public_url
-    values = [
-        envelope.select_fields(row.model_dump(mode="json", by_alias=True), query.select)
-        for row in rows
-    ]
+    values = [envelope.select_fields(row, query.select) for row in rows]
     next_link = None
     if more:
         next_link = envelope.next_link(URL(base).join(call.request.rel_url), query)
