@@ -26,6 +26,15 @@ class ApiModel(BaseModel):
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
 
+class CollectionPage(ApiModel):
+    """An OData collection (api.md §2): the envelope around `value`, which each page declares."""
+
+    # A route answering one takes the list query options; OpenAPI documents them from this type.
+    odata_context: str = Field(alias="@odata.context")
+    odata_count: int | None = Field(None, alias="@odata.count")
+    odata_next_link: str | None = Field(None, alias="@odata.nextLink")
+
+
 class ErrorBody(BaseModel):
     error: str = Field(description="What went wrong, in words a user can act on")
 

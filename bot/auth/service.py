@@ -3,8 +3,9 @@
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Row, Select, bindparam, select, update
 
 from bot.auth.schemas import IssuedToken
 from bot.auth.sso import SsoIdentity
@@ -13,7 +14,7 @@ from bot.directory import service as directory
 from bot.directory.schemas import UserOut
 from bot.errors import Forbidden, Invalid, Unauthorized
 from bot.ids import new_id
-from bot.uow import Actor, UnitOfWork
+from bot.uow import Actor, ChannelScope, UnitOfWork
 
 SESSION = "session"
 API_TOKEN = "api"
@@ -40,6 +41,11 @@ _LOOKUP = (
     )
     .join(User, User.id == AuthToken.user_id)
     .where(AuthToken.token_hash == bindparam("token_hash"))
+)
+
+
+_LOOKUP_IN_CHANNEL = directory.join_channel_access(
+    _LOOKUP.add_columns(*directory.CHANNEL_ACCESS), User.id
 )
 
 
@@ -82,10 +88,29 @@ async def sign_in_with_sso(
 
 async def authenticate(uow: UnitOfWork, *, secret: str | None) -> Actor:
     """The user behind a session or token; slides a session's expiry forward."""
+    actor, _row = await _admit(uow, secret, _LOOKUP, {})
+    return actor
+
+
+async def authenticate_in_channel(
+    uow: UnitOfWork, *, secret: str | None, team_id: str, channel_id: str
+) -> tuple[Actor, ChannelScope]:
+    """The caller and the channel they act in, read in one statement (every channel request)."""
+    params = {"team": team_id, "channel": channel_id}
+    actor, row = await _admit(uow, secret, _LOOKUP_IN_CHANNEL, params)
+    return actor, directory.admit_to_channel(row, team_id=team_id, channel_id=channel_id)
+
+
+async def _admit(
+    uow: UnitOfWork, secret: str | None, statement: Select[*tuple[Any, ...]], params: dict[str, str]
+) -> tuple[Actor, Row[Any]]:
+    """The caller if the secret names a live session or token, and the row read with it."""
     if not secret:
         raise Unauthorized(NO_CREDENTIALS)
     now = uow.clock.now()
-    row = (await uow.session.execute(_LOOKUP, {"token_hash": hash_secret(secret)})).first()
+    row = (
+        await uow.session.execute(statement, {"token_hash": hash_secret(secret), **params})
+    ).first()
     if row is None or row.revoked_at is not None or row.expires_at <= now:
         raise Unauthorized(BAD_CREDENTIALS)
     if row.sliding_seconds:
@@ -94,7 +119,7 @@ async def authenticate(uow: UnitOfWork, *, secret: str | None) -> Actor:
             await uow.session.execute(
                 update(AuthToken).where(AuthToken.id == row.token_id).values(expires_at=slid)
             )
-    return Actor(
+    actor = Actor(
         user_id=row.user_id,
         source_id=row.source_id,
         username=row.username,
@@ -102,6 +127,7 @@ async def authenticate(uow: UnitOfWork, *, secret: str | None) -> Actor:
         email=row.email,
         source=row.source,
     )
+    return actor, row
 
 
 async def revoke(uow: UnitOfWork, *, secret: str) -> None:

@@ -1,10 +1,15 @@
 """Column types that behave the same on SQLite and PostgreSQL."""
 
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import DateTime
+from sqlalchemy import ColumnElement, DateTime
 from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import QueryableAttribute
 from sqlalchemy.types import TypeDecorator
+
+# A Core expression, or a mapped attribute such as `Item.name`.
+SqlExpression = ColumnElement[Any] | QueryableAttribute[Any]
 
 
 class UTCDateTime(TypeDecorator[datetime]):

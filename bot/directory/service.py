@@ -1,8 +1,11 @@
 """Directory rules: upserts from the CLI, SSO and roster sync; lookups for authorization."""
 
-from sqlalchemy import delete, or_, select
+from typing import Any, TypeVarTuple
+
+from sqlalchemy import Select, bindparam, delete, or_, select
 
 from bot.db.tables import Channel, Team, TeamMember, Tenant, User
+from bot.db.types import SqlExpression
 from bot.directory.schemas import (
     USER_SOURCE,
     ChannelOut,
@@ -224,31 +227,57 @@ async def resolve_channel(
     uow: UnitOfWork, *, user_id: str, team_id: str, channel_id: str
 ) -> ChannelScope:
     """The channel a request names, if the user is a member of its team and it is supported."""
+    statement = select(*CHANNEL_ACCESS).select_from(User)
     row = (
         await uow.session.execute(
-            select(Team, TeamMember.user_id)
-            .outerjoin(
-                TeamMember, (TeamMember.team_id == Team.id) & (TeamMember.user_id == user_id)
-            )
-            .where(Team.teams_id == team_id)
+            join_channel_access(statement, User.id).where(User.id == user_id),
+            {"team": team_id, "channel": channel_id},
         )
     ).first()
+    return admit_to_channel(row, team_id=team_id, channel_id=channel_id)
+
+
+Ts = TypeVarTuple("Ts")
+
+# What deciding a request's channel needs, read in the same statement as the caller.
+CHANNEL_ACCESS = (
+    Team.id.label("scope_team_id"),
+    Team.teams_id.label("scope_teams_team_id"),
+    Team.group_id.label("scope_group_id"),
+    Team.tenant_id.label("scope_tenant_id"),
+    TeamMember.user_id.label("scope_member"),
+    Channel.id.label("scope_channel_id"),
+    Channel.teams_id.label("scope_teams_channel_id"),
+    Channel.team_id.label("scope_channel_team_id"),
+    Channel.membership_type.label("scope_membership_type"),
+)
+
+
+def join_channel_access(statement: Select[*Ts], user_id: SqlExpression) -> Select[*Ts]:
+    """`statement` joined to the team and channel bound as `:team` and `:channel`."""
+    return (
+        statement.outerjoin(Team, Team.teams_id == bindparam("team"))
+        .outerjoin(TeamMember, (TeamMember.team_id == Team.id) & (TeamMember.user_id == user_id))
+        .outerjoin(Channel, Channel.teams_id == bindparam("channel"))
+    )
+
+
+def admit_to_channel(row: Any, *, team_id: str, channel_id: str) -> ChannelScope:
+    """The scope of a row with CHANNEL_ACCESS columns, if the caller may act in that channel."""
     # An unknown team and a team of which the caller is not a member look the same from outside.
-    if row is None or row.user_id is None:
+    if row is None or row.scope_team_id is None or row.scope_member is None:
         raise Forbidden(f"You are not a member of team '{team_id}'.")
-    team = row.Team
-    channel = await _channel_by_teams_id(uow, channel_id)
-    if channel is None or channel.team_id != team.id:
+    if row.scope_channel_id is None or row.scope_channel_team_id != row.scope_team_id:
         raise Forbidden(f"Channel '{channel_id}' is not a channel of team '{team_id}'.")
-    if channel.membership_type != MembershipType.STANDARD:
+    if row.scope_membership_type != MembershipType.STANDARD:
         raise Forbidden(PRIVATE_CHANNELS_UNSUPPORTED)
     return ChannelScope(
-        team_id=team.id,
-        teams_team_id=team.teams_id,
-        channel_id=channel.id,
-        teams_channel_id=channel.teams_id,
-        group_id=team.group_id,
-        tenant_id=team.tenant_id,
+        team_id=row.scope_team_id,
+        teams_team_id=row.scope_teams_team_id,
+        channel_id=row.scope_channel_id,
+        teams_channel_id=row.scope_teams_channel_id,
+        group_id=row.scope_group_id,
+        tenant_id=row.scope_tenant_id,
     )
 
 

@@ -5,7 +5,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from bot.schemas import ApiModel, Timestamp
+from bot.schemas import ApiModel, CollectionPage, Timestamp
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
 Color = Annotated[
@@ -73,10 +73,7 @@ class StatusOut(ApiModel):
     updated_at: Timestamp = Field(alias="updatedAt")
 
 
-class StatusPage(ApiModel):
+class StatusPage(CollectionPage):
     """An OData collection of statuses."""
 
-    odata_context: str = Field(alias="@odata.context")
-    odata_count: int | None = Field(None, alias="@odata.count")
-    odata_next_link: str | None = Field(None, alias="@odata.nextLink")
     value: list[StatusOut]

@@ -13,7 +13,7 @@ from pydantic import (
 
 from bot.directory.schemas import UserOut
 from bot.projects.schemas import ProjectRef
-from bot.schemas import ApiModel, Timestamp
+from bot.schemas import ApiModel, CollectionPage, Timestamp
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_ASSIGNEES = 50
@@ -228,12 +228,9 @@ class BugDetails(TaskDetails):
     severity: str | None
 
 
-class TaskPage(ApiModel):
+class TaskPage(CollectionPage):
     """An OData collection of tasks."""
 
-    odata_context: str = Field(alias="@odata.context")
-    odata_count: int | None = Field(None, alias="@odata.count")
-    odata_next_link: str | None = Field(None, alias="@odata.nextLink")
     value: list[TaskDetails]
 
 

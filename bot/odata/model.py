@@ -8,12 +8,10 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement
 from sqlalchemy.orm import QueryableAttribute
 
+from bot.db.types import SqlExpression
+
 # The schema classes hold SQL expressions, whose `==` builds SQL instead of comparing, so they
 # compare by identity (eq=False).
-
-
-# A Core expression, or a mapped attribute such as `Item.name`.
-SqlExpression = ColumnElement[Any] | QueryableAttribute[Any]
 
 
 class PropertyKind(StrEnum):

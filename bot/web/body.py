@@ -23,9 +23,15 @@ def parse_body(request: web.Request, raw: bytes, model: type[Model]) -> Model:
     except orjson.JSONDecodeError as exc:
         raise BadRequest(f"Malformed JSON: {exc}") from None
     try:
-        return model.model_validate(data)
+        body = model.model_validate(data)
     except ValidationError as exc:
         raise BadRequest(describe_validation_error(exc)) from None
+    # PostgreSQL text and jsonb cannot hold U+0000; refuse it on both databases alike. Only the
+    # fields the model kept are looked at: unknown fields are ignored, whatever they hold.
+    where = _nul_character_at(body.model_dump(by_alias=True), "")
+    if where is not None:
+        raise BadRequest(f"{where or 'body'}: must not contain the NUL character (U+0000)")
+    return body
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -35,3 +41,23 @@ def describe_validation_error(exc: ValidationError) -> str:
         where = ".".join(str(part) for part in error["loc"]) or "body"
         parts.append(f"{where}: {error['msg']}")
     return "; ".join(parts)
+
+
+def _nul_character_at(value: object, where: str) -> str | None:
+    """The dotted path of the first string (value or key) holding U+0000, else None."""
+    if isinstance(value, str):
+        return where if "\x00" in value else None
+    if isinstance(value, dict):
+        items: list[tuple[object, object]] = list(value.items())
+    elif isinstance(value, list | tuple):
+        items = list(enumerate(value))
+    else:
+        return None
+    for key, item in items:
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(key, str) and "\x00" in key:
+            return path
+        found = _nul_character_at(item, path)
+        if found is not None:
+            return found
+    return None

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from bot.errors import MUST_RUN_IN_TEAMS
-from bot.schemas import CodedErrorBody, ErrorBody
+from bot.schemas import CodedErrorBody, CollectionPage, ErrorBody
 from bot.web.routing import (
     CHANNEL_HEADER,
     COOKIE,
@@ -18,6 +18,7 @@ from bot.web.routing import (
 )
 
 REF = "#/components/schemas/{model}"
+SELECTION = "Selection"  # suffix of a collection element's schema, as `$select` may cut it
 PATH_PARAM = re.compile(r"{(\w+)(?::[^}]*)?}")
 STATUS_TEXT = {
     200: "OK",
@@ -34,6 +35,16 @@ STATUS_TEXT = {
     503: "Unavailable",
 }
 
+# The list query options of api.md §2, taken by every route that answers a CollectionPage.
+QUERY_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
+    ("$filter", {"type": "string"}, "A condition, e.g. `status eq 'Active'` (api.md §2)"),
+    ("$orderby", {"type": "string"}, "Comma-separated keys, each optionally `asc` or `desc`"),
+    ("$top", {"type": "integer", "minimum": 0}, "Page size: 100 by default, at most 1000"),
+    ("$skip", {"type": "integer", "minimum": 0}, "Rows to skip"),
+    ("$count", {"type": "boolean"}, "Whether to include `@odata.count`"),
+    ("$select", {"type": "string"}, "Comma-separated fields to keep; `_id` is always kept"),
+]
+
 
 def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, server: str) -> dict:
     models: list[tuple[type[BaseModel], Any]] = [
@@ -46,6 +57,10 @@ def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, ser
         if endpoint.response:
             models.append((endpoint.response, "serialization"))
     keys, schemas = models_json_schema(models, ref_template=REF)
+    components = schemas.get("$defs", {})
+    for endpoint in endpoints:
+        if _is_collection(endpoint):
+            _let_select_cut_values(components, _ref_name(keys[(endpoint.response, "serialization")]))
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in endpoints:
         path = PATH_PARAM.sub(r"{\1}", endpoint.path)
@@ -56,7 +71,7 @@ def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, ser
         "servers": [{"url": server}],
         "paths": paths,
         "components": {
-            "schemas": schemas.get("$defs", {}),
+            "schemas": components,
             "securitySchemes": {
                 "session": {"type": "apiKey", "in": "cookie", "name": COOKIE},
                 "apiToken": {"type": "http", "scheme": "bearer"},
@@ -76,6 +91,11 @@ def _operation(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
         for name in PATH_PARAM.findall(endpoint.path)
     ] + _context_headers(endpoint.access)
+    if _is_collection(endpoint):
+        parameters += [
+            {"name": name, "in": "query", "required": False, "schema": schema, "description": text}
+            for name, schema, text in QUERY_OPTIONS
+        ]
     if parameters:
         operation["parameters"] = parameters
     if endpoint.access is not Access.PUBLIC:
@@ -133,3 +153,26 @@ def _context_headers(access: Access) -> list[dict[str, Any]]:
         {"name": name, "in": "header", "required": True, "schema": {"type": "string"}}
         for name in names.get(access, [])
     ]
+
+
+def _is_collection(endpoint: Endpoint) -> bool:
+    return endpoint.response is not None and issubclass(endpoint.response, CollectionPage)
+
+
+def _ref_name(ref: dict[str, str]) -> str:
+    return ref["$ref"].rsplit("/", 1)[1]
+
+
+def _let_select_cut_values(components: dict[str, Any], page: str) -> None:
+    """A page's `value` elements as `$select` may cut them: every field optional but `_id`."""
+    items = components[page]["properties"]["value"]["items"]
+    if "$ref" not in items or _ref_name(items).endswith(SELECTION):
+        return  # another route answering the same page has done it
+    element = _ref_name(items)
+    components[element + SELECTION] = {
+        **components[element],
+        "title": element + SELECTION,
+        "required": ["_id"],
+        "description": f"A {element}: every field, or those `$select` names and `_id`",
+    }
+    items["$ref"] = REF.format(model=element + SELECTION)

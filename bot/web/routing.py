@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from bot.auth import service as auth
-from bot.directory import service as directory
 from bot.errors import BadRequest, missing_context
 from bot.keys import CLOCK, SESSIONS, SETTINGS
 from bot.settings import Settings
@@ -127,10 +126,10 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         write = request.method not in ("GET", "HEAD")
         async with unit_of_work(app[SESSIONS], app[CLOCK], write=write) as uow:
             call = Call(request=request, uow=uow, settings=app[SETTINGS])
-            if endpoint.access is not Access.PUBLIC:
-                uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
             if endpoint.access is Access.CHANNEL:
-                uow.channel = await _channel_scope(uow, request)
+                uow.actor, uow.channel = await _caller_in_channel(uow, request)
+            elif endpoint.access is not Access.PUBLIC:
+                uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
             if endpoint.access is Access.PERSONAL:
                 call.entity_id = _required_header(request, ENTITY_HEADER)
             if endpoint.body:
@@ -142,12 +141,19 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
     return serve
 
 
-async def _channel_scope(uow: UnitOfWork, request: web.Request) -> ChannelScope:
-    assert uow.actor is not None
-    team_id = _required_header(request, TEAM_HEADER)
-    channel_id = _required_header(request, CHANNEL_HEADER)
-    return await directory.resolve_channel(
-        uow, user_id=uow.actor.user_id, team_id=team_id, channel_id=channel_id
+async def _caller_in_channel(uow: UnitOfWork, request: web.Request) -> tuple[Actor, ChannelScope]:
+    """Who calls and in which channel: one statement, credentials judged before the headers."""
+    secret = credentials_of(request)
+    team_id = request.headers.get(TEAM_HEADER, "").strip()
+    channel_id = request.headers.get(CHANNEL_HEADER, "").strip()
+    if not team_id or not channel_id:
+        await auth.authenticate(uow, secret=secret)
+        raise missing_context()
+    return await auth.authenticate_in_channel(
+        uow,
+        secret=secret,
+        team_id=_required_header(request, TEAM_HEADER),
+        channel_id=_required_header(request, CHANNEL_HEADER),
     )
 
 
