@@ -6,6 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
+from bot.items.counts import CountCache
 from bot.settings import Settings
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -15,3 +16,4 @@ SESSIONS = web.AppKey("sessions", async_sessionmaker[AsyncSession])
 HTTP = web.AppKey("http", aiohttp.ClientSession)
 SSO_KEYS = web.AppKey("sso_keys", JwksKeys)
 OPENAPI = web.AppKey("openapi", bytes)
+COUNT_CACHE = web.AppKey("count_cache", CountCache)

@@ -3,6 +3,7 @@
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -34,17 +35,30 @@ class ChannelScope:
     tenant_id: str | None
 
 
+class CountCache(Protocol):
+    """A process-wide cache of list counts (bot.items.counts.CountCache)."""
+
+    def get(self, key: tuple[str, str, str], version: int) -> int | None: ...
+
+    def put(self, key: tuple[str, str, str], version: int, count: int) -> None: ...
+
+
 @dataclass(slots=True)
 class UnitOfWork:
     session: AsyncSession
     clock: Clock
     actor: Actor | None = None
     channel: ChannelScope | None = None
+    count_cache: CountCache | None = None
 
 
 @asynccontextmanager
 async def unit_of_work(
-    sessions: async_sessionmaker[AsyncSession], clock: Clock, *, write: bool = True
+    sessions: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    *,
+    write: bool = True,
+    count_cache: CountCache | None = None,
 ) -> AsyncIterator[UnitOfWork]:
     """One transaction: committed when the block ends normally, rolled back on any exception."""
     async with sessions() as session, session.begin():
@@ -52,4 +66,4 @@ async def unit_of_work(
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
             await session.execute(text("BEGIN IMMEDIATE"))
-        yield UnitOfWork(session=session, clock=clock)
+        yield UnitOfWork(session=session, clock=clock, count_cache=count_cache)

@@ -32,7 +32,7 @@ async def add_channel(
         )
         await fields.add_channel_defaults(uow, channel_id=channel.id)
         uow.session.add_all(
-            ItemCounter(channel_id=channel.id, kind=kind.value, last_internal_id=0)
+            ItemCounter(channel_id=channel.id, kind=kind.value, last_internal_id=0, version=0)
             for kind in ItemKind
         )
         await uow.session.flush()

@@ -14,6 +14,7 @@ from bot.fields.schemas import (
     StatusPatch,
 )
 from bot.ids import is_id, new_id
+from bot.items import counts
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -119,6 +120,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         await uow.session.execute(
             update(Item).where(Item.status_id == status.id).values(status=status.name)
         )
+        await _items_changed(uow, status)
     if changes.get("primary") is False and status.primary:
         raise BadRequest("primary: a kind always has one primary status; make another primary")
     if changes.get("primary") and not status.primary:
@@ -150,6 +152,7 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
             sync_at=uow.clock.now(),
         )
     )
+    await _items_changed(uow, status)
     await uow.session.delete(status)
     await uow.session.flush()
 
@@ -192,6 +195,11 @@ async def _clear_primary(uow: UnitOfWork, *, channel_id: str, type_label: str) -
     await uow.session.execute(
         update(FieldValue).where(*_same_kind(channel_id, type_label)).values(primary=False)
     )
+
+
+async def _items_changed(uow: UnitOfWork, status: FieldValue) -> None:
+    """Items of the status's kind show another status now: cached list counts must go."""
+    await counts.bump(uow, channel_id=status.channel_id, kind=ItemKind(status.type.lower()))
 
 
 def _same_kind(channel_id: str, type_label: str) -> tuple[ColumnElement[bool], ...]:

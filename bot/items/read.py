@@ -14,6 +14,7 @@ from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id
+from bot.items import counts
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind, format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
@@ -43,10 +44,19 @@ async def list_items(
     uow: UnitOfWork, *, kind: ItemKind, query: Query
 ) -> tuple[list[Details], int | None, bool]:
     """A page of the channel's items, the exact count if asked, and whether more follow."""
-    statement = items_statement(_scope(uow).channel_id, kind)
+    channel_id = _scope(uow).channel_id
+    statement = items_statement(channel_id, kind)
+    key = counts.cache_key(query, channel_id=channel_id, kind=kind) if query.count else None
+    cache = uow.count_cache
+    # The version is read before the count, so a cached count is never older than it says.
+    seen = await counts.version(uow, channel_id=channel_id, kind=kind) if key and cache else 0
     fetched = (await uow.session.execute(apply(statement, query))).mappings().all()
     rows, more = page(fetched, query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    count = cache.get(key, seen) if key and cache else None
+    if query.count and count is None:
+        count = await uow.session.scalar(count_statement(statement, query)) or 0
+        if key and cache:
+            cache.put(key, seen, count)
     return await render(uow, kind, rows), count, more
 
 

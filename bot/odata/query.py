@@ -28,6 +28,7 @@ class Query:
     """What a list request asked for, checked against its entity set."""
 
     filter: ColumnElement[bool] | None
+    filter_text: str | None  # as the client wrote it: equal texts give equal filters
     order: tuple[SortKey, ...]  # the requested or default keys, then the entity key if absent
     top: int
     skip: int
@@ -45,6 +46,7 @@ def parse_query(
     text = params.get("$filter")
     return Query(
         filter=None if text is None else translate(parse_filter(text), entity),
+        filter_text=text,
         order=_order(params.get("$orderby"), entity),
         top=min(_whole_number("$top", params.get("$top"), DEFAULT_TOP), MAX_TOP),
         skip=_whole_number("$skip", params.get("$skip"), 0),

@@ -12,7 +12,7 @@ from pydantic_core import to_jsonable_python
 
 from bot.auth import service as auth
 from bot.errors import BadRequest, missing_context
-from bot.keys import CLOCK, SESSIONS, SETTINGS
+from bot.keys import CLOCK, COUNT_CACHE, SESSIONS, SETTINGS
 from bot.settings import Settings
 from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.web.body import parse_body
@@ -124,7 +124,9 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         raw = await request.read() if endpoint.body else b""
         app = request.app
         write = request.method not in ("GET", "HEAD")
-        async with unit_of_work(app[SESSIONS], app[CLOCK], write=write) as uow:
+        async with unit_of_work(
+            app[SESSIONS], app[CLOCK], write=write, count_cache=app[COUNT_CACHE]
+        ) as uow:
             call = Call(request=request, uow=uow, settings=app[SETTINGS])
             if endpoint.access is Access.CHANNEL:
                 uow.actor, uow.channel = await _caller_in_channel(uow, request)

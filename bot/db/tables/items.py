@@ -67,7 +67,8 @@ class ItemAssignee(Base):
 
 
 class ItemCounter(Base):
-    """The last internalId given per channel and kind; numbers are never reused."""
+    """Per channel and kind: the last internalId given (never reused), and a version that every
+    change to those items bumps in its own transaction, so cached counts can never be stale."""
 
     __tablename__ = "item_counters"
     channel_id: Mapped[str] = mapped_column(
@@ -75,6 +76,7 @@ class ItemCounter(Base):
     )
     kind: Mapped[str] = mapped_column(String(8), primary_key=True)
     last_internal_id: Mapped[int]
+    version: Mapped[int]
 
 
 class PendingEvent(Base):

@@ -62,6 +62,7 @@ def upgrade() -> None:
         sa.Column("channel_id", sa.String(length=24), nullable=False),
         sa.Column("kind", sa.String(length=8), nullable=False),
         sa.Column("last_internal_id", sa.Integer(), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(
             ["channel_id"],
             ["channels.id"],

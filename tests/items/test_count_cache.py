@@ -1,0 +1,91 @@
+"""Cached list counts are never stale: every change in between is seen, in any process."""
+
+import pytest
+from aiohttp import web
+
+from bot.app import create_app
+from tests.factories import Factory
+
+IN_PROGRESS = {"$filter": "status eq 'In Progress'"}
+
+
+async def counted(client, member, options: dict[str, str] | None = None) -> int:  # noqa: ANN001
+    response = await client.get("/odata/bugs", params=options or {}, headers=member.in_channel())
+    assert response.status == 200
+    return (await response.json())["@odata.count"]
+
+
+async def test_counts_follow_every_kind_of_change(client, factory: Factory) -> None:
+    ada = await factory.member()
+    headers = ada.in_channel()
+    assert await counted(client, ada, IN_PROGRESS) == 0
+    ids = []
+    for _ in range(3):  # create
+        created = await client.post(
+            "/odata/bugs", json={"name": "b", "status": "In Progress"}, headers=headers
+        )
+        ids.append((await created.json())["_id"])
+        assert await counted(client, ada, IN_PROGRESS) == len(ids)
+    await client.patch(f"/odata/bugs({ids[0]})", json={"status": "Completed"}, headers=headers)
+    assert await counted(client, ada, IN_PROGRESS) == 2  # PATCH
+    await client.post("/api/bulk/bug", json={"ids": ids, "status": "Not Started"}, headers=headers)
+    assert await counted(client, ada, IN_PROGRESS) == 0  # bulk edit
+    await client.post(
+        "/api/bulk/bug", json={"ids": ids[:2], "status": "In Progress"}, headers=headers
+    )
+    assert await counted(client, ada, IN_PROGRESS) == 2
+    await client.delete(f"/odata/bugs({ids[1]})", headers=headers)
+    assert await counted(client, ada, IN_PROGRESS) == 1  # delete
+    assert await counted(client, ada) == 2
+
+
+async def test_counts_follow_status_renames_and_deletions(client, factory: Factory) -> None:
+    ada = await factory.member()
+    headers = ada.in_channel()
+    review = await (
+        await client.post(
+            "/odata/status",
+            json={"name": "Review", "type": "Bug", "category": "Active"},
+            headers=headers,
+        )
+    ).json()
+    await client.post("/odata/bugs", json={"name": "b", "status": "Review"}, headers=headers)
+    assert await counted(client, ada, {"$filter": "status eq 'Review'"}) == 1
+    await client.patch(f"/odata/status({review['_id']})", json={"name": "Checked"}, headers=headers)
+    assert await counted(client, ada, {"$filter": "status eq 'Review'"}) == 0
+    assert await counted(client, ada, {"$filter": "status eq 'Checked'"}) == 1
+    await client.delete(f"/odata/status({review['_id']})", headers=headers)
+    assert await counted(client, ada, {"$filter": "status eq 'Checked'"}) == 0
+    assert await counted(client, ada, {"$filter": "status eq 'Invalid'"}) == 1
+
+
+async def test_filters_on_assignees_are_counted_afresh(client, factory: Factory) -> None:
+    ada = await factory.member("Ada")
+    bug = await (
+        await client.post("/odata/bugs", json={"name": "b"}, headers=ada.in_channel())
+    ).json()
+    mine = {"$filter": f"assignedTo/any(u: u/_id eq '{ada.user.id}')"}
+    assert await counted(client, ada, mine) == 0
+    await client.patch(
+        f"/odata/bugs({bug['_id']})", json={"assignedTo": [ada.user.id]}, headers=ada.in_channel()
+    )
+    assert await counted(client, ada, mine) == 1
+
+
+@pytest.fixture
+async def second_process(settings, clock, aiohttp_client):  # noqa: ANN001, ANN201
+    """Another app on the same database, with a cache of its own: a second process."""
+    app: web.Application = create_app(settings, clock=clock)
+    return await aiohttp_client(app)
+
+
+async def test_a_change_through_another_process_is_seen(
+    client, second_process, factory: Factory
+) -> None:
+    ada = await factory.member()
+    assert await counted(client, ada, IN_PROGRESS) == 0
+    assert await counted(second_process, ada, IN_PROGRESS) == 0
+    await second_process.post(
+        "/odata/bugs", json={"name": "b", "status": "In Progress"}, headers=ada.in_channel()
+    )
+    assert await counted(client, ada, IN_PROGRESS) == 1
