@@ -41,14 +41,25 @@ def environment(database_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Server:
+    base: str
+    pid: int
+
+    def rss_mb(self) -> float:
+        """The process's resident memory now, from /proc."""
+        status = Path(f"/proc/{self.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
 @contextmanager
-def server(command: list[str], env: dict[str, str], port: int) -> Iterator[str]:
-    """Run a server process until the block ends; yield its base URL once it answers."""
+def server(command: list[str], env: dict[str, str], port: int) -> Iterator[Server]:
+    """Run a server process until the block ends; yield it once it answers."""
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(base, process)
-        yield base
+        yield Server(base, process.pid)
     finally:
         process.terminate()
         process.wait(timeout=10)

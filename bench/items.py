@@ -46,12 +46,15 @@ def measure(kind: str) -> dict[str, object]:
         )
         results: dict[str, object] = {}
         port = free_port()
-        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as base:
-            page = _request(base, "GET", list_path, headers)
-            created = _request(base, "POST", "/odata/bugs", headers, {"name": "Benchmark bug"})
-            results["list"] = wrk(base + list_path, headers=headers, connections=8)
+        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as running:
+            page = _request(running.base, "GET", list_path, headers)
+            created = _request(
+                running.base, "POST", "/odata/bugs", headers, {"name": "Benchmark bug"}
+            )
+            results["list"] = wrk(running.base + list_path, headers=headers, connections=8)
+            results["rss_mb"] = running.rss_mb()
             results["create"] = wrk(
-                base + "/odata/bugs",
+                running.base + "/odata/bugs",
                 headers={**headers, "Content-Type": "application/json"},
                 connections=16,
                 script=Path(__file__).with_name("post_bug.lua"),
@@ -59,18 +62,28 @@ def measure(kind: str) -> dict[str, object]:
             ids = [
                 row["_id"]
                 for row in json.loads(
-                    _request(base, "GET", "/odata/bugs?$top=1000&$select=_id", headers)
+                    _request(running.base, "GET", "/odata/bugs?$top=1000&$select=_id", headers)
                 )["value"]
             ]
-            results["bulk_ms"] = _bulk_times(base, headers, ids[:BULK_IDS])
+            results["bulk_ms"] = _bulk_times(running.base, headers, ids[:BULK_IDS])
+        port = free_port()
+        command = [sys.executable, "-m", "bench.raw_items_server", str(port), url]
+        with server(command, env, port) as running:
+            results["list_raw"] = wrk(running.base + list_path, headers=headers, connections=8)
+            results["create_raw"] = wrk(
+                running.base + "/odata/bugs",
+                headers={**headers, "Content-Type": "application/json"},
+                connections=16,
+                script=Path(__file__).with_name("post_bug.lua"),
+            )
         body_file = Path(folder) / "page.json"
         for name, body in (("list_bare", page), ("create_bare", created)):
             body_file.write_bytes(body)
             port = free_port()
             command = [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)]
-            with server(command, env, port) as base:
+            with server(command, env, port) as running:
                 results[name] = wrk(
-                    base + "/odata/bugs",
+                    running.base + "/odata/bugs",
                     headers=headers,
                     connections=8 if name == "list_bare" else 16,
                 )
@@ -105,14 +118,15 @@ def _request(
 def report(kind: str, results: dict[str, object]) -> list[str]:
     lines = []
     for name in ("list", "create"):
-        app = results[name]
-        bare = results[f"{name}_bare"]
-        assert isinstance(app, Load) and isinstance(bare, Load)
-        ratio = app.requests_per_second / bare.requests_per_second
+        app, raw, bare = results[name], results[f"{name}_raw"], results[f"{name}_bare"]
+        assert isinstance(app, Load) and isinstance(raw, Load) and isinstance(bare, Load)
         lines.append(
-            f"{name:8} {kind:10} {app.requests_per_second:9.0f} req/s  p99 {app.p99_ms:6.1f} ms  "
-            f"bare {bare.requests_per_second:8.0f} req/s  app/bare {ratio:5.1%}"
+            f"{name:8} {kind:10} {app.requests_per_second:7.0f} req/s  p99 {app.p99_ms:6.1f} ms"
+            f"  raw {raw.requests_per_second:6.0f}  bare {bare.requests_per_second:6.0f}"
+            f"  app/raw {app.requests_per_second / raw.requests_per_second:4.0%}"
+            f"  app/bare {app.requests_per_second / bare.requests_per_second:5.1%}"
         )
+    lines.append(f"rss      {kind:10} {results['rss_mb']:.0f} MB after the list load")
     bulk = results["bulk_ms"]
     assert isinstance(bulk, list)
     lines.append(

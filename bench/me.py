@@ -19,22 +19,24 @@ def measure(kind: str) -> dict[str, Load]:
         results: dict[str, Load] = {}
 
         port = free_port()
-        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as base:
-            request = urllib.request.Request(f"{base}/api/me", headers=headers)
+        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as running:
+            request = urllib.request.Request(f"{running.base}/api/me", headers=headers)
             body = urllib.request.urlopen(request).read()
-            results["app"] = wrk(f"{base}/api/me", headers=headers, connections=CONNECTIONS)
+            results["app"] = wrk(f"{running.base}/api/me", headers=headers, connections=CONNECTIONS)
 
         body_file = Path(folder) / "body.json"
         body_file.write_bytes(body)
         port = free_port()
         with server(
             [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)], env, port
-        ) as base:
-            results["bare"] = wrk(f"{base}/api/me", headers=headers, connections=CONNECTIONS)
+        ) as running:
+            results["bare"] = wrk(
+                f"{running.base}/api/me", headers=headers, connections=CONNECTIONS
+            )
 
         port = free_port()
         with server(
             [sys.executable, "-m", "bench.raw_me_server", str(port), url], env, port
-        ) as base:
-            results["raw"] = wrk(f"{base}/api/me", headers=headers, connections=CONNECTIONS)
+        ) as running:
+            results["raw"] = wrk(f"{running.base}/api/me", headers=headers, connections=CONNECTIONS)
         return results

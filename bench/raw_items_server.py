@@ -1,0 +1,296 @@
+"""Raw-driver ceiling of the items benchmarks: the app's statements with sqlite3 or asyncpg.
+
+GET /odata/bugs runs what the app runs for the benchmark's list (caller and channel, version,
+page, count unless cached for that version, statuses, projects, assignees, people) and encodes the
+same JSON; POST /odata/bugs runs the create transaction (caller and channel, field values, native
+project, counter, item, event). sqlite3 is called directly, on the event loop: no thread hop.
+"""
+
+import hashlib
+import json
+import re
+import secrets
+import sqlite3
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+import orjson
+from aiohttp import web
+
+CALLER = """
+SELECT t.expires_at, u.id, tm.user_id, ch.id
+FROM auth_tokens t JOIN users u ON u.id = t.user_id
+LEFT JOIN teams tt ON tt.teams_id = :team
+LEFT JOIN team_members tm ON tm.team_id = tt.id AND tm.user_id = u.id
+LEFT JOIN channels ch ON ch.teams_id = :channel
+WHERE t.token_hash = :hash"""
+VERSION = "SELECT version FROM item_counters WHERE channel_id = :c AND kind = 'bug'"
+ITEM_COLUMNS = (
+    "id, internal_id, name, body, owner, status, status_id, priority, severity, project_id, "
+    "source, source_id, start_date, due_date, completed_date, effort, phase, phase_name, bucket, "
+    "bucket_name, entity_id, sync_status, sync_at, created_by, updated_by, created_at, updated_at"
+)
+PAGE = f"""
+SELECT {ITEM_COLUMNS} FROM items
+WHERE channel_id = :c AND kind = 'bug' AND status = :status
+ORDER BY due_date DESC NULLS FIRST, id LIMIT 51 OFFSET 0"""
+COUNT = "SELECT count(*) FROM items WHERE channel_id = :c AND kind = 'bug' AND status = :status"
+STATUSES = (
+    "SELECT id, category, value FROM field_values "
+    "WHERE channel_id = :c AND field = 'status' AND type = 'Bug'"
+)
+PROJECTS = (
+    "SELECT id, enable_bug, display_name, hostname, project_name, source_id, source "
+    "FROM projects WHERE channel_id = :c"
+)
+FIELD_VALUES = (
+    'SELECT id, field, name, category, "primary" FROM field_values '
+    "WHERE channel_id = :c AND type = 'Bug'"
+)
+ASSIGNEES = (
+    "SELECT item_id, user_id FROM item_assignees WHERE item_id IN ({ids}) "
+    "ORDER BY item_id, position"
+)
+NEXT_NUMBER = (
+    "UPDATE item_counters SET last_internal_id = last_internal_id + 1, version = version + 1 "
+    "WHERE channel_id = :c AND kind = 'bug' RETURNING last_internal_id"
+)
+INSERT_ITEM = f"""
+INSERT INTO items (channel_id, kind, {ITEM_COLUMNS}) VALUES (:c, 'bug', :id, :internal_id,
+:name, NULL, NULL, :status, :status_id, :priority, :severity, :project_id, :source, :id, NULL,
+:due, NULL, NULL, NULL, NULL, :bucket, NULL, NULL, NULL, :now, :user, :user, :now, :now)"""
+INSERT_EVENT = """
+INSERT INTO pending_events (id, channel_id, kind, item_id, "trigger", actor_id, occurred_at,
+payload, processed_at)
+VALUES (:event, :c, 'bug', :id, 'ITEM_CREATED', :user, :now, :payload, NULL)"""
+
+
+Run = Callable[[str, dict[str, Any]], Awaitable[list[Sequence[Any]]]]
+
+
+class Sqlite:
+    def __init__(self, path: str) -> None:
+        self.connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.connection.execute("PRAGMA busy_timeout=5000")
+
+    async def rows(self, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
+        return self.connection.execute(sql, params).fetchall()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Run]:
+        self.connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.rows
+            self.connection.execute("COMMIT")
+        except BaseException:
+            self.connection.execute("ROLLBACK")
+            raise
+
+    def instant(self, value: datetime) -> Any:
+        return value.replace(tzinfo=None).isoformat(sep=" ")
+
+
+class Postgres:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    async def rows(self, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
+        text, args = _numbered(sql, params)
+        return await self.pool.fetch(text, *args)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Run]:
+        async with self.pool.acquire() as connection, connection.transaction():
+
+            async def run(sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
+                text, args = _numbered(sql, params)
+                return await connection.fetch(text, *args)
+
+            yield run
+
+    def instant(self, value: datetime) -> Any:
+        return value
+
+
+def _numbered(sql: str, params: dict[str, Any]) -> tuple[str, list[Any]]:
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    return re.sub(r":(\w+)", number, sql), [params[name] for name in names]
+
+
+def _ts(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+def build(db: Any) -> web.Application:
+    counts: dict[tuple[str, str], tuple[int, int]] = {}
+
+    async def caller(request: web.Request) -> tuple[str, str]:
+        secret = request.cookies["graphNodeCookie"]
+        found = await db.rows(
+            CALLER,
+            {
+                "hash": hashlib.sha256(secret.encode()).hexdigest(),
+                "team": request.headers["x-svc-teamid"],
+                "channel": request.headers["x-svc-channelId"],
+            },
+        )
+        if not found or found[0][2] is None:
+            raise web.HTTPForbidden
+        return found[0][1], found[0][3]
+
+    async def list_bugs(request: web.Request) -> web.Response:
+        user_id, channel = await caller(request)
+        status = request.query["$filter"].split("'")[1]
+        version = (await db.rows(VERSION, {"c": channel}))[0][0]
+        rows = await db.rows(PAGE, {"c": channel, "status": status})
+        cached = counts.get((channel, status))
+        if cached is None or cached[0] != version:
+            count = (await db.rows(COUNT, {"c": channel, "status": status}))[0][0]
+            counts[(channel, status)] = (version, count)
+        count = counts[(channel, status)][1]
+        statuses = {row[0]: row for row in await db.rows(STATUSES, {"c": channel})}
+        projects = {row[0]: row for row in await db.rows(PROJECTS, {"c": channel})}
+        ids = {f"i{n}": row[0] for n, row in enumerate(rows[:50])}
+        placeholders = ", ".join(f":{name}" for name in ids)
+        await db.rows(ASSIGNEES.format(ids=placeholders), ids)  # none in the generated data
+        value = [_details(row, statuses, projects) for row in rows[:50]]
+        body = {"@odata.context": "x", "@odata.count": count, "value": value}
+        return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+    async def create_bug(request: web.Request) -> web.Response:
+        body = await request.json()
+        user_id, channel = await caller(request)
+        values = await db.rows(FIELD_VALUES, {"c": channel})
+        primary = {row[1]: row for row in values if row[4]}
+        named = {(row[1], row[2].lower()): row for row in values}
+        status = primary["status"]
+        priority = named[("priority", body["priority"].lower())]
+        project = next(
+            row for row in await db.rows(PROJECTS, {"c": channel}) if row[6] == "Svc.Native"
+        )
+        now = datetime.now(UTC)
+        item_id = f"{int(time.time()):08x}{secrets.token_hex(8)}"
+        due = datetime.fromisoformat(body["dueDate"]).replace(tzinfo=UTC)
+        created = {
+            "_id": item_id,
+            "name": body["name"],
+            "status": status[2],
+            "priority": priority[2],
+            "dueDate": _ts(due),
+            "createdAt": _ts(now),
+        }
+        params = {
+            "c": channel,
+            "id": item_id,
+            "name": body["name"],
+            "status": status[2],
+            "status_id": status[0],
+            "priority": priority[2],
+            "severity": primary["severity"][2],
+            "project_id": project[0],
+            "source": project[6],
+            "due": db.instant(due),
+            "bucket": "[]",
+            "now": db.instant(now),
+            "user": user_id,
+            "event": f"{int(time.time()):08x}{secrets.token_hex(8)}",
+            "payload": json.dumps({"item": created}),
+        }
+        async with db.transaction() as run:
+            params["internal_id"] = (await run(NEXT_NUMBER, {"c": channel}))[0][0]
+            await run(INSERT_ITEM, params)
+            await run(INSERT_EVENT, params)
+        return web.Response(body=orjson.dumps(created), status=201, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_get("/odata/bugs", list_bugs)
+    app.router.add_post("/odata/bugs", create_bug)
+    app.router.add_get("/healthz", lambda _r: _ok())
+    return app
+
+
+async def _ok() -> web.Response:
+    return web.Response(text="ok")
+
+
+def _details(
+    row: Sequence[Any], statuses: dict[str, Any], projects: dict[str, Any]
+) -> dict[str, Any]:
+    status = statuses.get(row[6])
+    project = projects[row[9]]
+    return {
+        "_id": row[0],
+        "internalId": row[1],
+        "name": row[2],
+        "body": row[3],
+        "owner": row[4],
+        "status": row[5],
+        "statusId": {"_id": row[6], "category": status[1] if status else None},
+        "statusValue": status[2] if status else None,
+        "priority": row[7],
+        "severity": row[8],
+        "projectId": {
+            "_id": project[0],
+            "enableBug": project[1],
+            "displayName": project[2],
+            "hostname": project[3],
+            "projectName": project[4],
+            "sourceId": project[5],
+        },
+        "source": row[10],
+        "sourceId": row[11],
+        "startDate": _ts(row[12]),
+        "dueDate": _ts(row[13]),
+        "completedDate": _ts(row[14]),
+        "effort": row[15],
+        "phase": row[16],
+        "phaseName": row[17],
+        "bucket": row[18] if isinstance(row[18], list) else json.loads(row[18]),
+        "bucketName": row[19],
+        "entityId": row[20],
+        "sync": {"status": row[21], "at": _ts(row[22])},
+        "assignedTo": [],
+        "attachments": [],
+        "createdBy": None,
+        "updatedBy": None,
+        "createdAt": _ts(row[25]),
+        "updatedAt": _ts(row[26]),
+    }
+
+
+def main(port: int, database_url: str) -> None:
+    if database_url.startswith("sqlite"):
+        app = build(Sqlite(database_url.split(":///", 1)[1]))
+    else:
+        holder: dict[str, Any] = {}
+
+        async def pool(app: web.Application) -> AsyncIterator[None]:
+            dsn = database_url.replace("postgresql+asyncpg", "postgresql")
+            async with asyncpg.create_pool(dsn, min_size=2, max_size=20) as created:
+                holder["db"].pool = created
+                yield
+
+        holder["db"] = Postgres(None)  # type: ignore[arg-type]
+        app = build(holder["db"])
+        app.cleanup_ctx.append(pool)
+    web.run_app(app, host="127.0.0.1", port=port, print=None)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), sys.argv[2])
