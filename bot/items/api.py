@@ -23,7 +23,7 @@ from bot.items.schemas import (
 from bot.schemas import ItemKind
 from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
-from bot.web.routing import Access, Call, Handler, RouteTable
+from bot.web.routing import ENTITY_HEADER, Access, Call, Handler, RouteTable, optional_header
 
 routes = RouteTable(tag="items")
 
@@ -57,11 +57,12 @@ def _declare(kind: ItemKind) -> None:
     async def list_items(call: Call) -> dict[str, Any]:
         entity = entity_set(kind, call.channel)
         query = query_of(call, entity)
-        rows, count, more = await read.list_items(call.uow, kind=kind, query=query)
-        return render_page(call, entity, query, rows, count, more)
+        found = await read.list_items(call.uow, kind=kind, query=query)
+        more = found.last_read is not None
+        return render_page(call, entity, query, found.rows, found.count, more, found.last_read)
 
     async def create(call: Call) -> dict[str, Any]:
-        entity_id = call.request.headers.get("x-svc-entityId")
+        entity_id = optional_header(call.request, ENTITY_HEADER)
         created = await items.create_item(call.uow, kind=kind, body=call.body, entity_id=entity_id)
         base = call.settings.public_url
         link = entity_link(base, plural, created.row["id"])
@@ -102,6 +103,7 @@ def _declare(kind: ItemKind) -> None:
         body=CREATE[kind],
         status=201,
         response=CREATED[kind],
+        headers=(ENTITY_HEADER,),  # a personal tab's entity id, stored as the item's entityId
     )(_named(f"create_{label}", create))
     routes.route(
         "GET",

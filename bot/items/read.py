@@ -6,6 +6,7 @@ again would double the cost.
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -40,24 +41,31 @@ async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Detai
     return (await render(uow, kind, [row]))[0]
 
 
-async def list_items(
-    uow: UnitOfWork, *, kind: ItemKind, query: Query
-) -> tuple[list[Details], int | None, bool]:
-    """A page of the channel's items, the exact count if asked, and whether more follow."""
+@dataclass(frozen=True)
+class Page:
+    rows: list[Details]
+    count: int | None
+    # The last row as read, sort values included, when more rows follow: the next link's key.
+    last_read: Mapping[str, Any] | None
+
+
+async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
+    """A page of the channel's items, the exact count if asked, and where the next page starts."""
     channel_id = _scope(uow).channel_id
     statement = items_statement(channel_id, kind)
     key = counts.cache_key(query, channel_id=channel_id, kind=kind) if query.count else None
     cache = uow.count_cache
     # The version is read before the count, so a cached count is never older than it says.
     seen = await counts.version(uow, channel_id=channel_id, kind=kind) if key and cache else 0
-    fetched = (await uow.session.execute(apply(statement, query))).mappings().all()
+    paged = apply(statement, query, keyed=True)
+    fetched = (await uow.session.execute(paged)).mappings().all()
     rows, more = page(fetched, query)
     count = cache.get(key, seen) if key and cache else None
     if query.count and count is None:
         count = await uow.session.scalar(count_statement(statement, query)) or 0
         if key and cache:
             cache.put(key, seen, count)
-    return await render(uow, kind, rows), count, more
+    return Page(await render(uow, kind, rows), count, rows[-1] if more else None)
 
 
 async def render(

@@ -13,7 +13,7 @@ from pydantic import (
 
 from bot.directory.schemas import UserOut
 from bot.projects.schemas import ProjectRef
-from bot.schemas import ApiModel, CollectionPage, Timestamp
+from bot.schemas import ApiModel, CollectionPage, RefusesNull, Timestamp
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_ASSIGNEES = 50
@@ -98,11 +98,15 @@ class BugCreate(TaskCreate):
 class TaskPatch(ItemFields):
     """Partial update: only the fields sent change; null clears a nullable one."""
 
-    name: Title | None = None
+    # The service refuses null for these (400): they can change, never be cleared.
+    name: Annotated[Title | None, RefusesNull] = None
+    status: Annotated[Text | None, RefusesNull] = None
+    priority: Annotated[Text | None, RefusesNull] = None
+    project_id: Annotated[Text | None, RefusesNull] = Field(None, alias="projectId")
 
 
 class BugPatch(TaskPatch):
-    severity: Text | None = None
+    severity: Annotated[Text | None, RefusesNull] = None
 
 
 class BulkEdit(ApiModel):

@@ -1,9 +1,11 @@
 """The `@odata.*` envelope of a collection response."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from yarl import URL
 
+from bot.odata import keyset
 from bot.odata.model import EntitySet
 from bot.odata.query import Query
 
@@ -35,7 +37,12 @@ def select_fields(row: dict[str, Any], select: tuple[str, ...] | None) -> dict[s
     return {name: value for name, value in row.items() if name in select}
 
 
-def next_link(url: URL | str, query: Query) -> str:
-    """`url` (on the public base) asking for the next page: $skip advanced by the page's $top."""
-    following = {"$top": str(query.top), "$skip": str(query.skip + query.top)}
-    return str(URL(url).update_query(following))
+def next_link(url: URL | str, query: Query, last_row: Mapping[str, Any] | None = None) -> str:
+    """`url` (on the public base) asking for the next page: after `last_row` when it was read
+    with its sort values (keyset), else with $skip advanced by the page's $top."""
+    if last_row is not None and "_sort0" in last_row:
+        token = keyset.encode(query.order, last_row)
+        after_row = URL(url).without_query_params("$skip")
+        return str(after_row.update_query({"$top": str(query.top), keyset.TOKEN: token}))
+    skipping = {"$top": str(query.top), "$skip": str(query.skip + query.top)}
+    return str(URL(url).update_query(skipping))

@@ -7,15 +7,15 @@ from typing import Any, TypeVar, TypeVarTuple
 from sqlalchemy import ColumnElement, Select, UnaryExpression, func
 
 from bot.errors import BadRequest
+from bot.odata import keyset
 from bot.odata.errors import invalid
-from bot.odata.model import EntitySet, PropertyKind, SortKey
+from bot.odata.model import EntitySet, SortKey
 from bot.odata.parse import parse_filter
-from bot.odata.text import fold_case
 from bot.odata.translate import translate
 
 DEFAULT_TOP = 100
 MAX_TOP = 1000
-OPTIONS = frozenset({"$filter", "$orderby", "$top", "$skip", "$count", "$select"})
+OPTIONS = frozenset({"$filter", "$orderby", "$top", "$skip", "$count", "$select", "$skiptoken"})
 # More digits than this exceed any table; read as "huge" so int() never meets thousands of digits.
 _MAX_DIGITS = 18
 
@@ -34,6 +34,7 @@ class Query:
     skip: int
     count: bool
     select: tuple[str, ...] | None  # None: every field; else the names, the key among them
+    after: tuple[Any, ...] | None = None  # from $skiptoken: the sort values rows must follow
 
 
 def parse_query(
@@ -44,23 +45,34 @@ def parse_query(
         if name.startswith("$") and name not in OPTIONS:
             raise BadRequest(f"Unsupported query option: {name}")
     text = params.get("$filter")
+    order = _order(params.get("$orderby"), entity)
+    token = params.get(keyset.TOKEN)
     return Query(
         filter=None if text is None else translate(parse_filter(text), entity),
         filter_text=text,
-        order=_order(params.get("$orderby"), entity),
+        order=order,
         top=min(_whole_number("$top", params.get("$top"), DEFAULT_TOP), MAX_TOP),
         skip=_whole_number("$skip", params.get("$skip"), 0),
         count=_boolean("$count", params.get("$count"), count_by_default),
         select=_select(params.get("$select"), entity),
+        after=None if token is None else keyset.decode(token, order),
     )
 
 
-def apply(statement: Select[*Row], query: Query) -> Select[*Row]:
-    """`statement` filtered, sorted and paged, with one row past the page to tell if more follow."""
+def apply(statement: Select[*Row], query: Query, *, keyed: bool = False) -> Select[*Row]:
+    """`statement` filtered, sorted and paged, with one row past the page to tell if more follow.
+
+    `keyed` adds the sort values as `_sort<n>` columns, for next links by keyset (`keyset.encode`).
+    """
     if query.filter is not None:
         statement = statement.where(query.filter)
+    if query.after is not None:
+        statement = statement.where(keyset.after(query.order, query.after))
     order = [_order_by(key) for key in query.order]
-    return statement.order_by(*order).limit(query.top + 1).offset(query.skip)
+    paged = statement.order_by(*order).limit(query.top + 1).offset(query.skip)
+    if keyed:  # same rows, a few more columns: the result type a caller reads stays usable
+        return paged.add_columns(*keyset.sort_columns(query.order))
+    return paged
 
 
 def count_statement(statement: Select[*Row], query: Query) -> Select[int]:
@@ -110,8 +122,7 @@ def _sort_key(part: str, entity: EntitySet) -> SortKey:
 
 def _order_by(key: SortKey) -> UnaryExpression[Any]:
     prop = key.property
-    text = prop.kind in (PropertyKind.TEXT, PropertyKind.NAME)
-    expression = fold_case(prop.expression) if text else prop.expression
+    expression = keyset.sort_expression(key)
     ordered = expression.desc() if key.descending else expression.asc()
     if not prop.nullable:
         return ordered

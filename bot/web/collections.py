@@ -1,6 +1,6 @@
 """Rendering OData list responses: $select projection, the envelope and the next link."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from yarl import URL
@@ -23,13 +23,16 @@ def render_page(
     rows: Sequence[dict[str, Any]],
     count: int | None,
     more: bool,
+    last_read: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The collection of JSON-ready rows, cut to `$select`, with its count and next link."""
+    """The collection of JSON-ready rows, cut to `$select`, with its count and next link
+    (by keyset after `last_read` when the rows were read with their sort values)."""
     base = call.settings.public_url
     values = [envelope.select_fields(row, query.select) for row in rows]
     next_link = None
     if more:
-        next_link = envelope.next_link(URL(base).join(call.request.rel_url), query)
+        url = URL(base).join(call.request.rel_url)
+        next_link = envelope.next_link(url, query, last_read)
     return envelope.collection(
         base_url=base, entity=entity, rows=values, count=count, next_link=next_link
     )
