@@ -4,7 +4,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Row, delete, insert, select, update
 
 from bot.db.tables import Item, ItemAssignee
 from bot.fields.catalog import load_catalog
@@ -100,13 +100,14 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     return [results[item_id] for item_id in edit.ids]
 
 
-async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Item]:
+async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Row[Any]]:
+    """The columns an edit reads, of the ids that are items of this channel and kind, locked."""
     assert uow.channel is not None
     wanted = [item_id for item_id in dict.fromkeys(ids) if is_id(item_id)]
     if not wanted:
         return {}
-    rows = await uow.session.scalars(
-        select(Item)
+    rows = await uow.session.execute(
+        select(Item.id, Item.name, Item.status_id, *(getattr(Item, field) for field in EDITABLE))
         .where(
             Item.id.in_(wanted),
             Item.channel_id == uow.channel.channel_id,
@@ -114,7 +115,7 @@ async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, It
         )
         .with_for_update()
     )
-    return {item.id: item for item in rows}
+    return {row.id: row for row in rows}
 
 
 async def _assignees(uow: UnitOfWork, item_ids: list[str]) -> dict[str, list[str]]:
