@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
@@ -18,6 +18,22 @@ Timestamp = Annotated[
     PlainSerializer(format_timestamp, return_type=str, when_used="json"),
     Field(json_schema_extra={"format": "date-time"}),
 ]
+
+
+def _refuse_null(schema: dict[str, Any]) -> None:
+    """The field's schema without its null branch, nor the `default: null` it would refuse."""
+    if schema.get("default", ...) is None:
+        del schema["default"]
+    options = [option for option in schema.pop("anyOf", []) if option != {"type": "null"}]
+    if len(options) == 1:
+        schema.update(options[0])
+    elif options:
+        schema["anyOf"] = options
+
+
+# For `Annotated[X | None, RefusesNull] = None`: a field a PATCH may leave out but never clear
+# (the service answers null with 400), so OpenAPI must not offer null.
+RefusesNull = Field(json_schema_extra=_refuse_null)
 
 
 class ApiModel(BaseModel):

@@ -5,7 +5,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from bot.schemas import ApiModel, CollectionPage, Timestamp
+from bot.schemas import ApiModel, CollectionPage, RefusesNull, Timestamp
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
 Color = Annotated[
@@ -46,13 +46,14 @@ class StatusIn(ApiModel):
 class StatusPatch(ApiModel):
     """Every field optional; only those sent change."""
 
-    name: Name | None = None
-    category: Category | None = None
-    color: Color | None = None
-    description: Description | None = None
-    primary: bool | None = None
-    order: int | None = Field(None, ge=0, le=1_000_000)
-    value: int | None = Field(None, ge=0, le=1_000_000)
+    # The service refuses null for all but `type` (400): they can change, never be cleared.
+    name: Annotated[Name | None, RefusesNull] = None
+    category: Annotated[Category | None, RefusesNull] = None
+    color: Annotated[Color | None, RefusesNull] = None
+    description: Annotated[Description | None, RefusesNull] = None
+    primary: Annotated[bool | None, RefusesNull] = None
+    order: Annotated[int | None, RefusesNull] = Field(None, ge=0, le=1_000_000)
+    value: Annotated[int | None, RefusesNull] = Field(None, ge=0, le=1_000_000)
     type: TypeLabel | None = Field(None, description="Cannot change; accepted when unchanged")
 
 

@@ -4,7 +4,7 @@ does (an OFFSET would read and drop every row before it)."""
 import base64
 import binascii
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -15,6 +15,9 @@ from bot.odata.model import PropertyKind, SortKey
 from bot.odata.text import fold_case
 
 TOKEN = "$skiptoken"
+# What the sorted columns can hold: 32-bit integers, text without NUL, sane lengths.
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+MAX_TEXT = 4096
 
 
 def sort_expression(key: SortKey) -> ColumnElement[Any]:
@@ -77,15 +80,24 @@ def _plain(value: Any) -> Any:
 
 
 def _typed(key: SortKey, value: Any) -> Any:
+    """A token value as its column holds it; anything a column could not hold is refused here,
+    before it reaches SQL (tokens come back from clients, who may have edited them)."""
     if value is None:
         return None
     kind = key.property.kind
     try:
         if kind is PropertyKind.DATETIME:
-            return datetime.fromisoformat(value)
+            instant = datetime.fromisoformat(value)
+            if instant.tzinfo is None:
+                raise ValueError
+            return instant.astimezone(UTC)
         expected = {PropertyKind.INTEGER: int, PropertyKind.BOOLEAN: bool}.get(kind, str)
         if type(value) is not expected:
             raise TypeError
-    except (TypeError, ValueError):
+        if isinstance(value, int) and not INT32_MIN <= value <= INT32_MAX:
+            raise ValueError
+        if isinstance(value, str) and ("\x00" in value or len(value) > MAX_TEXT):
+            raise ValueError
+    except (TypeError, ValueError, OverflowError):
         raise invalid(TOKEN, f"a value for '{key.property.name}' has the wrong type") from None
     return value

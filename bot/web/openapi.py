@@ -12,12 +12,14 @@ from bot.web.routing import (
     CHANNEL_HEADER,
     COOKIE,
     ENTITY_HEADER,
+    MAX_HEADER_LENGTH,
     TEAM_HEADER,
     Access,
     Endpoint,
 )
 
 REF = "#/components/schemas/{model}"
+HEADER_SCHEMA = {"type": "string", "maxLength": MAX_HEADER_LENGTH}
 SELECTION = "Selection"  # suffix of a collection element's schema, as `$select` may cut it
 PATH_PARAM = re.compile(r"{(\w+)(?::[^}]*)?}")
 STATUS_TEXT = {
@@ -37,12 +39,17 @@ STATUS_TEXT = {
 
 # The list query options of api.md §2, taken by every route that answers a CollectionPage.
 QUERY_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
-    ("$filter", {"type": "string"}, "A condition, e.g. `status eq 'Active'` (api.md §2)"),
+    (
+        "$filter",
+        {"type": "string"},
+        "A condition, e.g. `status eq 'Active' and dueDate lt 2026-12-01`",
+    ),
     ("$orderby", {"type": "string"}, "Comma-separated keys, each optionally `asc` or `desc`"),
     ("$top", {"type": "integer", "minimum": 0}, "Page size: 100 by default, at most 1000"),
     ("$skip", {"type": "integer", "minimum": 0}, "Rows to skip"),
     ("$count", {"type": "boolean"}, "Whether to include `@odata.count`"),
     ("$select", {"type": "string"}, "Comma-separated fields to keep; `_id` is always kept"),
+    ("$skiptoken", {"type": "string"}, "Where a page starts, as `@odata.nextLink` gives it"),
 ]
 
 
@@ -58,9 +65,9 @@ def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, ser
             models.append((endpoint.response, "serialization"))
     keys, schemas = models_json_schema(models, ref_template=REF)
     components = schemas.get("$defs", {})
-    for endpoint in endpoints:
-        if _is_collection(endpoint):
-            _let_select_cut_values(components, _ref_name(keys[(endpoint.response, "serialization")]))
+    # Each page once, in route order, so the document comes out the same every time.
+    for page in dict.fromkeys(page for endpoint in endpoints if (page := _page(endpoint))):
+        _let_select_cut_values(components, _ref_name(keys[(page, "serialization")]))
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in endpoints:
         path = PATH_PARAM.sub(r"{\1}", endpoint.path)
@@ -91,7 +98,11 @@ def _operation(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
         {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
         for name in PATH_PARAM.findall(endpoint.path)
     ] + _context_headers(endpoint.access)
-    if _is_collection(endpoint):
+    parameters += [
+        {"name": name, "in": "header", "required": False, "schema": HEADER_SCHEMA}
+        for name in endpoint.headers
+    ]
+    if _page(endpoint):
         parameters += [
             {"name": name, "in": "query", "required": False, "schema": schema, "description": text}
             for name, schema, text in QUERY_OPTIONS
@@ -150,13 +161,15 @@ def _error(status: int, endpoint: Endpoint) -> dict[str, Any]:
 def _context_headers(access: Access) -> list[dict[str, Any]]:
     names = {Access.CHANNEL: [TEAM_HEADER, CHANNEL_HEADER], Access.PERSONAL: [ENTITY_HEADER]}
     return [
-        {"name": name, "in": "header", "required": True, "schema": {"type": "string"}}
+        {"name": name, "in": "header", "required": True, "schema": HEADER_SCHEMA}
         for name in names.get(access, [])
     ]
 
 
-def _is_collection(endpoint: Endpoint) -> bool:
-    return endpoint.response is not None and issubclass(endpoint.response, CollectionPage)
+def _page(endpoint: Endpoint) -> type[CollectionPage] | None:
+    """The OData collection the route answers, if it answers one."""
+    response = endpoint.response
+    return response if response and issubclass(response, CollectionPage) else None
 
 
 def _ref_name(ref: dict[str, str]) -> str:
@@ -166,8 +179,6 @@ def _ref_name(ref: dict[str, str]) -> str:
 def _let_select_cut_values(components: dict[str, Any], page: str) -> None:
     """A page's `value` elements as `$select` may cut them: every field optional but `_id`."""
     items = components[page]["properties"]["value"]["items"]
-    if "$ref" not in items or _ref_name(items).endswith(SELECTION):
-        return  # another route answering the same page has done it
     element = _ref_name(items)
     components[element + SELECTION] = {
         **components[element],

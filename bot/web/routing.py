@@ -22,6 +22,7 @@ COOKIE = "graphNodeCookie"
 TEAM_HEADER = "x-svc-teamid"
 CHANNEL_HEADER = "x-svc-channelId"
 ENTITY_HEADER = "x-svc-entityId"
+MAX_HEADER_LENGTH = 255  # the context headers' database columns
 
 
 class Access(StrEnum):
@@ -71,6 +72,7 @@ class Endpoint:
     status: int = 200
     response: type[BaseModel] | None = None
     errors: tuple[int, ...] = ()
+    headers: tuple[str, ...] = ()  # optional request headers the handler reads
 
 
 @dataclass
@@ -91,11 +93,22 @@ class RouteTable:
         status: int = 200,
         response: type[BaseModel] | None = None,
         errors: tuple[int, ...] = (),
+        headers: tuple[str, ...] = (),
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
                 Endpoint(
-                    method, path, handler, access, summary, self.tag, body, status, response, errors
+                    method,
+                    path,
+                    handler,
+                    access,
+                    summary,
+                    self.tag,
+                    body,
+                    status,
+                    response,
+                    errors,
+                    headers,
                 )
             )
             return handler
@@ -159,12 +172,18 @@ async def _caller_in_channel(uow: UnitOfWork, request: web.Request) -> tuple[Act
     )
 
 
-def _required_header(request: web.Request, name: str) -> str:
+def optional_header(request: web.Request, name: str) -> str | None:
+    """A context header's value, None when absent or blank; longer than its column: 400."""
     value = request.headers.get(name, "").strip()
-    if not value:
+    if len(value) > MAX_HEADER_LENGTH:
+        raise BadRequest(f"{name}: must be at most {MAX_HEADER_LENGTH} characters")
+    return value or None
+
+
+def _required_header(request: web.Request, name: str) -> str:
+    value = optional_header(request, name)
+    if value is None:
         raise missing_context()
-    if len(value) > 255:
-        raise BadRequest(f"{name}: must be at most 255 characters")
     return value
 
 

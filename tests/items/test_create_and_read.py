@@ -177,6 +177,18 @@ async def test_creating_in_a_done_status_fills_the_completed_date(client, factor
     assert created["completedDate"] == "2026-11-21T09:30:00.000Z"
 
 
+async def test_dates_before_year_1000_keep_four_digit_years(client, factory: Factory) -> None:
+    ada = await factory.member()
+    response = await client.post(
+        "/odata/tasks",
+        json={"name": "Old", "startDate": "0235-10-18T23:44:33.498679-09:02"},
+        headers=ada.in_channel(),
+    )
+    assert response.status == 201, await response.text()
+    # Was "235-10-19T08:46:33.498Z": not ISO 8601, nor the document's date-time.
+    assert (await response.json())["startDate"] == "0235-10-19T08:46:33.498Z"
+
+
 async def test_internal_ids_count_per_channel_and_kind(client, factory: Factory) -> None:
     ada = await factory.member()
     numbers = []

@@ -74,6 +74,23 @@ BAD_FIELDS = [
         f"projectId: '{'f' * 24}' is not a project of this channel",
         id="unknown-project",
     ),
+    pytest.param(
+        # Before year 1 once moved to UTC (was a 500).
+        {"dueDate": "0001-01-01T00:00:00+01:00"},
+        "dueDate: Value error, is outside the years 1 to 9999 in UTC",
+        id="due-date-before-year-1-in-utc",
+    ),
+    pytest.param(
+        # PostgreSQL text cannot hold U+0000 (was a 500 there).
+        {"owner": "Ada\x00"},
+        "owner: must not contain the NUL character (U+0000)",
+        id="nul-character",
+    ),
+    pytest.param(
+        {"bucket": [{"label": "a\x00"}]},
+        "bucket.0.label: must not contain the NUL character (U+0000)",
+        id="nul-character-nested",
+    ),
 ]
 
 
@@ -153,6 +170,20 @@ async def test_patch_null_for_a_required_field_answers_400(
     assert (response.status, await response.json()) == (
         400,
         {"error": f"{field}: must not be null"},
+    )
+    assert await stored(factory) == before
+
+
+async def test_an_entity_id_header_over_255_characters_answers_400(
+    client, factory: Factory
+) -> None:
+    ada = await factory.member()
+    before = await stored(factory)
+    headers = {**ada.in_channel(), "x-svc-entityId": "e" * 256}  # was a 500 on PostgreSQL
+    response = await client.post("/odata/bugs", json={"name": "A bug"}, headers=headers)
+    assert (response.status, await response.json()) == (
+        400,
+        {"error": "x-svc-entityId: must be at most 255 characters"},
     )
     assert await stored(factory) == before
 

@@ -1,5 +1,8 @@
 """Next links page by keyset: following them yields every row once, in order, whatever the sort."""
 
+import base64
+import json
+
 import pytest
 from yarl import URL
 
@@ -87,6 +90,28 @@ async def test_a_token_this_service_did_not_make_answers_400(
         "/odata/tasks",
         params={"$skiptoken": token, "$orderby": "dueDate"},
         headers=ada.in_channel(),
+    )
+    assert response.status == 400
+    assert (await response.json())["error"].startswith("Invalid $skiptoken: ")
+
+
+@pytest.mark.parametrize(
+    ("orderby", "values"),
+    [
+        ("internalId", [2**63, "a"]),
+        ("internalId", [2**31, "a"]),
+        ("dueDate", ["2026-11-21T09:30:00", "a"]),
+        ("dueDate", ["0001-01-01T00:00:00+05:00", "a"]),
+        ("name", ["a\u0000", "a"]),
+    ],
+)
+async def test_a_token_with_values_no_column_holds_answers_400(
+    client, factory: Factory, orderby: str, values: list
+) -> None:
+    ada = await factory.member()
+    token = base64.urlsafe_b64encode(json.dumps(values).encode()).decode().rstrip("=")
+    response = await client.get(
+        "/odata/bugs", params={"$skiptoken": token, "$orderby": orderby}, headers=ada.in_channel()
     )
     assert response.status == 400
     assert (await response.json())["error"].startswith("Invalid $skiptoken: ")
