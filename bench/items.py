@@ -1,5 +1,6 @@
 """Items: create, list (filter + order + top 50 + exact count over 100k bugs), 1000-id bulk edit."""
 
+import base64
 import json
 import statistics
 import sys
@@ -53,6 +54,9 @@ def measure(kind: str) -> dict[str, object]:
             )
             results["list"] = wrk(running.base + list_path, headers=headers, connections=8)
             results["rss_mb"] = running.rss_mb()
+            first, last = _first_and_last_pages(running.base, headers)
+            results["first_page"] = wrk(running.base + first, headers=headers, connections=8)
+            results["last_page"] = wrk(running.base + last, headers=headers, connections=8)
             results["create"] = wrk(
                 running.base + "/odata/bugs",
                 headers={**headers, "Content-Type": "application/json"},
@@ -88,6 +92,23 @@ def measure(kind: str) -> dict[str, object]:
                     connections=8 if name == "list_bare" else 16,
                 )
         return results
+
+
+def _first_and_last_pages(base: str, headers: dict[str, str]) -> tuple[str, str]:
+    """The first page of all bugs by due date, and the last page as its next link asks for it."""
+    order = {"$orderby": "dueDate desc", "$top": "50"}
+    first = "/odata/bugs?" + urllib.parse.urlencode(order, quote_via=urllib.parse.quote)
+    # The row just before the last page: the 51st in the reverse order.
+    reverse = {"$orderby": "dueDate asc,_id desc", "$top": "51", "$select": "dueDate"}
+    query = urllib.parse.urlencode(reverse, quote_via=urllib.parse.quote)
+    before_last = json.loads(_request(base, "GET", f"/odata/bugs?{query}", headers))["value"][-1]
+    sort_values = [before_last["dueDate"].replace("Z", "+00:00"), before_last["_id"]]
+    token = base64.urlsafe_b64encode(json.dumps(sort_values).encode()).decode().rstrip("=")
+    last_query = {**order, "$skiptoken": token}
+    last = "/odata/bugs?" + urllib.parse.urlencode(last_query, quote_via=urllib.parse.quote)
+    rows = json.loads(_request(base, "GET", last, headers))["value"]
+    assert len(rows) == 50, f"the last page has {len(rows)} rows"
+    return first, last
 
 
 def _bulk_times(base: str, headers: dict[str, str], ids: list[str]) -> list[float]:
@@ -127,6 +148,13 @@ def report(kind: str, results: dict[str, object]) -> list[str]:
             f"  app/bare {app.requests_per_second / bare.requests_per_second:5.1%}"
         )
     lines.append(f"rss      {kind:10} {results['rss_mb']:.0f} MB after the list load")
+    first, last = results["first_page"], results["last_page"]
+    assert isinstance(first, Load) and isinstance(last, Load)
+    lines.append(
+        f"paging   {kind:10} first page {first.requests_per_second:6.0f} req/s, last of "
+        f"{BUGS // 50:,} {last.requests_per_second:6.0f} req/s: the last costs "
+        f"{first.requests_per_second / last.requests_per_second:.2f}x the first"
+    )
     bulk = results["bulk_ms"]
     assert isinstance(bulk, list)
     lines.append(
