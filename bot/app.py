@@ -25,6 +25,7 @@ from bot.web.errors import add_request_id, error_middleware
 from bot.web.openapi import openapi_document
 from bot.web.routing import RouteTable, install
 
+MAX_REQUEST_LINE = 32 * 1024
 ROUTE_TABLES: list[RouteTable] = [
     meta.routes,
     auth_api.routes,
@@ -35,7 +36,13 @@ ROUTE_TABLES: list[RouteTable] = [
 
 
 def create_app(settings: Settings, *, clock: Clock | None = None) -> web.Application:
-    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_JSON_BODY)
+    app = web.Application(
+        middlewares=[error_middleware],
+        client_max_size=MAX_JSON_BODY,
+        # A 2 KB $filter of non-ASCII text is several times longer percent-encoded; aiohttp's
+        # default 8 KiB request line would refuse it in plain text before the app could answer.
+        handler_args={"max_line_size": MAX_REQUEST_LINE},
+    )
     app[SETTINGS] = settings
     app[CLOCK] = clock or SystemClock()
     app[COUNT_CACHE] = CountCache()
