@@ -19,6 +19,9 @@ class Item(Base):
         # Lists are per channel and kind, usually filtered by status and sorted by due date.
         Index(None, "channel_id", "kind", "status", "due_date"),
         Index(None, "channel_id", "kind", "due_date"),
+        # The default order, newest first: an index ending with the sort key keeps a page read
+        # short even under PostgreSQL's generic plan for a bound LIMIT.
+        Index(None, "channel_id", "kind", "created_at"),
     )
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     channel_id: Mapped[str] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))

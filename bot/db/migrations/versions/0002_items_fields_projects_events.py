@@ -194,6 +194,11 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("items", schema=None) as batch_op:
         batch_op.create_index(
+            batch_op.f("ix_items_channel_id_kind_created_at"),
+            ["channel_id", "kind", "created_at"],
+            unique=False,
+        )
+        batch_op.create_index(
             batch_op.f("ix_items_channel_id_kind_due_date"),
             ["channel_id", "kind", "due_date"],
             unique=False,
@@ -239,6 +244,7 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_items_project_id"))
         batch_op.drop_index(batch_op.f("ix_items_channel_id_kind_status_due_date"))
         batch_op.drop_index(batch_op.f("ix_items_channel_id_kind_due_date"))
+        batch_op.drop_index(batch_op.f("ix_items_channel_id_kind_created_at"))
 
     op.drop_table("items")
     with op.batch_alter_table("projects", schema=None) as batch_op:
