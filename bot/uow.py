@@ -1,11 +1,13 @@
 """The unit of work every service takes first: one transaction, the clock, who and where."""
 
+import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import text
+from sqlalchemy import Connection, Engine, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -52,6 +54,9 @@ class UnitOfWork:
     count_cache: CountCache | None = None
 
 
+_sqlite_writers: WeakKeyDictionary[Engine | Connection, asyncio.Lock] = WeakKeyDictionary()
+
+
 @asynccontextmanager
 async def unit_of_work(
     sessions: async_sessionmaker[AsyncSession],
@@ -61,8 +66,15 @@ async def unit_of_work(
     count_cache: CountCache | None = None,
 ) -> AsyncIterator[UnitOfWork]:
     """One transaction: committed when the block ends normally, rolled back on any exception."""
-    async with sessions() as session, session.begin():
-        if write and session.get_bind().dialect.name == "sqlite":
+    async with sessions() as session, AsyncExitStack() as stack:
+        bind = session.get_bind()
+        sqlite_write = write and bind.dialect.name == "sqlite"
+        if sqlite_write:
+            # Writers queue here, one at a time per engine: SQLite's own busy handler sleeps up
+            # to 100 ms a turn, which stretches a short queue of writers into seconds.
+            await stack.enter_async_context(_sqlite_writers.setdefault(bind, asyncio.Lock()))
+        await stack.enter_async_context(session.begin())
+        if sqlite_write:
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
             await session.execute(text("BEGIN IMMEDIATE"))
