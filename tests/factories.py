@@ -4,7 +4,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
+from aiohttp.test_utils import TestClient
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot import workspace
@@ -117,3 +119,12 @@ class Factory:
         """Team A with its standard channel."""
         await self.team()
         await self.channel()
+
+
+async def create_item(client: TestClient, member: Member, of: str = "bug", **fields: Any) -> dict:
+    """A new item of kind `of`, created through the API (201 asserted)."""
+    response = await client.post(
+        f"/odata/{of}s", json={"name": "A bug", **fields}, headers=member.in_channel()
+    )
+    assert response.status == 201, await response.text()
+    return await response.json()

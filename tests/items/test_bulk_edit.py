@@ -12,20 +12,12 @@ from bot.clock import FrozenClock
 from bot.db.tables import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.ids import new_id
 from tests.factories import Factory, Member
+from tests.factories import create_item as create
 
 TEAM_B = "19:team-b@thread.tacv2"
 CHANNEL_B = "19:channel-b@thread.tacv2"
 UNKNOWN_ID = "0123456789abcdef01234567"
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
-
-
-async def create(client: TestClient, member: Member, of: str = "bug", **fields: Any) -> dict:
-    """A new item of kind `of`, created through the API."""
-    response = await client.post(
-        f"/odata/{of}s", json={"name": "A bug", **fields}, headers=member.in_channel()
-    )
-    assert response.status == 201, await response.text()
-    return await response.json()
 
 
 async def bulk(

@@ -8,16 +8,8 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import select, text, update
 
 from bot.db.tables import Item, ItemCounter, PendingEvent
-from tests.factories import Factory, Member
-
-
-async def create(client: TestClient, member: Member, of: str = "bug", **fields: Any) -> dict:
-    """A new item of kind `of`, created through the API."""
-    response = await client.post(
-        f"/odata/{of}s", json={"name": "A bug", **fields}, headers=member.in_channel()
-    )
-    assert response.status == 201, await response.text()
-    return await response.json()
+from tests.factories import Factory
+from tests.factories import create_item as create
 
 
 async def until_a_request_waits_for_a_lock(factory: Factory) -> None:

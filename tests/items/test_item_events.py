@@ -4,23 +4,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
 from bot.clock import FrozenClock
 from bot.db.tables import Channel, PendingEvent
-from tests.factories import CHANNEL, TEAM, Factory, Member
+from tests.factories import CHANNEL, TEAM, Factory
+from tests.factories import create_item as create
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
-
-
-async def create(client: TestClient, member: Member, of: str = "bug", **fields: Any) -> dict:
-    """A new item of kind `of`, created through the API."""
-    response = await client.post(
-        f"/odata/{of}s", json={"name": "A bug", **fields}, headers=member.in_channel()
-    )
-    assert response.status == 201, await response.text()
-    return await response.json()
 
 
 async def events(factory: Factory, trigger: str | None = None) -> list[PendingEvent]:

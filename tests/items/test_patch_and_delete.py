@@ -10,15 +10,7 @@ from sqlalchemy import select
 from bot.clock import FrozenClock
 from bot.db.tables import Item, ItemAssignee
 from tests.factories import Factory, Member
-
-
-async def create(client: TestClient, member: Member, of: str = "bug", **fields: Any) -> dict:
-    """A new item of kind `of`, created through the API."""
-    response = await client.post(
-        f"/odata/{of}s", json={"name": "A bug", **fields}, headers=member.in_channel()
-    )
-    assert response.status == 201, await response.text()
-    return await response.json()
+from tests.factories import create_item as create
 
 
 async def patch(
