@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Protocol
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.db.engine import take_sqlite_write_lock
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,5 +78,5 @@ async def unit_of_work(
         if sqlite_write:
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
-            await session.execute(text("BEGIN IMMEDIATE"))
+            await take_sqlite_write_lock(session)
         yield UnitOfWork(session=session, clock=clock, count_cache=count_cache)

@@ -1,11 +1,16 @@
 """The async engine and session factory."""
 
+import asyncio
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import event
+from sqlalchemy import event, text
+from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_dbapi
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -13,9 +18,13 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from bot.db import sqlite_inline
 from bot.odata.text import register_sqlite_functions
 
-SQLITE_BUSY_TIMEOUT_MS = 5000
+# SQLite runs on the event loop (sqlite_inline), so its own busy wait would stall every request:
+# keep it short, and wait for another process's writer in `take_sqlite_write_lock` instead.
+SQLITE_BUSY_TIMEOUT_MS = 50
+SQLITE_WRITE_WAIT_S = 5.0
 
 
 def create_engine(url: str) -> AsyncEngine:
@@ -30,7 +39,9 @@ def create_engine(url: str) -> AsyncEngine:
         return create_async_engine(url, pool_size=10, max_overflow=10, **json_options)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_async_engine(url, **json_options)
+    # sqlite_inline instead of aiosqlite: statements run on the loop thread, without a hop each.
+    module = AsyncAdapt_aiosqlite_dbapi(sqlite_inline, sqlite3)
+    engine = create_async_engine(url, module=module, **json_options)
     event.listen(engine.sync_engine, "connect", _tune_sqlite)
     return engine
 
@@ -44,6 +55,21 @@ def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
     # SQLite's lower() folds ASCII only; OData text comparisons need all of Unicode.
     register_sqlite_functions(dbapi_connection)
+
+
+async def take_sqlite_write_lock(session: AsyncSession) -> None:
+    """BEGIN IMMEDIATE, waiting for another process's writer without blocking the event loop."""
+    deadline = time.monotonic() + SQLITE_WRITE_WAIT_S
+    pause = 0.001
+    while True:
+        try:
+            await session.execute(text("BEGIN IMMEDIATE"))
+            return
+        except OperationalError as error:
+            if "locked" not in str(error.orig) or time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
