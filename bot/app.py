@@ -15,8 +15,8 @@ from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.fields import api as fields_api
 from bot.items import api as items_api
-from bot.items.counts import CountCache
-from bot.keys import CLOCK, COUNT_CACHE, ENGINE, HTTP, OPENAPI, SESSIONS, SETTINGS, SSO_KEYS
+from bot.items.versions import VersionedCache
+from bot.keys import CLOCK, ENGINE, HTTP, LIST_CACHE, OPENAPI, SESSIONS, SETTINGS, SSO_KEYS
 from bot.settings import Settings
 from bot.web import meta
 from bot.web.body import MAX_JSON_BODY
@@ -45,7 +45,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None) -> web.Applica
     )
     app[SETTINGS] = settings
     app[CLOCK] = clock or SystemClock()
-    app[COUNT_CACHE] = CountCache()
+    app[LIST_CACHE] = VersionedCache()
     endpoints = install(app, ROUTE_TABLES)
     document = openapi_document(
         endpoints,

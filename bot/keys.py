@@ -6,7 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
-from bot.items.counts import CountCache
+from bot.items.versions import VersionedCache
 from bot.settings import Settings
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -16,4 +16,5 @@ SESSIONS = web.AppKey("sessions", async_sessionmaker[AsyncSession])
 HTTP = web.AppKey("http", aiohttp.ClientSession)
 SSO_KEYS = web.AppKey("sso_keys", JwksKeys)
 OPENAPI = web.AppKey("openapi", bytes)
-COUNT_CACHE = web.AppKey("count_cache", CountCache)
+# Counts and item references of lists, valid while their version holds (bot.items.versions).
+LIST_CACHE = web.AppKey("list_cache", VersionedCache)

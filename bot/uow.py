@@ -4,7 +4,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Connection, Engine
@@ -38,12 +38,12 @@ class ChannelScope:
     tenant_id: str | None
 
 
-class CountCache(Protocol):
-    """A process-wide cache of list counts (bot.items.counts.CountCache)."""
+class VersionedCache(Protocol):
+    """A process-wide cache of what lists compute (bot.items.versions.VersionedCache)."""
 
-    def get(self, key: tuple[str, str, str], version: int) -> int | None: ...
+    def get(self, key: tuple[str, ...], version: int) -> Any | None: ...
 
-    def put(self, key: tuple[str, str, str], version: int, count: int) -> None: ...
+    def put(self, key: tuple[str, ...], version: int, value: Any) -> None: ...
 
 
 @dataclass(slots=True)
@@ -52,7 +52,7 @@ class UnitOfWork:
     clock: Clock
     actor: Actor | None = None
     channel: ChannelScope | None = None
-    count_cache: CountCache | None = None
+    cache: VersionedCache | None = None
 
 
 _sqlite_writers: WeakKeyDictionary[Engine | Connection, asyncio.Lock] = WeakKeyDictionary()
@@ -64,7 +64,7 @@ async def unit_of_work(
     clock: Clock,
     *,
     write: bool = True,
-    count_cache: CountCache | None = None,
+    cache: VersionedCache | None = None,
 ) -> AsyncIterator[UnitOfWork]:
     """One transaction: committed when the block ends normally, rolled back on any exception."""
     async with sessions() as session, AsyncExitStack() as stack:
@@ -79,4 +79,4 @@ async def unit_of_work(
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
             await take_sqlite_write_lock(session)
-        yield UnitOfWork(session=session, clock=clock, count_cache=count_cache)
+        yield UnitOfWork(session=session, clock=clock, cache=cache)

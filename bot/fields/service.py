@@ -14,7 +14,7 @@ from bot.fields.schemas import (
     StatusPatch,
 )
 from bot.ids import is_id, new_id
-from bot.items import counts
+from bot.items import versions
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -120,7 +120,6 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         await uow.session.execute(
             update(Item).where(Item.status_id == status.id).values(status=status.name)
         )
-        await _items_changed(uow, status)
     if changes.get("primary") is False and status.primary:
         raise BadRequest("primary: a kind always has one primary status; make another primary")
     if changes.get("primary") and not status.primary:
@@ -133,6 +132,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         if field in changes:
             setattr(status, field, changes[field])
     status.updated_at = uow.clock.now()
+    await _items_changed(uow, status)
     await uow.session.flush()
 
 
@@ -198,8 +198,8 @@ async def _clear_primary(uow: UnitOfWork, *, channel_id: str, type_label: str) -
 
 
 async def _items_changed(uow: UnitOfWork, status: FieldValue) -> None:
-    """Items of the status's kind show another status now: cached list counts must go."""
-    await counts.bump(uow, channel_id=status.channel_id, kind=ItemKind(status.type.lower()))
+    """Items of the status's kind render differently now: what lists cached must go."""
+    await versions.bump(uow, channel_id=status.channel_id, kind=ItemKind(status.type.lower()))
 
 
 def _same_kind(channel_id: str, type_label: str) -> tuple[ColumnElement[bool], ...]:

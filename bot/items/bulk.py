@@ -9,7 +9,7 @@ from sqlalchemy import Row, delete, insert, select, update
 from bot.db.tables import Item, ItemAssignee
 from bot.fields.catalog import load_catalog
 from bot.ids import is_id
-from bot.items import counts, events, rules
+from bot.items import events, rules, versions
 from bot.items.schemas import BulkEdit, BulkResult
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -90,7 +90,7 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     if assignees is not None:
         await _replace_assignees(uow, list(updates), assignees)
     if updates:
-        await counts.bump(uow, channel_id=uow.channel.channel_id, kind=kind)
+        await versions.bump(uow, channel_id=uow.channel.channel_id, kind=kind)
     await events.record(
         uow,
         kind=kind,

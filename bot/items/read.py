@@ -15,7 +15,7 @@ from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id
-from bot.items import counts
+from bot.items import versions
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind, format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
@@ -53,28 +53,52 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     """A page of the channel's items, the exact count if asked, and where the next page starts."""
     channel_id = _scope(uow).channel_id
     statement = items_statement(channel_id, kind)
-    key = counts.cache_key(query, channel_id=channel_id, kind=kind) if query.count else None
-    cache = uow.count_cache
-    # The version is read before the count, so a cached count is never older than it says.
-    seen = await counts.version(uow, channel_id=channel_id, kind=kind) if key and cache else 0
+    cache = uow.cache
+    # The version is read first, so nothing cached under it is older than it says.
+    seen = await versions.version(uow, channel_id=channel_id, kind=kind) if cache else None
     paged = apply(statement, query, keyed=True)
     fetched = (await uow.session.execute(paged)).mappings().all()
     rows, more = page(fetched, query)
-    count = cache.get(key, seen) if key and cache else None
-    if query.count and count is None:
-        count = await uow.session.scalar(count_statement(statement, query)) or 0
-        if key and cache:
-            cache.put(key, seen, count)
-    return Page(await render(uow, kind, rows), count, rows[-1] if more else None)
+    count = None
+    if query.count:
+        key = versions.count_key(query, channel_id=channel_id, kind=kind)
+        count = cache.get(key, seen) if cache and key and seen is not None else None
+        if count is None:
+            count = await uow.session.scalar(count_statement(statement, query)) or 0
+            if cache and key and seen is not None:
+                cache.put(key, seen, count)
+    details = await render(uow, kind, rows, version=seen)
+    return Page(details, count, rows[-1] if more else None)
 
 
 async def render(
-    uow: UnitOfWork, kind: ItemKind, rows: Sequence[Mapping[str, Any]]
+    uow: UnitOfWork,
+    kind: ItemKind,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    version: int | None = None,
 ) -> list[Details]:
-    """The details of item rows: statuses, projects and people looked up once for all of them."""
+    """The details of item rows: statuses, projects and people looked up once for all of them
+    (statuses and projects from the list cache while `version`, read first, holds)."""
     if not rows:
         return []
     scope = _scope(uow)
+    key = versions.references_key(channel_id=scope.channel_id, kind=kind)
+    cached = uow.cache.get(key, version) if uow.cache and version is not None else None
+    statuses, projects = cached or await _references(uow, kind, scope)
+    if uow.cache and version is not None and cached is None:
+        uow.cache.put(key, version, (statuses, projects))
+    assigned, users = await _people(uow, rows)
+    return [
+        _details(row, kind, scope, statuses, projects, users, assigned.get(row["id"], []))
+        for row in rows
+    ]
+
+
+async def _references(
+    uow: UnitOfWork, kind: ItemKind, scope: ChannelScope
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The channel's statuses of this kind and its projects, as item details embed them."""
     statuses = {
         status.id: status
         for status in await uow.session.execute(
@@ -93,11 +117,7 @@ async def render(
             )
         ).mappings()
     }
-    assigned, users = await _people(uow, rows)
-    return [
-        _details(row, kind, scope, statuses, projects, users, assigned.get(row["id"], []))
-        for row in rows
-    ]
+    return statuses, projects
 
 
 def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:

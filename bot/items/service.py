@@ -9,7 +9,7 @@ from bot.db.tables import FieldValue, Item, ItemAssignee, ItemCounter, Project
 from bot.errors import Invalid, NotFound
 from bot.fields.catalog import Catalog, load_catalog
 from bot.ids import is_id, new_id
-from bot.items import counts, events, read, rules
+from bot.items import events, read, rules, versions
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.projects import service as projects
 from bot.schemas import ItemKind
@@ -177,7 +177,7 @@ async def update_item(
         .where(Item.id == item.id)
         .values(**new, updated_at=now, updated_by=_actor_id(uow), sync_at=now)
     )
-    await counts.bump(uow, channel_id=item.channel_id, kind=kind)
+    await versions.bump(uow, channel_id=item.channel_id, kind=kind)
     await events.record(
         uow, kind=kind, trigger=events.ITEM_UPDATED, payloads={item.id: {"changes": changes}}
     )
@@ -193,7 +193,7 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     )
     if deleted.rowcount == 0:  # type: ignore[attr-defined]
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    await counts.bump(uow, channel_id=_channel_id(uow), kind=kind)
+    await versions.bump(uow, channel_id=_channel_id(uow), kind=kind)
     await events.record(
         uow,
         kind=kind,

@@ -12,7 +12,7 @@ from pydantic_core import to_jsonable_python
 
 from bot.auth import service as auth
 from bot.errors import BadRequest, missing_context
-from bot.keys import CLOCK, COUNT_CACHE, SESSIONS, SETTINGS
+from bot.keys import CLOCK, LIST_CACHE, SESSIONS, SETTINGS
 from bot.settings import Settings
 from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.web.body import parse_body
@@ -138,7 +138,7 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         app = request.app
         write = request.method not in ("GET", "HEAD")
         async with unit_of_work(
-            app[SESSIONS], app[CLOCK], write=write, count_cache=app[COUNT_CACHE]
+            app[SESSIONS], app[CLOCK], write=write, cache=app[LIST_CACHE]
         ) as uow:
             call = Call(request=request, uow=uow, settings=app[SETTINGS])
             if endpoint.access is Access.CHANNEL:

@@ -89,3 +89,22 @@ async def test_a_change_through_another_process_is_seen(
         "/odata/bugs", json={"name": "b", "status": "In Progress"}, headers=ada.in_channel()
     )
     assert await counted(client, ada, IN_PROGRESS) == 1
+
+
+async def test_status_changes_show_in_the_next_list(client, factory: Factory) -> None:
+    ada = await factory.member()
+    headers = ada.in_channel()
+    await client.post("/odata/bugs", json={"name": "b", "status": "In Progress"}, headers=headers)
+
+    async def first_row() -> dict:
+        response = await client.get("/odata/bugs", headers=headers)
+        return (await response.json())["value"][0]
+
+    before = await first_row()
+    assert (before["statusId"]["category"], before["statusValue"]) == ("Active", 50)
+    status_id = before["statusId"]["_id"]
+    await client.patch(
+        f"/odata/status({status_id})", json={"category": "New", "value": 10}, headers=headers
+    )
+    after = await first_row()
+    assert (after["statusId"]["category"], after["statusValue"]) == ("New", 10)

@@ -1,13 +1,15 @@
-"""Exact list counts, cached per process under a version that every item change bumps.
+"""Item versions, and what lists cache under them.
 
 Each channel and kind has a version in `item_counters`, bumped in the same transaction as any
-change to those items. A count is cached with the version read before it was computed, and served
-only while the version is unchanged, so it can never be stale; several processes share the
+change to those items or to how they render (their statuses). List counts and the statuses and
+projects items refer to are cached with the version read before they were computed, and served
+only while the version is unchanged, so they can never be stale; several processes share the
 versions through the database. Filters that reach outside the items table (assignees, statuses)
 are counted afresh every time, since changes there do not bump the version.
 """
 
 from collections import OrderedDict
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.sql.util import find_tables
@@ -17,25 +19,25 @@ from bot.odata.query import Query
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
-Key = tuple[str, str, str]
+Key = tuple[str, ...]
 
 
-class CountCache:
-    """Counts by (channel, kind, filter text), each with the version it was computed at."""
+class VersionedCache:
+    """Values by key, each with the version it was computed at; least recently used go first."""
 
     def __init__(self, max_entries: int = 10_000) -> None:
-        self._entries: OrderedDict[Key, tuple[int, int]] = OrderedDict()
+        self._entries: OrderedDict[Key, tuple[int, Any]] = OrderedDict()
         self._max_entries = max_entries
 
-    def get(self, key: Key, version: int) -> int | None:
+    def get(self, key: Key, version: int) -> Any | None:
         entry = self._entries.get(key)
         if entry is None or entry[0] != version:
             return None
         self._entries.move_to_end(key)
         return entry[1]
 
-    def put(self, key: Key, version: int, count: int) -> None:
-        self._entries[key] = (version, count)
+    def put(self, key: Key, version: int, value: Any) -> None:
+        self._entries[key] = (version, value)
         self._entries.move_to_end(key)
         if len(self._entries) > self._max_entries:
             self._entries.popitem(last=False)
@@ -50,11 +52,16 @@ async def bump(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> None:
     )
 
 
-def cache_key(query: Query, *, channel_id: str, kind: ItemKind) -> Key | None:
+def count_key(query: Query, *, channel_id: str, kind: ItemKind) -> Key | None:
     """The cache key of a query's count, or None when its filter reads other tables."""
     if query.filter is not None and set(find_tables(query.filter)) - {Item.__table__}:
         return None
-    return (channel_id, kind.value, query.filter_text or "")
+    return ("count", channel_id, kind.value, query.filter_text or "")
+
+
+def references_key(*, channel_id: str, kind: ItemKind) -> Key:
+    """The cache key of the statuses and projects a channel's items of one kind refer to."""
+    return ("references", channel_id, kind.value)
 
 
 async def version(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> int:
