@@ -5,19 +5,8 @@ from sqlalchemy import select
 from bot.db.tables import Project
 from bot.errors import Invalid
 from bot.ids import is_id, new_id
-from bot.projects.schemas import NATIVE_SOURCE, ProjectRef
+from bot.projects.schemas import NATIVE_SOURCE
 from bot.uow import UnitOfWork
-
-
-def project_ref(project: Project) -> ProjectRef:
-    return ProjectRef(
-        enable_bug=project.enable_bug,
-        id=project.id,
-        display_name=project.display_name,
-        hostname=project.hostname,
-        project_name=project.project_name,
-        source_id=project.source_id,
-    )
 
 
 async def add_native_project(
