@@ -1,5 +1,6 @@
 """Alembic migrations, applied under a PostgreSQL advisory lock so processes can start together."""
 
+from functools import cache
 from pathlib import Path
 
 from alembic import command
@@ -21,6 +22,7 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
+@cache  # the scripts ship with the code: read them once, not on every readiness probe
 def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 

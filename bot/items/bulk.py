@@ -17,15 +17,8 @@ from bot.uow import UnitOfWork
 NOT_FOUND = "Svc_NOTFOUND"
 INVALID_DATES = "Svc_INVALID_DATES"
 SUCCESS, ERROR = "success", "error"
-# Columns an edit may change, and the JSON names events report them under.
-EDITABLE = {
-    "status": "status",
-    "priority": "priority",
-    "severity": "severity",
-    "start_date": "startDate",
-    "due_date": "dueDate",
-    "completed_date": "completedDate",
-}
+# Columns a bulk edit may change.
+EDITABLE = ("status", "priority", "severity", "start_date", "due_date", "completed_date")
 
 
 async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[BulkResult]:
@@ -75,13 +68,13 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
             continue
         results[item_id] = BulkResult(id=item_id, name=item.name, status=SUCCESS)
         diff = [
-            events.change(EDITABLE[field], getattr(item, field), value)
+            events.change(field, getattr(item, field), value)
             for field, value in new.items()
             if field in EDITABLE and getattr(item, field) != value
         ]
         before = current_assignees.get(item_id, [])
         if assignees is not None and assignees != before:
-            diff.append(events.change("assignedTo", before, assignees))
+            diff.append(events.change("assigned_to", before, assignees))
         if diff or new.get("status_id", item.status_id) != item.status_id:
             updates[item_id] = new
             changes[item_id] = diff

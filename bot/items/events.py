@@ -18,9 +18,17 @@ def plain(value: Any) -> Any:
     return format_timestamp(value) if isinstance(value, datetime) else value
 
 
-def change(field: str, old: Any, new: Any) -> dict[str, Any]:
-    """One changed field as events carry it."""
-    return {"field": field, "old": plain(old), "new": plain(new)}
+def json_name(column: str) -> str:
+    """An item column's name as the API writes it (`due_date` → `dueDate`, `id` → `_id`)."""
+    if column == "id":
+        return "_id"
+    head, *rest = column.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def change(column: str, old: Any, new: Any) -> dict[str, Any]:
+    """One changed column as events carry it, under its API name."""
+    return {"field": json_name(column), "old": plain(old), "new": plain(new)}
 
 
 async def record(

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import Select, select
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
+from bot.directory.service import user_out
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id
@@ -89,8 +90,10 @@ async def render(
     if uow.cache and version is not None and cached is None:
         uow.cache.put(key, version, (statuses, projects))
     assigned, users = await _people(uow, rows)
+    # The API's User shape, from the directory's one definition of it, once per person.
+    shown = {user_id: user_out(user).model_dump(mode="json") for user_id, user in users.items()}
     return [
-        _details(row, kind, scope, statuses, projects, users, assigned.get(row["id"], []))
+        _details(row, kind, scope, statuses, projects, users, shown, assigned.get(row["id"], []))
         for row in rows
     ]
 
@@ -146,18 +149,6 @@ def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def user_json(user: Mapping[str, Any]) -> dict[str, Any]:
-    """A user as `assignedTo` shows one (the API's User shape)."""
-    return {
-        "_id": user["id"],
-        "sourceId": user["source_id"],
-        "displayName": user["display_name"],
-        "email": user["email"],
-        "username": user["username"],
-        "source": user["source"],
-    }
-
-
 def project_ref(project: Mapping[str, Any]) -> dict[str, Any]:
     """The project object embedded in an item (the seed's `projectId`)."""
     return {
@@ -176,7 +167,8 @@ def _details(
     scope: ChannelScope,
     statuses: Mapping[str, Any],
     projects: Mapping[str, dict[str, Any]],
-    users: Mapping[str, Mapping[str, Any]],
+    users: Mapping[str, User],
+    shown: Mapping[str, dict[str, Any]],
     assignees: list[str],
 ) -> Details:
     status = statuses.get(row["status_id"] or "")
@@ -187,7 +179,7 @@ def _details(
             "statusValue": status.value if status else None,
             "sync": {"status": row["sync_status"], "at": _timestamp(row["sync_at"])},
             "projectId": projects[row["project_id"]],
-            "assignedTo": [user_json(users[user_id]) for user_id in assignees],
+            "assignedTo": [shown[user_id] for user_id in assignees],
             "channelId": scope.teams_channel_id,
             "teamId": scope.teams_team_id,
             "groupId": scope.group_id,
@@ -203,7 +195,7 @@ def _details(
 
 async def _people(
     uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]
-) -> tuple[dict[str, list[str]], dict[str, Mapping[str, Any]]]:
+) -> tuple[dict[str, list[str]], dict[str, User]]:
     """Assignee ids per item (in order) and every user the rows name, in two statements."""
     assigned: dict[str, list[str]] = {}
     for link in await uow.session.execute(
@@ -214,33 +206,34 @@ async def _people(
         assigned.setdefault(link.item_id, []).append(link.user_id)
     wanted = {user for ids in assigned.values() for user in ids}
     wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}
-    users: dict[str, Mapping[str, Any]] = {}  # RowMappings
+    users: dict[str, User] = {}
     if wanted:
-        found = await uow.session.execute(select(*User.__table__.c).where(User.id.in_(wanted)))
-        users = {user["id"]: dict(user) for user in found.mappings()}
+        users = {
+            u.id: u for u in await uow.session.scalars(select(User).where(User.id.in_(wanted)))
+        }
     return assigned, users
 
 
-def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _created_by(user: User | None) -> dict[str, Any] | None:
     if user is None:
         return None
     return {
-        "source": user["source"],
-        "email": user["email"] or user["username"],
-        "name": user["display_name"],
-        "sourceId": user["source_id"],
+        "source": user.source,
+        "email": user.email or user.username,
+        "name": user.display_name,
+        "sourceId": user.source_id,
     }
 
 
-def _updated_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _updated_by(user: User | None) -> dict[str, Any] | None:
     if user is None:
         return None
     return {
-        "displayName": user["display_name"],
+        "displayName": user.display_name,
         "url": "",
         "_links": {"avatar": {"href": ""}},
-        "id": user["source_id"],
-        "uniqueName": user["username"],
+        "id": user.source_id,
+        "uniqueName": user.username,
         "imageUrl": "",
         "descriptor": "",
     }

@@ -16,23 +16,9 @@ from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
 # Fields that always hold a value: PATCH may change them, never clear them.
-NOT_NULL = {
-    "name": "name",
-    "status": "status",
-    "priority": "priority",
-    "severity": "severity",
-    "project_id": "projectId",
-}
-# Free fields stored as given, by model field name and the JSON name events report.
-FREE_FIELDS = {
-    "body": "body",
-    "owner": "owner",
-    "effort": "effort",
-    "phase": "phase",
-    "phase_name": "phaseName",
-    "bucket": "bucket",
-    "bucket_name": "bucketName",
-}
+NOT_NULL = ("name", "status", "priority", "severity", "project_id")
+# Free fields, stored as given.
+FREE_FIELDS = ("body", "owner", "effort", "phase", "phase_name", "bucket", "bucket_name")
 
 
 @dataclass(frozen=True)
@@ -127,9 +113,9 @@ async def update_item(
     """Apply the fields sent; an update that changes nothing writes nothing and fires nothing."""
     item = await _load_for_update(uow, kind, item_id)
     sent = {field: getattr(patch, field) for field in patch.model_fields_set}
-    for field, json_name in NOT_NULL.items():
+    for field in NOT_NULL:
         if field in sent and sent[field] is None:
-            raise Invalid(json_name, "must not be null")
+            raise Invalid(events.json_name(field), "must not be null")
     catalog = await load_catalog(uow, channel_id=item.channel_id, kind=kind)
     new: dict[str, Any] = {key: sent[key] for key in FREE_FIELDS if key in sent}
     if "bucket" in new and new["bucket"] is None:
@@ -159,7 +145,7 @@ async def update_item(
         now=uow.clock.now(),
     )
     changes = [
-        events.change(_json_name(field), getattr(item, field), value)
+        events.change(field, getattr(item, field), value)
         for field, value in new.items()
         if getattr(item, field) != value and field not in ("status_id", "sync_status")
     ]
@@ -167,7 +153,7 @@ async def update_item(
         before = await _assignee_ids(uow, item.id)
         after = [u.id for u in await rules.resolve_assignees(uow, refs=sent["assigned_to"] or [])]
         if after != before:
-            changes.append(events.change("assignedTo", before, after))
+            changes.append(events.change("assigned_to", before, after))
             await _set_assignees(uow, item.id, after, replace=True)
     if not changes and new.get("status_id", item.status_id) == item.status_id:
         return
@@ -279,13 +265,6 @@ async def _set_assignees(
             insert(ItemAssignee),
             [{"item_id": item_id, "user_id": u, "position": i} for i, u in enumerate(user_ids)],
         )
-
-
-def _json_name(field: str) -> str:
-    if field == "id":  # the API's name for it, as in every item shape
-        return "_id"
-    head, *rest = field.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 def _actor_id(uow: UnitOfWork) -> str | None:

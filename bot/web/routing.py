@@ -159,16 +159,13 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
 async def _caller_in_channel(uow: UnitOfWork, request: web.Request) -> tuple[Actor, ChannelScope]:
     """Who calls and in which channel: one statement, credentials judged before the headers."""
     secret = credentials_of(request)
-    team_id = request.headers.get(TEAM_HEADER, "").strip()
-    channel_id = request.headers.get(CHANNEL_HEADER, "").strip()
-    if not team_id or not channel_id:
+    team_id = optional_header(request, TEAM_HEADER)
+    channel_id = optional_header(request, CHANNEL_HEADER)
+    if team_id is None or channel_id is None:
         await auth.authenticate(uow, secret=secret)
         raise missing_context()
     return await auth.authenticate_in_channel(
-        uow,
-        secret=secret,
-        team_id=_required_header(request, TEAM_HEADER),
-        channel_id=_required_header(request, CHANNEL_HEADER),
+        uow, secret=secret, team_id=team_id, channel_id=channel_id
     )
 
 
