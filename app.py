@@ -1,6 +1,5 @@
-"""`python app.py` (what `make run` does): migrate, seed the demo, print how to try it, serve."""
+"""`python app.py` (what `make run` does): serve; the app migrates, the demo is offered on start."""
 
-import asyncio
 import logging
 import sys
 from datetime import timedelta
@@ -8,10 +7,8 @@ from datetime import timedelta
 from aiohttp import web
 
 from bot.app import create_app
-from bot.clock import SystemClock
-from bot.db.engine import create_engine, session_factory
-from bot.db.migrate import migrate
 from bot.demo import DemoOut, seed_demo
+from bot.keys import CLOCK, SESSIONS, SETTINGS
 from bot.settings import Settings, SettingsError, ensure_secret_key, load_settings
 from bot.uow import unit_of_work
 from bot.web.requestid import RequestIdFilter
@@ -30,17 +27,12 @@ def configure_logging(level: str) -> None:
     logging.basicConfig(level=level, handlers=[handler])
 
 
-async def prepare(settings: Settings) -> DemoOut | None:
-    """Bring the schema to head and, in local use, make sure the demo exists."""
-    engine = create_engine(settings.database_url)
-    try:
-        await migrate(engine)
-        if not settings.should_seed_demo:
-            return None
-        async with unit_of_work(session_factory(engine), SystemClock()) as uow:
-            return await seed_demo(uow, session_ttl=timedelta(seconds=settings.session_ttl))
-    finally:
-        await engine.dispose()
+async def offer_demo(app: web.Application) -> None:
+    """on_startup, once the schema is at head: make sure the demo exists; say how to try it."""
+    settings = app[SETTINGS]
+    async with unit_of_work(app[SESSIONS], app[CLOCK]) as uow:
+        demo = await seed_demo(uow, session_ttl=timedelta(seconds=settings.session_ttl))
+    print(how_to_try(settings, demo), flush=True)
 
 
 def how_to_try(settings: Settings, demo: DemoOut) -> str:
@@ -66,10 +58,11 @@ def main() -> int:
         print(exc, file=sys.stderr)
         return 2
     configure_logging(settings.log_level)
-    demo = asyncio.run(prepare(settings))
-    if demo is not None:
-        print(how_to_try(settings, demo), flush=True)
-    web.run_app(create_app(settings), host=settings.host, port=settings.port, print=log.info)
+    app = create_app(settings)
+    if settings.should_seed_demo:
+        # Runs after create_app's cleanup contexts have started, so the schema is at head.
+        app.on_startup.append(offer_demo)
+    web.run_app(app, host=settings.host, port=settings.port, print=log.info)
     return 0
 
 
