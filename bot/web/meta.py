@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.db.migrate import current_revision, head_revision
-from bot.keys import ENGINE, OPENAPI
+from bot.keys import OPENAPI
 from bot.web.routing import Access, Call, RouteTable
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,8 @@ async def healthz(_call: Call) -> HealthOut:
 )
 async def readyz(call: Call) -> ReadyOut:
     try:
-        async with call.request.app[ENGINE].connect() as conn:
-            revision = await conn.run_sync(current_revision)
+        connection = await call.uow.session.connection()  # the request's own, no second one
+        revision = await connection.run_sync(current_revision)
     except (SQLAlchemyError, OSError) as exc:
         log.warning("readiness: database unreachable: %s", exc)
         raise web.HTTPServiceUnavailable(reason="Database unreachable.") from None
