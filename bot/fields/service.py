@@ -15,13 +15,12 @@ from bot.fields.schemas import (
 )
 from bot.ids import is_id, new_id
 from bot.items import versions
+from bot.mappings.rule import INVALID_STATUS, MAPPING_NOT_FOUND
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
 STATUS_EXISTS = "Status already existed."
-INVALID_STATUS = "Invalid"
-MAPPING_NOT_FOUND = "Svc_MAPPING_NOTFOUND"
 
 
 async def add_channel_defaults(uow: UnitOfWork, *, channel_id: str) -> None:
@@ -117,8 +116,11 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
             uow, channel_id=status.channel_id, type_label=status.type, name=changes["name"]
         )
         status.name, status.name_key = changes["name"], name_key(changes["name"])
+        # Items showing Invalid (the status is unmapped for their project) keep showing it.
         await uow.session.execute(
-            update(Item).where(Item.status_id == status.id).values(status=status.name)
+            update(Item)
+            .where(Item.status_id == status.id, Item.status != INVALID_STATUS)
+            .values(status=status.name)
         )
     if changes.get("primary") is False and status.primary:
         raise BadRequest("primary: a kind always has one primary status; make another primary")

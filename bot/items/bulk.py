@@ -11,6 +11,7 @@ from bot.fields.catalog import load_catalog
 from bot.ids import is_id
 from bot.items import events, rules, versions
 from bot.items.schemas import BulkEdit, BulkResult
+from bot.mappings.rule import MAPPING_NOT_FOUND, load_mappings
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
@@ -26,13 +27,20 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     assert uow.channel is not None
     catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind)
     target: dict[str, Any] = {}
+    status_id = severity_id = None
     if edit.status is not None:
         status = catalog.statuses.named(edit.status)
+        status_id = status.id
         target.update(status=status.name, status_id=status.id, sync_status=None)
     if edit.priority is not None:
         target["priority"] = catalog.priorities.named(edit.priority).name
     if edit.severity is not None and kind is ItemKind.BUG:  # tasks have no severity
-        target["severity"] = catalog.severities.named(edit.severity).name
+        severity = catalog.severities.named(edit.severity)
+        severity_id = severity.id
+        target["severity"] = severity.name
+    mappings = None
+    if status_id or severity_id:
+        mappings = await load_mappings(uow, channel_id=uow.channel.channel_id, kind=kind)
     for field in ("start_date", "due_date"):
         if getattr(edit, field) is not None:
             target[field] = getattr(edit, field)
@@ -50,6 +58,13 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
         item = items.get(item_id)
         if item is None:
             results[item_id] = BulkResult(id=item_id, name=None, status=ERROR, error=NOT_FOUND)
+            continue
+        if mappings and mappings.unmapped_field(
+            project_id=item.project_id, status_id=status_id, severity_id=severity_id
+        ):
+            results[item_id] = BulkResult(
+                id=item_id, name=item.name, status=ERROR, error=MAPPING_NOT_FOUND
+            )
             continue
         new = {**target}
         new["completed_date"] = rules.completed_date(
@@ -100,7 +115,13 @@ async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Ro
     if not wanted:
         return {}
     rows = await uow.session.execute(
-        select(Item.id, Item.name, Item.status_id, *(getattr(Item, field) for field in EDITABLE))
+        select(
+            Item.id,
+            Item.name,
+            Item.project_id,
+            Item.status_id,
+            *(getattr(Item, field) for field in EDITABLE),
+        )
         .where(
             Item.id.in_(wanted),
             Item.channel_id == uow.channel.channel_id,

@@ -7,11 +7,13 @@ from sqlalchemy import delete, insert, select, update
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, ItemCounter, Project
 from bot.errors import Invalid, NotFound
-from bot.fields.catalog import Catalog, load_catalog
+from bot.fields.catalog import Catalog, load_catalog, name_key
 from bot.ids import is_id, new_id
 from bot.items import events, read, rules, versions
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
+from bot.mappings import rule as mapping_rule
 from bot.projects import service as projects
+from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
@@ -52,6 +54,7 @@ async def create_item(
         severity = (
             catalog.severities.named(given) if given is not None else _primary(catalog, "severity")
         )
+    await _refuse_unmapped(uow, kind, project, status, severity)
     rules.check_dates(body.start_date, body.due_date)
     assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
     now = uow.clock.now()
@@ -122,16 +125,29 @@ async def update_item(
         new["bucket"] = []
     if "name" in sent:
         new["name"] = sent["name"]
+    status = catalog.statuses.by_id.get(item.status_id or "")
     if "status" in sent:
         status = catalog.statuses.named(sent["status"])
-        new.update(status=status.name, status_id=status.id, sync_status=None)
     if "priority" in sent:
         new["priority"] = catalog.priorities.named(sent["priority"]).name
+    severity = catalog.severities.by_key.get(name_key(item.severity or ""))
     if "severity" in sent and kind is ItemKind.BUG:
-        new["severity"] = catalog.severities.named(sent["severity"]).name
+        severity = catalog.severities.named(sent["severity"])
+        new["severity"] = severity.name
     project = await _project(uow, item.channel_id, sent.get("project_id") or item.project_id)
     _check_source(sent.get("source"), project)
     new.update(project_id=project.id, source=project.source)
+    moved = project.id != item.project_id
+    if status is not None and ("status" in sent or moved):
+        # A status given, or a move to another project: the item shows its status again.
+        new.update(status=status.name, status_id=status.id, sync_status=None)
+    await _refuse_unmapped(
+        uow,
+        kind,
+        project,
+        status if "status" in sent or moved else None,
+        severity if "severity" in new or moved else None,
+    )
     for field in ("start_date", "due_date"):
         if field in sent:
             new[field] = sent[field]
@@ -228,6 +244,20 @@ async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> 
     if project_id is None:
         return await projects.native_project(uow, channel_id=channel_id)
     return await projects.channel_project(uow, channel_id=channel_id, project_id=project_id)
+
+
+async def _refuse_unmapped(
+    uow: UnitOfWork,
+    kind: ItemKind,
+    project: Project,
+    status: FieldValue | None,
+    severity: FieldValue | None,
+) -> None:
+    """Seed rule 2: an external project's item takes only values mapped to its source."""
+    if not SourceKind(project.source).needs_mapping or (status is None and severity is None):
+        return
+    mappings = await mapping_rule.load_mappings(uow, channel_id=project.channel_id, kind=kind)
+    mappings.refuse_unmapped(project_id=project.id, status=status, severity=severity)
 
 
 def _check_source(source: str | None, project: Project) -> None:

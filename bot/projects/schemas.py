@@ -1,10 +1,115 @@
-"""Projects as items embed them."""
+"""Projects: the configured-project bodies in and out, and the project embedded in items."""
 
-from pydantic import Field
+from typing import Annotated
 
-from bot.schemas import ApiModel
+from pydantic import Field, RootModel, SecretStr, StringConstraints, field_validator
 
-NATIVE_SOURCE = "Svc.Native"
+from bot.fields.schemas import Category, Color, Name
+from bot.projects.sources import SourceKind
+from bot.schemas import ApiModel, CollectionPage, RefusesNull, Timestamp
+
+NATIVE_SOURCE = SourceKind.NATIVE.value
+MAX_STATES = 100
+
+SourceText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+# A host name, optionally with a path (`dev.azure.com/contoso`); no scheme, no spaces.
+Hostname = Annotated[
+    str, StringConstraints(strip_whitespace=True, max_length=255, pattern=r"^[^\s/:]+(?:/\S*)?$")
+]
+Secret = Annotated[SecretStr, Field(min_length=1, max_length=4096)]
+
+
+class SourceState(ApiModel):
+    """One state of an Azure DevOps or Jira project's workflow."""
+
+    id: SourceText
+    name: SourceText
+    category: Category
+
+
+def _distinct_ids(states: list[SourceState] | None) -> list[SourceState] | None:
+    if states is not None:
+        ids = [state.id for state in states]
+        if len(set(ids)) != len(ids):
+            raise ValueError("each state id may appear once")
+    return states
+
+
+class ProjectIn(ApiModel):
+    display_name: Name = Field(alias="displayName")
+    source: SourceKind
+    source_id: SourceText = Field(alias="sourceId")
+    project_name: Name | None = Field(None, alias="projectName", description="Default: displayName")
+    hostname: Hostname | None = Field(None, description="Required for Azure DevOps and Jira")
+    enable: bool = True
+    enable_bug: bool = Field(True, alias="enableBug")
+    color: Color | None = None
+    states: list[SourceState] | None = Field(
+        None, max_length=MAX_STATES, description="Azure DevOps and Jira: required, at least one"
+    )
+    token: Secret | None = Field(None, description="Write-only; stored encrypted")
+    password: Secret | None = Field(None, description="Write-only; stored encrypted")
+
+    _distinct_states = field_validator("states")(_distinct_ids)
+
+
+class ProjectPatch(ApiModel):
+    """Only the fields sent change; `source` and `sourceId` are accepted only when unchanged."""
+
+    display_name: Annotated[Name | None, RefusesNull] = Field(None, alias="displayName")
+    project_name: Annotated[Name | None, RefusesNull] = Field(None, alias="projectName")
+    hostname: Annotated[Hostname | None, RefusesNull] = None
+    enable: Annotated[bool | None, RefusesNull] = None
+    enable_bug: Annotated[bool | None, RefusesNull] = Field(None, alias="enableBug")
+    color: Annotated[Color | None, RefusesNull] = None
+    states: Annotated[list[SourceState] | None, RefusesNull] = Field(None, max_length=MAX_STATES)
+    token: Secret | None = Field(None, description="Write-only; null removes it")
+    password: Secret | None = Field(None, description="Write-only; null removes it")
+    source: SourceKind | None = None
+    source_id: SourceText | None = Field(None, alias="sourceId")
+
+    _distinct_states = field_validator("states")(_distinct_ids)
+
+
+class ProjectOut(ApiModel):
+    id: str = Field(alias="_id")
+    display_name: str = Field(alias="displayName")
+    project_name: str = Field(alias="projectName")
+    source: SourceKind
+    source_id: str = Field(alias="sourceId")
+    hostname: str
+    enable: bool
+    enable_bug: bool = Field(alias="enableBug")
+    color: str
+    states: list[SourceState]
+    has_credentials: bool = Field(
+        alias="hasCredentials", description="Whether a token or password is stored (never shown)"
+    )
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class ProjectPage(CollectionPage):
+    """An OData collection of the channel's projects."""
+
+    value: list[ProjectOut]
+
+
+class SourceStatus(ApiModel):
+    """A state of an Azure DevOps or Jira project, or a status of the native project."""
+
+    id: str
+    name: str
+    category: str
+
+
+class PlannerStatus(ApiModel):
+    """Planner's shape, as the seed shows it (the `categoty` spelling is the seed's)."""
+
+    id: str
+    name: str
+    percent_complete: int = Field(alias="percentComplete")
+    categoty: str = ""
 
 
 class ProjectRef(ApiModel):
@@ -16,3 +121,7 @@ class ProjectRef(ApiModel):
     hostname: str
     project_name: str = Field(alias="projectName")
     source_id: str = Field(alias="sourceId")
+
+
+class SourceStatuses(RootModel[list[PlannerStatus | SourceStatus]]):
+    """A bare array (the seed's shape): Planner's fixed states, or `id, name, category` rows."""

@@ -1,12 +1,25 @@
-"""Project rules: every channel has its native project; an item's project is of its channel."""
+"""Project rules: every channel has its native project, external ones come with their source's
+catalogue and default mappings, credentials are sealed, and an item's project is of its channel."""
 
-from sqlalchemy import select
+from typing import Any
 
-from bot.db.tables import Project
-from bot.errors import Invalid
+from cryptography.fernet import InvalidToken
+from sqlalchemy import delete, func, select, update
+
+from bot.db.tables import FieldMapping, FieldValue, Item, Project
+from bot.errors import BadRequest, Conflict, Invalid, NotFound
+from bot.fields.catalog import STATUS
 from bot.ids import is_id, new_id
-from bot.projects.schemas import NATIVE_SOURCE
+from bot.mappings import rule
+from bot.mappings.defaults import add_default_mappings
+from bot.odata.query import Query, apply, count_statement, page
+from bot.projects import credentials
+from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPatch, SourceState
+from bot.projects.sources import PLANNER_PERCENT, SourceKind, states_of
+from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
+
+NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "token", "password")
 
 
 async def add_native_project(
@@ -17,7 +30,7 @@ async def add_native_project(
     project = Project(
         id=new_id(),
         channel_id=channel_id,
-        source=NATIVE_SOURCE,
+        source=SourceKind.NATIVE,
         source_id=teams_channel_id,
         display_name=name,
         project_name=name,
@@ -25,6 +38,8 @@ async def add_native_project(
         color="",
         enable=True,
         enable_bug=True,
+        states=[],
+        credentials=None,
         created_at=now,
         updated_at=now,
     )
@@ -35,7 +50,7 @@ async def add_native_project(
 
 async def native_project(uow: UnitOfWork, *, channel_id: str) -> Project:
     project = await uow.session.scalar(
-        select(Project).where(Project.channel_id == channel_id, Project.source == NATIVE_SOURCE)
+        select(Project).where(Project.channel_id == channel_id, Project.source == SourceKind.NATIVE)
     )
     assert project is not None, "every channel gets its native project when it is added"
     return project
@@ -47,3 +62,237 @@ async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) 
     if project is None or project.channel_id != channel_id:
         raise Invalid("projectId", f"'{project_id}' is not a project of this channel")
     return project
+
+
+def project_out(project: Project) -> ProjectOut:
+    return ProjectOut.model_validate(
+        {
+            "id": project.id,
+            "display_name": project.display_name,
+            "project_name": project.project_name,
+            "source": project.source,
+            "source_id": project.source_id,
+            "hostname": project.hostname,
+            "enable": project.enable,
+            "enable_bug": project.enable_bug,
+            "color": project.color,
+            "states": project.states,
+            "has_credentials": project.credentials is not None,
+            "created_at": project.created_at,
+            "updated_at": project.updated_at,
+        }
+    )
+
+
+async def list_projects(uow: UnitOfWork, *, query: Query) -> tuple[list[Project], int | None, bool]:
+    statement = select(Project).where(Project.channel_id == _channel_id(uow))
+    rows, more = page((await uow.session.scalars(apply(statement, query))).all(), query)
+    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    return rows, count, more
+
+
+async def get_project(uow: UnitOfWork, *, project_id: str, for_update: bool = False) -> Project:
+    """A project of the request's channel; anything else is a 404."""
+    project = None
+    if is_id(project_id):
+        statement = select(Project).where(
+            Project.id == project_id, Project.channel_id == _channel_id(uow)
+        )
+        project = await uow.session.scalar(statement.with_for_update() if for_update else statement)
+    if project is None:
+        raise NotFound(f"Project '{project_id}' not found.")
+    return project
+
+
+async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -> Project:
+    """Configure an external project; it starts with its source's default mappings."""
+    channel_id = _channel_id(uow)
+    source = body.source
+    if source is SourceKind.NATIVE:
+        raise Invalid("source", "each channel has one Svc.Native project, made with the channel")
+    if source.brings_states:
+        if not body.hostname:
+            raise Invalid("hostname", f"required for {source} projects")
+        if not body.states:
+            raise Invalid("states", f"required for {source} projects: their state catalogue")
+    elif body.states is not None:
+        raise Invalid("states", "Planner's states are fixed; send none")
+    taken = await uow.session.scalar(
+        select(Project.id).where(
+            Project.channel_id == channel_id,
+            Project.source == source,
+            Project.source_id == body.source_id,
+        )
+    )
+    if taken is not None:
+        raise Conflict(f"{source} project '{body.source_id}' is already configured here.")
+    now = uow.clock.now()
+    project = Project(
+        id=new_id(),
+        channel_id=channel_id,
+        source=source,
+        source_id=body.source_id,
+        display_name=body.display_name,
+        project_name=body.project_name or body.display_name,
+        hostname=body.hostname or "",
+        color=body.color or "",
+        enable=body.enable,
+        enable_bug=body.enable_bug,
+        states=_stored_states(body.states),
+        credentials=credentials.seal(secret_key, _secrets(body.model_dump(), {})),
+        created_at=now,
+        updated_at=now,
+    )
+    uow.session.add(project)
+    await uow.session.flush()
+    await add_default_mappings(uow, project=project, states=states_of(source, project.states))
+    return project
+
+
+async def update_project(
+    uow: UnitOfWork, *, project_id: str, patch: ProjectPatch, secret_key: str
+) -> Project:
+    """Change what may change; a changed state catalogue keeps the mappings of kept states,
+    drops those of removed ones and maps added ones by default."""
+    project = await get_project(uow, project_id=project_id, for_update=True)
+    source = SourceKind(project.source)
+    changes = patch.model_dump(exclude_unset=True)
+    for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
+        if field in changes and changes[field] is None:
+            raise Invalid(_json(field), "must not be null")
+    if changes.get("source") not in (None, source):
+        raise Invalid("source", "a project cannot change its source")
+    if changes.get("source_id") not in (None, project.source_id):
+        raise Invalid("sourceId", "a project cannot change its sourceId")
+    if source is SourceKind.NATIVE:
+        fixed = [field for field in NATIVE_FIXED if field in changes]
+        if fixed:
+            raise Invalid(_json(fixed[0]), "the native project's cannot change")
+    if "states" in changes:
+        if not source.brings_states:
+            raise Invalid("states", "Planner's states are fixed")
+        if not patch.states:
+            raise Invalid("states", "a project keeps at least one state")
+        await _replace_states(uow, project, patch.states)
+    for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
+        if field in changes:
+            setattr(project, field, changes[field])
+    if "token" in changes or "password" in changes:
+        project.credentials = credentials.seal(
+            secret_key, _secrets(patch.model_dump(exclude_unset=True), _held(secret_key, project))
+        )
+    project.updated_at = uow.clock.now()
+    await uow.session.flush()
+    return project
+
+
+async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
+    """Remove an external project and its mappings; one that items still use is a 409."""
+    project = await get_project(uow, project_id=project_id, for_update=True)
+    if project.source == SourceKind.NATIVE:
+        raise BadRequest("The channel's native project cannot be deleted.")
+    used = await uow.session.scalar(
+        select(func.count()).select_from(Item).where(Item.project_id == project.id)
+    )
+    if used:
+        raise Conflict(
+            f"{used} item(s) belong to project '{project.display_name}'; "
+            "move them to another project or delete them first."
+        )
+    await uow.session.execute(delete(FieldMapping).where(FieldMapping.project_id == project.id))
+    await uow.session.execute(delete(Project).where(Project.id == project.id))
+
+
+async def source_statuses(
+    uow: UnitOfWork, *, kind: ItemKind, project_id: str
+) -> list[dict[str, Any]]:
+    """The states an item of this project can be in at its source (the seed's get-status)."""
+    project = await get_project(uow, project_id=project_id)
+    source = SourceKind(project.source)
+    if source is SourceKind.PLANNER:
+        return [
+            {
+                "id": state.id,
+                "name": state.name,
+                "percentComplete": PLANNER_PERCENT[state.category],
+                "categoty": "",
+            }
+            for state in states_of(source, project.states)
+            if state.category is not None
+        ]
+    if source.brings_states:
+        return list(project.states)
+    statuses = await uow.session.scalars(
+        select(FieldValue)
+        .where(
+            FieldValue.channel_id == project.channel_id,
+            FieldValue.field == STATUS,
+            FieldValue.type == kind.type_label,
+        )
+        .order_by(FieldValue.order, FieldValue.id)
+    )
+    return [{"id": s.id, "name": s.name, "category": s.category} for s in statuses]
+
+
+async def _replace_states(uow: UnitOfWork, project: Project, states: list[SourceState]) -> None:
+    before = {state["id"] for state in project.states}
+    after = {state.id: state for state in states}
+    removed = before - after.keys()
+    if removed:
+        await uow.session.execute(
+            delete(FieldMapping).where(
+                FieldMapping.project_id == project.id,
+                FieldMapping.type == STATUS,
+                FieldMapping.source_value_id.in_(removed),
+            )
+        )
+    for state in states:  # a renamed state keeps its mappings under its new name
+        if state.id in before:
+            await uow.session.execute(
+                update(FieldMapping)
+                .where(
+                    FieldMapping.project_id == project.id,
+                    FieldMapping.type == STATUS,
+                    FieldMapping.source_value_id == state.id,
+                )
+                .values(source_value_name=state.name)
+            )
+    project.states = _stored_states(states)
+    added = tuple(
+        s for s in states_of(SourceKind(project.source), project.states) if s.id not in before
+    )
+    await add_default_mappings(uow, project=project, states=added, severities=False)
+    await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
+
+
+def _stored_states(states: list[SourceState] | None) -> list[dict[str, Any]]:
+    return [state.model_dump(mode="json") for state in states or []]
+
+
+def _secrets(sent: dict[str, Any], held: dict[str, str]) -> dict[str, str]:
+    """The held secrets with the sent ones applied: a value replaces, null removes."""
+    secrets = dict(held)
+    for name in ("token", "password"):
+        if name in sent:
+            if sent[name] is None:
+                secrets.pop(name, None)
+            else:
+                secrets[name] = sent[name].get_secret_value()
+    return secrets
+
+
+def _held(secret_key: str, project: Project) -> dict[str, str]:
+    try:
+        return credentials.unseal(secret_key, project.credentials)
+    except InvalidToken:  # sealed under an older SECRET_KEY: unreadable, so nothing is kept
+        return {}
+
+
+def _json(field: str) -> str:
+    head, *rest = field.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _channel_id(uow: UnitOfWork) -> str:
+    assert uow.channel is not None, "project operations run in a channel"
+    return uow.channel.channel_id

@@ -2,13 +2,14 @@
 
 from bot.db.tables.base import Base
 from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
-from bot.db.tables.fields import FieldValue, Project
+from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 
 __all__ = [
     "AuthToken",
     "Base",
     "Channel",
+    "FieldMapping",
     "FieldValue",
     "Item",
     "ItemAssignee",

@@ -1,0 +1,69 @@
+"""The mappings a newly configured external project starts with, so it works at once (api.md §5):
+each source state → the channel status of its category with the lowest order, per kind; an Azure
+DevOps project's severities → the channel's Bug severities of the same name."""
+
+from sqlalchemy import insert, select
+
+from bot.db.tables import FieldMapping, FieldValue, Project
+from bot.fields.catalog import SEVERITY, STATUS, name_key
+from bot.ids import new_id
+from bot.projects.sources import AZURE_DEVOPS_SEVERITIES, SourceKind, SourceValue, severity_name
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+
+async def add_default_mappings(
+    uow: UnitOfWork, *, project: Project, states: tuple[SourceValue, ...], severities: bool = True
+) -> None:
+    """Map `states` (and, when asked, Azure DevOps' severities) for both kinds."""
+    values = (
+        await uow.session.scalars(
+            select(FieldValue)
+            .where(FieldValue.channel_id == project.channel_id)
+            .order_by(FieldValue.order)
+        )
+    ).all()
+    rows = []
+    for kind in ItemKind:
+        statuses = [v for v in values if v.field == STATUS and v.type == kind.type_label]
+        for state in states:
+            # Ordered by `order`: the first of the category is its lowest.
+            status = next((s for s in statuses if s.category == state.category), None)
+            if status is not None:
+                rows.append(_row(uow, project, kind, STATUS, status, state))
+    if severities and SourceKind(project.source).maps_severity:
+        bug_severities = {
+            v.name_key: v
+            for v in values
+            if v.field == SEVERITY and v.type == ItemKind.BUG.type_label
+        }
+        for severity in AZURE_DEVOPS_SEVERITIES:
+            match = bug_severities.get(name_key(severity_name(severity)))
+            if match is not None:
+                rows.append(_row(uow, project, ItemKind.BUG, SEVERITY, match, severity))
+    if rows:
+        await uow.session.execute(insert(FieldMapping), rows)
+
+
+def _row(
+    uow: UnitOfWork,
+    project: Project,
+    kind: ItemKind,
+    field: str,
+    value: FieldValue,
+    source_value: SourceValue,
+) -> dict[str, object]:
+    now = uow.clock.now()
+    return {
+        "id": new_id(),
+        "channel_id": project.channel_id,
+        "project_id": project.id,
+        "field_id": value.id,
+        "type": field,
+        "entity_type": kind.type_label,
+        "source_value_id": source_value.id,
+        "source_value_name": source_value.name,
+        "enable": True,
+        "created_at": now,
+        "updated_at": now,
+    }

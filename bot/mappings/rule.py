@@ -1,0 +1,131 @@
+"""Seed rule 2, everywhere: an item of an external project uses only statuses (and, for Azure
+DevOps, severities) mapped to a value of that project's source; otherwise it shows `Invalid`."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import case, exists, select, update
+
+from bot.db.tables import FieldMapping, FieldValue, Item, Project
+from bot.errors import Invalid
+from bot.fields.catalog import SEVERITY, STATUS
+from bot.items import versions
+from bot.projects.sources import SourceKind
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+INVALID_STATUS = "Invalid"
+MAPPING_NOT_FOUND = "Svc_MAPPING_NOTFOUND"
+
+
+@dataclass(frozen=True)
+class ExternalProject:
+    name: str
+    source: SourceKind
+
+
+@dataclass(frozen=True)
+class Mappings:
+    """For one channel and kind: its external projects and the values each has mapped."""
+
+    projects: dict[str, ExternalProject]
+    mapped: frozenset[tuple[str, str, str]]  # (project id, field, channel value id), enabled
+
+    def unmapped_field(
+        self, *, project_id: str, status_id: str | None, severity_id: str | None = None
+    ) -> str | None:
+        """`status` or `severity` when that value lacks a mapping for the project, else None."""
+        project = self.projects.get(project_id)
+        if project is None:  # the native project needs no mapping
+            return None
+        if status_id is not None and (project_id, STATUS, status_id) not in self.mapped:
+            return STATUS
+        if (
+            project.source.maps_severity
+            and severity_id is not None
+            and (project_id, SEVERITY, severity_id) not in self.mapped
+        ):
+            return SEVERITY
+        return None
+
+    def refuse_unmapped(
+        self, *, project_id: str, status: FieldValue | None, severity: FieldValue | None
+    ) -> None:
+        """The 400 of create and PATCH: it names the value and the project."""
+        field = self.unmapped_field(
+            project_id=project_id,
+            status_id=status.id if status else None,
+            severity_id=severity.id if severity else None,
+        )
+        if field is None:
+            return
+        value = status if field == STATUS else severity
+        assert value is not None
+        project = self.projects[project_id]
+        raise Invalid(
+            field,
+            f"'{value.name}' is not mapped to a {field} of project '{project.name}' "
+            f"({project.source}); map it first ({MAPPING_NOT_FOUND})",
+        )
+
+
+async def load_mappings(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Mappings:
+    """Two small reads: the channel's external projects, and their enabled mappings."""
+    projects = {
+        row.id: ExternalProject(row.display_name, SourceKind(row.source))
+        for row in await uow.session.execute(
+            select(Project.id, Project.display_name, Project.source).where(
+                Project.channel_id == channel_id, Project.source != SourceKind.NATIVE
+            )
+        )
+    }
+    mapped: frozenset[tuple[str, str, str]] = frozenset()
+    if projects:
+        rows = await uow.session.execute(
+            select(FieldMapping.project_id, FieldMapping.type, FieldMapping.field_id).where(
+                FieldMapping.channel_id == channel_id,
+                FieldMapping.entity_type == kind.type_label,
+                FieldMapping.enable.is_(True),
+            )
+        )
+        mapped = frozenset((row.project_id, row.type, row.field_id) for row in rows)
+    return Mappings(projects, mapped)
+
+
+async def refresh_items(uow: UnitOfWork, *, channel_id: str, project_id: str | None = None) -> None:
+    """Store each external item's shown status again after mappings changed: its status's name
+    when mapped, `Invalid` and `Svc_MAPPING_NOTFOUND` when not. Set-based; only rows that change
+    are written, and only then do cached lists of that kind go."""
+    now = uow.clock.now()
+    for kind in ItemKind:
+        changed = await uow.session.execute(_refresh_statement(channel_id, kind, project_id, now))
+        if changed.rowcount:  # type: ignore[attr-defined]
+            await versions.bump(uow, channel_id=channel_id, kind=kind)
+
+
+def _refresh_statement(channel_id: str, kind: ItemKind, project_id: str | None, now: datetime):  # noqa: ANN202 - an UPDATE statement
+    is_mapped = exists().where(
+        FieldMapping.project_id == Item.project_id,
+        FieldMapping.type == STATUS,
+        FieldMapping.entity_type == kind.type_label,
+        FieldMapping.field_id == Item.status_id,
+        FieldMapping.enable.is_(True),
+    )
+    status_name = select(FieldValue.name).where(FieldValue.id == Item.status_id).scalar_subquery()
+    shown = case((is_mapped, status_name), else_=INVALID_STATUS)
+    sync = case((is_mapped, None), else_=MAPPING_NOT_FOUND)
+    scope = [
+        Item.channel_id == channel_id,
+        Item.kind == kind.value,
+        Item.source != SourceKind.NATIVE,
+        # Items whose status was deleted stay Invalid until they are given one.
+        Item.status_id.is_not(None),
+    ]
+    if project_id is not None:
+        scope.append(Item.project_id == project_id)
+    return (
+        update(Item)
+        .where(*scope, (Item.status != shown) | Item.sync_status.is_distinct_from(sync))
+        .values(status=shown, sync_status=sync, sync_at=now)
+        .execution_options(synchronize_session=False)
+    )

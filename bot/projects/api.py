@@ -1,0 +1,108 @@
+"""Project routes, and the states of a project's source (the seed's get-status-from-source)."""
+
+from typing import Any
+
+from bot.projects import service as projects
+from bot.projects.queries import PROJECTS
+from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPage, ProjectPatch, SourceStatuses
+from bot.schemas import ItemKind
+from bot.web.collections import query_of, render_page
+from bot.web.routing import Access, Call, RouteTable
+
+routes = RouteTable(tag="projects")
+
+
+@routes.route(
+    "GET",
+    "/api/projects",
+    access=Access.CHANNEL,
+    response=ProjectPage,
+    summary="The channel's projects: its native one and the external ones configured (OData)",
+)
+async def list_projects(call: Call) -> dict[str, Any]:
+    query = query_of(call, PROJECTS)
+    rows, count, more = await projects.list_projects(call.uow, query=query)
+    values = [projects.project_out(row).model_dump(mode="json") for row in rows]
+    return render_page(call, PROJECTS, query, values, count, more)
+
+
+@routes.route(
+    "POST",
+    "/api/projects",
+    access=Access.CHANNEL,
+    body=ProjectIn,
+    status=201,
+    response=ProjectOut,
+    errors=(409,),
+    summary="Configure an external project; its states get default mappings",
+)
+async def create_project(call: Call) -> ProjectOut:
+    project = await projects.create_project(
+        call.uow, body=call.body, secret_key=call.settings.secret()
+    )
+    return projects.project_out(project)
+
+
+@routes.route(
+    "GET",
+    "/api/projects/{id}",
+    access=Access.CHANNEL,
+    response=ProjectOut,
+    errors=(404,),
+    summary="One project of the channel",
+)
+async def get_project(call: Call) -> ProjectOut:
+    project = await projects.get_project(call.uow, project_id=call.request.match_info["id"])
+    return projects.project_out(project)
+
+
+@routes.route(
+    "PATCH",
+    "/api/projects/{id}",
+    access=Access.CHANNEL,
+    body=ProjectPatch,
+    response=ProjectOut,
+    errors=(404,),
+    summary="Change a project; a new state catalogue keeps the mappings of kept states",
+)
+async def update_project(call: Call) -> ProjectOut:
+    project = await projects.update_project(
+        call.uow,
+        project_id=call.request.match_info["id"],
+        patch=call.body,
+        secret_key=call.settings.secret(),
+    )
+    return projects.project_out(project)
+
+
+@routes.route(
+    "DELETE",
+    "/api/projects/{id}",
+    access=Access.CHANNEL,
+    status=204,
+    errors=(404, 409),
+    summary="Remove an external project and its mappings (409 while items use it)",
+)
+async def delete_project(call: Call) -> None:
+    await projects.delete_project(call.uow, project_id=call.request.match_info["id"])
+
+
+def _declare_source_statuses(kind: ItemKind) -> None:
+    async def source_statuses(call: Call) -> list[dict[str, Any]]:
+        return await projects.source_statuses(
+            call.uow, kind=kind, project_id=call.request.match_info["project"]
+        )
+
+    source_statuses.__name__ = f"{kind.value}_source_statuses"
+    routes.route(
+        "GET",
+        f"/api/fields/{kind.value}/status/{{project}}",
+        access=Access.CHANNEL,
+        response=SourceStatuses,
+        errors=(404,),
+        summary=f"The states a {kind.value} of this project can take at its source",
+    )(source_statuses)
+
+
+for _kind in ItemKind:
+    _declare_source_statuses(_kind)
