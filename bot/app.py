@@ -24,6 +24,7 @@ from bot.web import meta
 from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
 from bot.web.errors import add_request_id, error_middleware
+from bot.web.metadata import install_metadata
 from bot.web.openapi import openapi_document
 from bot.web.routing import RouteTable, install
 
@@ -59,6 +60,7 @@ def create_app(settings: Settings, *, clock: Clock | None = None) -> web.Applica
     )
     app[OPENAPI] = orjson.dumps(document)
     app.router.add_get("/openapi.json", meta.openapi_json)
+    install_metadata(app, endpoints)
     install_docs(app)
     app.on_response_prepare.append(add_request_id)
     app.cleanup_ctx.extend([_database, _http_client])

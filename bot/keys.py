@@ -16,5 +16,6 @@ SESSIONS = web.AppKey("sessions", async_sessionmaker[AsyncSession])
 HTTP = web.AppKey("http", aiohttp.ClientSession)
 SSO_KEYS = web.AppKey("sso_keys", JwksKeys)
 OPENAPI = web.AppKey("openapi", bytes)
+ODATA_METADATA = web.AppKey("odata_metadata", bytes)  # the CSDL XML of /odata/$metadata
 # Counts and item references of lists, valid while their version holds (bot.items.versions).
 LIST_CACHE = web.AppKey("list_cache", VersionedCache)

@@ -42,6 +42,7 @@ def status_out(status: FieldValue, base_url: str) -> StatusOut:
     access=Access.CHANNEL,
     response=StatusPage,
     summary="The channel's statuses of both kinds (OData; filter on `type`)",
+    odata_set=STATUSES,
 )
 async def list_statuses(call: Call) -> dict[str, Any]:
     query = query_of(call, STATUSES)

@@ -5,7 +5,7 @@ from typing import Any
 
 from bot.items import bulk, read
 from bot.items import service as items
-from bot.items.queries import entity_set
+from bot.items.queries import LISTS, entity_set
 from bot.items.schemas import (
     BugCreate,
     BugCreated,
@@ -92,9 +92,14 @@ def _declare(kind: ItemKind) -> None:
     routes.route("GET", f"/api/{plural}", access=channel, summary=summary, response=PAGE[kind])(
         _named(f"list_{plural}", list_items)
     )
-    routes.route("GET", f"/odata/{plural}", access=channel, summary=summary, response=PAGE[kind])(
-        _named(f"list_odata_{plural}", list_items)
-    )
+    routes.route(
+        "GET",
+        f"/odata/{plural}",
+        access=channel,
+        summary=summary,
+        response=PAGE[kind],
+        odata_set=LISTS[kind],
+    )(_named(f"list_odata_{plural}", list_items))
     routes.route(
         "POST",
         f"/odata/{plural}",

@@ -1,5 +1,7 @@
 """What item lists expose to OData: properties by their JSON names, and assignees for any/all."""
 
+from dataclasses import replace
+
 from sqlalchemy import ColumnElement, String, exists, literal, select
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, User
@@ -67,14 +69,22 @@ _COMMON = (
 _OUTPUT_ONLY = frozenset({"bucket", "attachments", "statusId", "sync", "createdBy", "updatedBy"})
 
 
-def _static_properties(kind: ItemKind) -> dict[str, Property]:
+def _list_set(kind: ItemKind) -> EntitySet:
     properties = list(_COMMON)
     if kind is ItemKind.BUG:
         properties.append(Property("severity", Item.severity, K.NAME))
-    return {prop.name: prop for prop in properties}
+    return EntitySet(
+        name=kind.plural,
+        properties={prop.name: prop for prop in properties},
+        key=_KEY,
+        default_order=(SortKey(_CREATED_AT, descending=True),),  # newest first
+        collections={ASSIGNED_TO.name: ASSIGNED_TO},
+        select_only=_OUTPUT_ONLY,
+    )
 
 
-_STATIC = {kind: _static_properties(kind) for kind in ItemKind}
+# Each list without its channel: what $metadata describes (the channel adds only constants).
+LISTS = {kind: _list_set(kind) for kind in ItemKind}
 
 
 def entity_set(kind: ItemKind, scope: ChannelScope) -> EntitySet:
@@ -84,11 +94,5 @@ def entity_set(kind: ItemKind, scope: ChannelScope) -> EntitySet:
         Property("teamId", literal(scope.teams_team_id, String), K.NAME),
         Property("groupId", literal(scope.group_id, String), K.NAME),
     )
-    return EntitySet(
-        name=kind.plural,
-        properties={**_STATIC[kind], **{prop.name: prop for prop in constants}},
-        key=_KEY,
-        default_order=(SortKey(_CREATED_AT, descending=True),),  # newest first
-        collections={ASSIGNED_TO.name: ASSIGNED_TO},
-        select_only=_OUTPUT_ONLY,
-    )
+    shared = LISTS[kind]
+    return replace(shared, properties={**shared.properties, **{p.name: p for p in constants}})

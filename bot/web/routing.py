@@ -13,6 +13,7 @@ from pydantic_core import to_jsonable_python
 from bot.auth import service as auth
 from bot.errors import BadRequest, missing_context
 from bot.keys import CLOCK, LIST_CACHE, SESSIONS, SETTINGS
+from bot.odata.model import EntitySet
 from bot.settings import Settings
 from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.web.body import parse_body
@@ -73,6 +74,7 @@ class Endpoint:
     response: type[BaseModel] | None = None
     errors: tuple[int, ...] = ()
     headers: tuple[str, ...] = ()  # optional request headers the handler reads
+    odata_set: EntitySet | None = None  # the list this GET serves, described by $metadata
 
 
 @dataclass
@@ -94,6 +96,7 @@ class RouteTable:
         response: type[BaseModel] | None = None,
         errors: tuple[int, ...] = (),
         headers: tuple[str, ...] = (),
+        odata_set: EntitySet | None = None,
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -109,6 +112,7 @@ class RouteTable:
                     response,
                     errors,
                     headers,
+                    odata_set,
                 )
             )
             return handler

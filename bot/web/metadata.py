@@ -1,0 +1,57 @@
+"""`GET /odata/$metadata`: the CSDL document of every list route declared with `odata_set=`.
+
+Public, as api.md §1 says: it is the same for every caller, holds no data, and generic clients
+(Power Query, OData libraries) fetch it before anything else, some before they send credentials.
+The service root is `/odata/`: a client reads a set at `/odata/<set name>`, so a set is described
+only by the GET route at exactly that path.
+"""
+
+from typing import get_args
+
+from aiohttp import web
+from pydantic import BaseModel
+
+from bot.keys import ODATA_METADATA
+from bot.odata.metadata import DescribedSet, csdl_document
+from bot.schemas import CollectionPage
+from bot.web.routing import Endpoint
+
+SERVICE_ROOT = "/odata/"
+PATH = f"{SERVICE_ROOT}$metadata"
+
+
+def install_metadata(app: web.Application, endpoints: list[Endpoint]) -> None:
+    """Build the document once, from the declared routes, and serve it."""
+    app[ODATA_METADATA] = csdl_document(described_sets(endpoints))
+    app.router.add_get(PATH, metadata_xml)
+
+
+def described_sets(endpoints: list[Endpoint]) -> list[DescribedSet]:
+    """The sets of the routes that declare one; a declaration a client could not follow raises."""
+    described = []
+    for endpoint in endpoints:
+        entity = endpoint.odata_set
+        if entity is None:
+            continue
+        route = f"{endpoint.method} {endpoint.path}"
+        if endpoint.method != "GET" or endpoint.path != f"{SERVICE_ROOT}{entity.name}":
+            raise ValueError(f"{route}: a set is declared on GET {SERVICE_ROOT}{entity.name}")
+        described.append(DescribedSet(entity, _element_of(route, endpoint.response)))
+    return described
+
+
+def _element_of(route: str, page: type[BaseModel] | None) -> type[BaseModel]:
+    """The model of one element of a collection page's `value`."""
+    if page is None or not issubclass(page, CollectionPage) or "value" not in page.model_fields:
+        raise ValueError(f"{route}: a set's route answers a CollectionPage with a `value`")
+    (element,) = get_args(page.model_fields["value"].annotation)
+    return element
+
+
+async def metadata_xml(request: web.Request) -> web.Response:
+    return web.Response(
+        body=request.app[ODATA_METADATA],
+        content_type="application/xml",
+        charset="utf-8",
+        headers={"OData-Version": "4.0"},
+    )
