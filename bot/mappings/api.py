@@ -44,6 +44,7 @@ def mapping_out(view: MappingView, base_url: str) -> MappingOut:
     access=Access.CHANNEL,
     response=MappingPage,
     summary="The channel's field mappings (OData)",
+    odata_set=MAPPINGS,
 )
 async def list_mappings(call: Call) -> dict[str, Any]:
     query = query_of(call, MAPPINGS)
