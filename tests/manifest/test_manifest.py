@@ -1,4 +1,4 @@
-"""The Teams app manifest: valid against Microsoft's own schema, and every command it offers parses."""
+"""The Teams app manifest: valid against Microsoft's schema; every command it offers parses."""
 
 import json
 from pathlib import Path
