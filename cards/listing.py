@@ -35,10 +35,10 @@ class ItemList:
 def list_card(page: ItemList) -> Card:
     """Up to MAX_ROWS rows, fewer if Teams' size limit needs it; "more" continues after them."""
     rows = page.items[:MAX_ROWS]
-    return largest_fitting(lambda count: _card(page, rows[:count], len(rows)), len(rows))
+    return largest_fitting(lambda count: _card(page, rows[:count], len(page.items)), len(rows))
 
 
-def _card(page: ItemList, rows: Sequence[TaskDetails], available: int) -> Card:
+def _card(page: ItemList, rows: Sequence[TaskDetails], given: int) -> Card:
     selectable = page.channel_id is not None
     body: list[object] = [heading(page.title)]
     if rows:
@@ -47,7 +47,7 @@ def _card(page: ItemList, rows: Sequence[TaskDetails], available: int) -> Card:
     else:
         body.append(ac.TextBlock(text=f"No {page.kind.plural} here.", wrap=True))
     actions = []
-    if page.more or len(rows) < available:
+    if page.more or len(rows) < given:
         more = More(
             verb=Verb.MORE,
             kind=page.kind,
