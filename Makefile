@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The official Teams app manifest schemas (npm), which tests/manifest validates against; installed
+# with the machine's Node and npm, under .venv so git ignores it, and only when missing.
+APP_MANIFEST := $(VENV)/npm/node_modules/@microsoft/app-manifest/package.json
 
 .PHONY: run test bench lint migrate clean
 
@@ -13,10 +16,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(APP_MANIFEST):
+	npm install --prefix $(VENV)/npm --no-audit --no-fund --loglevel=error @microsoft/app-manifest@1.1.2
+
 run: $(STAMP)
 	$(BIN)/python app.py
 
-test: $(STAMP)
+test: $(STAMP) $(APP_MANIFEST)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

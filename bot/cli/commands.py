@@ -8,6 +8,7 @@ from datetime import timedelta
 from bot import workspace
 from bot.auth import service as auth
 from bot.auth.schemas import ApiTokenOut, SessionOut
+from bot.cli.package import build_package
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate as apply_migrations
@@ -37,6 +38,11 @@ async def migrate(settings: Settings, _args: argparse.Namespace) -> dict[str, st
     finally:
         await engine.dispose()
     return {"migrated": "head"}
+
+
+async def manifest(_settings: Settings | None, args: argparse.Namespace) -> dict[str, str]:
+    out = build_package(app=args.app_id, host=args.domain, out=args.out)
+    return {"package": str(out), "appId": args.app_id, "domain": args.domain}
 
 
 async def team_add(settings: Settings, args: argparse.Namespace) -> TeamOut:

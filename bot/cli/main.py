@@ -11,7 +11,7 @@ import orjson
 from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
-from bot.cli import commands
+from bot.cli import commands, package
 from bot.errors import DomainError
 from bot.settings import SettingsError, ensure_secret_key, load_settings
 
@@ -32,8 +32,15 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> Parser:
     parser = Parser(prog="python -m bot", description=__doc__)
+    parser.set_defaults(needs_settings=True)
     top = parser.add_subparsers(dest="group", required=True, parser_class=Parser)
     top.add_parser("migrate", help="apply database migrations").set_defaults(run=commands.migrate)
+
+    manifest = top.add_parser("manifest", help="build the Teams app package (no database)")
+    manifest.set_defaults(run=commands.manifest, needs_settings=False)
+    manifest.add_argument("--app-id", required=True, type=package.app_id, help="bot's Entra app id")
+    manifest.add_argument("--domain", required=True, type=package.domain, help="public host name")
+    manifest.add_argument("--out", required=True, type=package.zip_path, help="the .zip to write")
 
     admin = top.add_parser("admin", help="manage the directory, sessions and tokens")
     things = admin.add_subparsers(dest="thing", required=True, parser_class=Parser)
@@ -94,7 +101,7 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     try:
         args = build_parser().parse_args(argv)
-        settings = ensure_secret_key(load_settings())
+        settings = ensure_secret_key(load_settings()) if args.needs_settings else None
         result = asyncio.run(args.run(settings, args))
     except (UsageError, SettingsError) as exc:
         return _fail(str(exc), code=2)

@@ -1,0 +1,88 @@
+"""The item card: one bug or task, its facts, and buttons to change its status, take it, edit it."""
+
+from collections.abc import Sequence
+
+from adaptive_cards import card as ac
+from adaptive_cards import types
+
+from bot.directory.schemas import UserOut
+from bot.fields.schemas import StatusOut
+from bot.items.schemas import BugDetails, TaskDetails
+from bot.schemas import ItemKind
+from cards.layout import Card, envelope, execute, plain, shorten
+from cards.verbs import ItemAction, Verb
+
+NOBODY = "Nobody"
+NO_DATE = "None"
+NAMES_SHOWN = 3
+NAME_MAX = 40
+STATUS_INPUT = "status"
+NO_INPUTS = types.AssociatedInputs.NONE
+
+
+def kind_of(item: TaskDetails) -> ItemKind:
+    return ItemKind.BUG if isinstance(item, BugDetails) else ItemKind.TASK
+
+
+def item_action(item: TaskDetails, verb: Verb) -> ItemAction:
+    """The data a button on this item carries."""
+    return ItemAction(verb=verb, kind=kind_of(item), item_id=item.id, channel_id=item.channel_id)
+
+
+def facts(item: TaskDetails) -> list[tuple[str, str]]:
+    """What the card states about the item, as (label, value) in display order."""
+    rows = [("ID", f"#{item.internal_id}"), ("Status", item.status), ("Priority", item.priority)]
+    if isinstance(item, BugDetails):
+        rows.append(("Severity", item.severity or "None"))
+    rows.append(("Assigned to", assignee_names(item.assigned_to)))
+    rows.append(("Due", item.due_date.date().isoformat() if item.due_date else NO_DATE))
+    return rows
+
+
+def assignee_names(
+    users: Sequence[UserOut], *, shown: int = NAMES_SHOWN, name_max: int = NAME_MAX
+) -> str:
+    """The first few names, each shortened, then how many more: a card must stay small."""
+    if not users:
+        return NOBODY
+    names = ", ".join(shorten(user.display_name, name_max) for user in users[:shown])
+    rest = len(users) - shown
+    return f"{names} and {rest} more" if rest > 0 else names
+
+
+def status_choices(statuses: Sequence[StatusOut], kind: ItemKind) -> list[ac.InputChoice]:
+    """The kind's statuses in the channel's order."""
+    own = sorted((s for s in statuses if s.type == kind.type_label), key=lambda s: s.order)
+    return [ac.InputChoice(title=status.name, value=status.name) for status in own]
+
+
+def item_card(item: TaskDetails, *, statuses: Sequence[StatusOut]) -> Card:
+    """A bug or task as the channel sees it after any change."""
+    kind = kind_of(item)
+    choices = status_choices(statuses, kind)
+    current = next((c.value for c in choices if c.value == item.status), None)
+    body = [
+        ac.TextBlock(
+            text=f"{kind.type_label} #{item.internal_id}",
+            is_subtle=True,
+            spacing=types.Spacing.NONE,
+        ),
+        plain(item.name, spacing=types.Spacing.SMALL),
+        ac.FactSet(facts=[ac.Fact(title=label, value=value) for label, value in facts(item)]),
+        ac.InputChoiceSet(
+            id=STATUS_INPUT,
+            label="Change status",
+            choices=choices,
+            value=current,
+            style=types.ChoiceInputStyle.COMPACT,
+            is_required=True,
+            error_message="Choose a status",
+        ),
+    ]
+    actions = [
+        execute("Set status", item_action(item, Verb.SET_STATUS)),
+        # These two ignore the status input, so an item whose status is gone can still change.
+        execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associated_inputs=NO_INPUTS),
+        execute("Edit", item_action(item, Verb.EDIT_ITEM), associated_inputs=NO_INPUTS),
+    ]
+    return envelope(body, actions)

@@ -1,0 +1,126 @@
+"""Every card button's verb, and the data each carries: the one dispatcher reads these models.
+
+Teams sends an `Action.Execute` back as `value.action.verb` and `value.action.data`, the data
+merged with the card's input values (strings, absent or "" when left empty).
+"""
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
+
+from bot.schemas import ApiModel, ItemKind
+
+# A row's selection toggle is the input `select:<item _id>`; checked, its value is "true".
+SELECT_PREFIX = "select:"
+CHECKED = "true"
+
+
+class Verb(StrEnum):
+    SHOW_ITEM = "item.show"
+    SET_STATUS = "item.setStatus"
+    ASSIGN_TO_ME = "item.assignToMe"
+    EDIT_ITEM = "item.edit"  # answers with the edit form in the card's place
+    SAVE_ITEM = "item.save"  # the create/edit form's submit: creates when itemId is absent
+    MORE = "list.more"
+    BULK_EDIT = "list.bulkEdit"  # answers with the bulk-edit form for the checked rows
+    APPLY_BULK_EDIT = "bulk.apply"
+    RUN_COMMAND = "command.run"  # the help card's buttons run a chat command
+
+
+def _blank_is_none(value: Any) -> Any:
+    """An input left empty arrives as "" (or not at all): both mean "not given"."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _comma_list(value: Any) -> Any:
+    """A multi-select answers "a,b,c"; no choice answers "" or nothing."""
+    if isinstance(value, str):
+        return [part for part in value.split(",") if part.strip()]
+    return value
+
+
+Entered = Annotated[str | None, BeforeValidator(_blank_is_none)]
+CommaList = Annotated[list[str], BeforeValidator(_comma_list)]
+
+
+class ActionData(ApiModel):
+    """What every action carries, so the dispatcher can route and re-check without state."""
+
+    verb: Verb
+    kind: ItemKind
+
+
+class ItemAction(ActionData):
+    """SHOW_ITEM, ASSIGN_TO_ME, EDIT_ITEM: one item of one channel."""
+
+    item_id: str = Field(alias="itemId")
+    channel_id: str = Field(alias="channelId", description="The Teams channel (thread) id")
+
+
+class SetStatus(ItemAction):
+    status: str = Field(min_length=1, description="The status name chosen on the card")
+
+
+class FormTarget(ActionData):
+    """What the create/edit form's submit carries: the channel, and the item when editing."""
+
+    channel_id: str = Field(alias="channelId")
+    item_id: Entered = Field(None, alias="itemId", description="Absent: create")
+
+
+class SaveItem(FormTarget):
+    """The form's submit with its inputs: title, description, status, priority, severity,
+    assignees, dueDate. An input absent or empty leaves its field as it is (or the default)."""
+
+    title: str = Field(min_length=1)
+    description: Entered = None
+    status: Entered = None
+    priority: Entered = None
+    severity: Entered = None
+    assignees: CommaList = Field(default_factory=list, description="User _ids")
+    due_date: Entered = Field(None, alias="dueDate", description="YYYY-MM-DD")
+
+
+class More(ActionData):
+    """The next page of a list: the listing command run again from `skip`."""
+
+    channel_id: str | None = Field(None, alias="channelId", description="None: across channels")
+    command: str
+    skip: int = Field(ge=0)
+
+
+class BulkEdit(ActionData):
+    """The list card's "bulk edit": the rows checked are read with `selected_ids`."""
+
+    channel_id: str = Field(alias="channelId")
+
+
+class BulkTarget(ActionData):
+    """What the bulk-edit form's submit carries: the channel and the ids selected."""
+
+    channel_id: str = Field(alias="channelId")
+    ids: list[str] = Field(min_length=1)
+
+
+class ApplyBulkEdit(BulkTarget):
+    """The bulk-edit form's submit with its inputs: an empty one leaves its field unchanged."""
+
+    status: Entered = None
+    priority: Entered = None
+    assignee: Entered = Field(None, description="A user _id")
+
+
+class RunCommand(ApiModel):
+    verb: Verb
+    command: str
+
+
+def selected_ids(data: Mapping[str, Any]) -> list[str]:
+    """The `_id`s of the rows checked on a list card, in card order."""
+    return [
+        key.removeprefix(SELECT_PREFIX)
+        for key, value in data.items()
+        if key.startswith(SELECT_PREFIX) and value == CHECKED
+    ]

@@ -1,0 +1,178 @@
+"""Realistic inputs for the card builders: items, statuses and members as the API shows them."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import adaptive_cards
+import jsonschema
+
+from bot.directory.schemas import USER_SOURCE, UserOut
+from bot.fields.defaults import PRIORITIES, SEVERITIES
+from bot.fields.schemas import StatusOut
+from bot.items.schemas import BugDetails, TaskDetails
+from cards.form import ChannelChoices
+from cards.layout import TEAMS_LIMIT_BYTES, Card, size_bytes
+
+CHANNEL = "19:channel-a@thread.tacv2"
+WHEN = "2026-11-21T09:30:00.000Z"
+LONG = "Ünïcödé ✓ 🐞 " * 30  # long, multi-byte, and with characters JSON escapes as surrogates
+SCHEMA = json.loads(
+    (Path(adaptive_cards.__file__).parent / "schemas" / "schema-1.5.json").read_text()
+)
+VALIDATOR = jsonschema.Draft6Validator(SCHEMA)
+
+
+def assert_valid(card: Card) -> None:
+    """Valid Adaptive Card 1.5 once Teams' own `msteams` key is removed, and under 28 KB."""
+    official = {key: value for key, value in card.items() if key != "msteams"}
+    errors = [error.message[:200] for error in VALIDATOR.iter_errors(official)]
+    assert not errors, errors
+    assert size_bytes(card) < TEAMS_LIMIT_BYTES
+
+
+def user(number: int, name: str | None = None) -> UserOut:
+    return UserOut(
+        id=f"{number:024x}",
+        source_id=f"00000000-0000-0000-0000-{number:012x}",
+        display_name=name or f"Person {number}",
+        email=f"person{number}@contoso.test",
+        username=f"person{number}@contoso.test",
+        source=USER_SOURCE,
+    )
+
+
+def status(name: str, category: str, order: int, *, type: str = "Bug", primary: bool = False):
+    link = f"http://127.0.0.1:3978/odata/status('{order:024x}')"
+    return StatusOut.model_validate(
+        {
+            "@odata.context": "http://127.0.0.1:3978/odata/$metadata#status/$entity",
+            "@odata.editLink": link,
+            "@odata.id": link,
+            "_id": f"{order:024x}",
+            "name": name,
+            "color": "#8a8886",
+            "category": category,
+            "description": "",
+            "primary": primary,
+            "order": order,
+            "value": 0,
+            "type": type,
+            "createdAt": WHEN,
+            "updatedAt": WHEN,
+        }
+    )
+
+
+def statuses(type: str = "Bug") -> list[StatusOut]:
+    return [
+        status("In Progress", "Active", 2, type=type),
+        status("Not Started", "New", 1, type=type, primary=True),
+        status("Completed", "Done", 3, type=type),
+    ]
+
+
+def choices(type: str = "Bug", members: int = 3) -> ChannelChoices:
+    return ChannelChoices(
+        statuses=statuses(type),
+        priorities=[value.name for value in PRIORITIES],
+        severities=[value.name for value in SEVERITIES] if type == "Bug" else [],
+        members=[user(number) for number in range(1, members + 1)],
+    )
+
+
+def details(number: int = 12, *, bug: bool = True, **changes: Any) -> TaskDetails:
+    """A bug (or task) as GET /api/bugs/{id} answers it; `changes` by API name."""
+    fields: dict[str, Any] = {
+        "_id": f"{0xABC000 + number:024x}",
+        "internalId": number,
+        "name": f"Login fails on Safari {number}",
+        "body": "Steps: open the page, sign in.",
+        "owner": None,
+        "status": "In Progress",
+        "priority": "High",
+        "source": "Svc.Native",
+        "sourceId": f"{number}",
+        "startDate": None,
+        "dueDate": "2026-12-01T00:00:00.000Z",
+        "completedDate": None,
+        "effort": None,
+        "phase": None,
+        "phaseName": None,
+        "bucket": [],
+        "bucketName": None,
+        "attachments": [],
+        "createdAt": WHEN,
+        "updatedAt": WHEN,
+        "statusId": {"_id": f"{2:024x}", "category": "Active"},
+        "statusValue": 50,
+        "sync": {"status": None, "at": WHEN},
+        "projectId": {
+            "enableBug": True,
+            "_id": f"{9:024x}",
+            "displayName": "Channel A",
+            "hostname": "teams",
+            "projectName": "Channel A",
+            "sourceId": CHANNEL,
+        },
+        "assignedTo": [user(1, "Ada Lovelace").model_dump(by_alias=True)],
+        "channelId": CHANNEL,
+        "teamId": "19:team-a@thread.tacv2",
+        "groupId": None,
+        "entityId": None,
+        "createdBy": None,
+        "updatedBy": None,
+    }
+    if bug:
+        fields["severity"] = "Medium"
+    fields.update(changes)
+    return (BugDetails if bug else TaskDetails).model_validate(fields)
+
+
+def bare(number: int = 3, *, bug: bool = True) -> TaskDetails:
+    """Every optional field empty."""
+    extra = {"severity": None} if bug else {}
+    return details(number, bug=bug, body=None, dueDate=None, assignedTo=[], **extra)
+
+
+def longest(number: int = 7, *, bug: bool = True) -> TaskDetails:
+    """Maximum lengths and multi-byte text everywhere a user can type."""
+    people = [user(n, LONG[:255]).model_dump(by_alias=True) for n in range(1, 51)]
+    return details(number, bug=bug, name=LONG[:255], body=LONG * 5, assignedTo=people)
+
+
+def walk(node: Any) -> list[dict[str, Any]]:
+    """Every object in a card, depth first, to find inputs and actions wherever they sit."""
+    found: list[dict[str, Any]] = []
+    if isinstance(node, dict):
+        found.append(node)
+        for value in node.values():
+            found.extend(walk(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(walk(value))
+    return found
+
+
+def actions(card: Card) -> list[dict[str, Any]]:
+    return [node for node in walk(card) if str(node.get("type", "")).startswith("Action.")]
+
+
+def inputs(card: Card) -> dict[str, dict[str, Any]]:
+    return {
+        node["id"]: node for node in walk(card) if str(node.get("type", "")).startswith("Input.")
+    }
+
+
+def action(card: Card, title: str) -> dict[str, Any]:
+    return next(found for found in actions(card) if found.get("title") == title)
+
+
+def text_of(card: Card) -> str:
+    """All the text a user reads on the card, in order."""
+    parts: list[str] = []
+    for node in walk(card):
+        for key in ("text", "title", "value", "label", "placeholder"):
+            if isinstance(node.get(key), str) and node.get("type") != "Action.Execute":
+                parts.append(node[key])
+    return "\n".join(parts)

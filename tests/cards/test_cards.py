@@ -1,0 +1,331 @@
+"""Every card: valid Adaptive Card 1.5, under Teams' 28 KB, what a user reads, what buttons send."""
+
+from typing import Any
+
+import pytest
+
+from bot.schemas import ItemKind
+from cards.bulk import bulk_form
+from cards.form import ChannelChoices, Prefill, item_form
+from cards.help import CommandHelp, error_card, help_card
+from cards.item import item_card
+from cards.layout import Card
+from cards.listing import MAX_ROWS, ItemList, list_card
+from cards.verbs import (
+    ApplyBulkEdit,
+    BulkEdit,
+    ItemAction,
+    More,
+    RunCommand,
+    SaveItem,
+    SetStatus,
+    Verb,
+    selected_ids,
+)
+from tests.cards.samples import (
+    CHANNEL,
+    LONG,
+    action,
+    actions,
+    assert_valid,
+    bare,
+    choices,
+    details,
+    inputs,
+    longest,
+    statuses,
+    text_of,
+    user,
+)
+
+BUG, TASK = ItemKind.BUG, ItemKind.TASK
+MANY_MEMBERS = ChannelChoices(
+    statuses=statuses(),
+    priorities=["Urgent", "High", "Normal", "Low"],
+    severities=["Critical", "High", "Medium", "Low"],
+    members=[user(number, LONG[:255]) for number in range(1, 51)],
+)
+
+
+def every_card() -> dict[str, Card]:
+    """Each builder with realistic, empty, unicode and maximum inputs, bugs and tasks."""
+    rows = [details(n) for n in range(1, 51)]
+    return {
+        "item bug": item_card(details(), statuses=statuses()),
+        "item task": item_card(details(bug=False), statuses=statuses("Task")),
+        "item bare bug": item_card(bare(), statuses=statuses()),
+        "item bare task": item_card(bare(bug=False), statuses=statuses("Task")),
+        "item longest": item_card(longest(), statuses=statuses()),
+        "item no statuses": item_card(details(status="Invalid"), statuses=[]),
+        "form new bug": item_form(BUG, channel_id=CHANNEL, choices=choices()),
+        "form new task": item_form(TASK, channel_id=CHANNEL, choices=choices("Task")),
+        "form edit bug": item_form(BUG, channel_id=CHANNEL, choices=choices(), item=details()),
+        "form edit longest": item_form(
+            BUG, channel_id=CHANNEL, choices=MANY_MEMBERS, item=longest()
+        ),
+        "form from message": item_form(
+            BUG,
+            channel_id=CHANNEL,
+            choices=MANY_MEMBERS,
+            prefill=Prefill(title=LONG, description=LONG * 20),
+            in_dialog=True,
+        ),
+        "form no members": item_form(
+            TASK, channel_id=CHANNEL, choices=ChannelChoices([], [], [], [])
+        ),
+        "list channel": list_card(
+            ItemList("Bugs", BUG, rows, "bugs", CHANNEL, more=True, total=120)
+        ),
+        "list longest": list_card(
+            ItemList("Bugs", BUG, [longest(n) for n in range(1, 51)], "bugs", CHANNEL)
+        ),
+        "list personal": list_card(ItemList("My tasks", TASK, rows, "tasks/my")),
+        "list empty": list_card(ItemList("Bugs", BUG, [], "bugs", CHANNEL)),
+        "bulk": bulk_form(BUG, channel_id=CHANNEL, ids=[r.id for r in rows], choices=MANY_MEMBERS),
+        "help": help_card(
+            [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs")] * 40, suggestion=LONG
+        ),
+        "error": error_card(LONG * 10),
+    }
+
+
+CARDS = every_card()
+
+
+@pytest.mark.parametrize("name", CARDS)
+def test_card_is_valid_adaptive_card_under_teams_limit(name: str) -> None:
+    assert_valid(CARDS[name])
+
+
+@pytest.mark.parametrize("name", CARDS)
+def test_every_button_is_an_execute_with_its_verb_in_data(name: str) -> None:
+    for found in actions(CARDS[name]):
+        if found["type"] == "Action.Submit":
+            assert name == "form from message"
+            continue
+        assert found["type"] == "Action.Execute"
+        assert found["verb"] == found["data"]["verb"] in set(Verb)
+
+
+def submitted(card: Card, title: str, **typed: Any) -> dict[str, Any]:
+    """What Teams sends for a button: its data merged with the inputs' values (and any typed)."""
+    values = {key: node.get("value") for key, node in inputs(card).items()}
+    values = {key: value for key, value in values.items() if value is not None}
+    return {**action(card, title)["data"], **values, **typed}
+
+
+def test_item_card_shows_the_facts() -> None:
+    card = item_card(details(12), statuses=statuses())
+    text = text_of(card)
+    for fact in ("Bug #12", "Login fails on Safari 12", "#12", "In Progress", "High", "Medium"):
+        assert fact in text
+    assert "Ada Lovelace" in text and "2026-12-01" in text
+
+
+def test_task_card_has_no_severity_and_empty_fields_read_plainly() -> None:
+    card = item_card(bare(bug=False), statuses=statuses("Task"))
+    facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
+    assert "Severity" not in facts
+    assert (facts["Assigned to"], facts["Due"]) == ("Nobody", "None")
+
+
+def test_many_assignees_are_summarised() -> None:
+    card = item_card(longest(), statuses=statuses())
+    facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
+    assert facts["Assigned to"].endswith("and 47 more")
+
+
+def test_item_card_status_choice_in_channel_order_with_current_selected() -> None:
+    card = item_card(details(), statuses=statuses() + statuses("Task"))
+    status = inputs(card)["status"]
+    assert [c["title"] for c in status["choices"]] == ["Not Started", "In Progress", "Completed"]
+    assert status["value"] == "In Progress"
+
+
+def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
+    item = details(12)
+    card = item_card(item, statuses=statuses())
+    sent = submitted(card, "Set status", status="Completed")
+    assert SetStatus.model_validate(sent) == SetStatus(
+        verb=Verb.SET_STATUS, kind=BUG, item_id=item.id, channel_id=CHANNEL, status="Completed"
+    )
+    for title, verb in (("Assign to me", Verb.ASSIGN_TO_ME), ("Edit", Verb.EDIT_ITEM)):
+        data = ItemAction.model_validate(action(card, title)["data"])
+        assert (data.verb, data.item_id, data.kind) == (verb, item.id, BUG)
+        assert action(card, title)["associatedInputs"] == "none"
+
+
+def test_markup_in_a_title_is_shown_as_typed() -> None:
+    card = item_card(details(name='**Bold** [x](https://evil) "q" <b>'), statuses=statuses())
+    run = card["body"][1]["inlines"][0]
+    assert (run["type"], run["text"]) == ("TextRun", '**Bold** [x](https://evil) "q" <b>')
+
+
+def test_create_form_offers_the_channel_choices_and_defaults() -> None:
+    card = item_form(BUG, channel_id=CHANNEL, choices=choices())
+    fields = inputs(card)
+    assert list(fields) == [
+        "title",
+        "description",
+        "status",
+        "priority",
+        "severity",
+        "assignees",
+        "dueDate",
+    ]
+    assert fields["status"]["value"] == "Not Started"  # the primary status
+    assert [c["value"] for c in fields["priority"]["choices"]] == [
+        "Urgent",
+        "High",
+        "Normal",
+        "Low",
+    ]
+    assert [c["title"] for c in fields["assignees"]["choices"]] == [
+        "Person 1",
+        "Person 2",
+        "Person 3",
+    ]
+    assert fields["assignees"]["isMultiSelect"] is True
+    assert "Create bug" in [found["title"] for found in actions(card)]
+
+
+def test_task_form_has_no_severity() -> None:
+    assert "severity" not in inputs(item_form(TASK, channel_id=CHANNEL, choices=choices("Task")))
+
+
+def test_edit_form_is_prefilled_and_saves_the_item() -> None:
+    item = details(12, assignedTo=[user(2).model_dump(by_alias=True)])
+    card = item_form(BUG, channel_id=CHANNEL, choices=choices(), item=item)
+    fields = inputs(card)
+    assert fields["title"]["value"] == item.name
+    assert fields["description"]["value"] == item.body
+    assert (fields["status"]["value"], fields["priority"]["value"]) == ("In Progress", "High")
+    assert fields["severity"]["value"] == "Medium"
+    assert fields["assignees"]["value"] == user(2).id
+    assert fields["dueDate"]["value"] == "2026-12-01"
+    sent = SaveItem.model_validate(submitted(card, "Save bug", description=""))
+    assert (sent.item_id, sent.channel_id, sent.title) == (item.id, CHANNEL, item.name)
+    assert (sent.assignees, sent.description, sent.due_date) == ([user(2).id], None, "2026-12-01")
+    back = ItemAction.model_validate(action(card, "Cancel")["data"])
+    assert (back.verb, back.item_id) == (Verb.SHOW_ITEM, item.id)
+
+
+def test_form_from_a_message_is_prefilled_and_submits_in_a_dialog() -> None:
+    card = item_form(
+        BUG,
+        channel_id=CHANNEL,
+        choices=choices(),
+        prefill=Prefill("Crash on save", "Stack…"),
+        in_dialog=True,
+    )
+    fields = inputs(card)
+    assert (fields["title"]["value"], fields["description"]["value"]) == ("Crash on save", "Stack…")
+    button = action(card, "Create bug")
+    assert button["type"] == "Action.Submit"
+    sent = SaveItem.model_validate(submitted(card, "Create bug", assignees="a,b"))
+    assert (sent.item_id, sent.title, sent.assignees) == (None, "Crash on save", ["a", "b"])
+
+
+def test_a_long_description_is_not_offered_for_editing() -> None:
+    card = item_form(BUG, channel_id=CHANNEL, choices=choices(), item=details(body="x" * 5000))
+    assert "description" not in inputs(card)
+
+
+def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
+    last = MANY_MEMBERS.members[-1]
+    item = details(12, assignedTo=[last.model_dump(by_alias=True)])
+    card = item_form(BUG, channel_id=CHANNEL, choices=MANY_MEMBERS, item=item)
+    listed = [c["value"] for c in inputs(card)["assignees"]["choices"]]
+    assert listed[0] == last.id
+    if len(listed) < 50:
+        assert f"{len(listed)} of 50 members listed" in text_of(card)
+
+
+def test_list_card_rows_show_number_title_status_assignee() -> None:
+    card = list_card(ItemList("Bugs", BUG, [details(4), bare(5)], "bugs", CHANNEL, total=2))
+    text = text_of(card)
+    assert "1–2 of 2" in text
+    for shown in ("#4", "Login fails on Safari 4", "In Progress", "Ada Lovelace", "#5", "Nobody"):
+        assert shown in text
+    assert "More" not in [found.get("title") for found in actions(card)]
+
+
+def test_list_card_more_continues_after_the_rows_shown() -> None:
+    rows = [details(n) for n in range(1, 41)]
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs/status/in progress", CHANNEL, skip=20))
+    shown = sum(1 for key in inputs(card) if key.startswith("select:"))
+    assert shown == MAX_ROWS
+    more = More.model_validate(action(card, "More")["data"])
+    assert (more.command, more.skip, more.channel_id) == ("bugs/status/in progress", 45, CHANNEL)
+
+
+def test_list_card_cut_for_size_still_offers_the_rest() -> None:
+    rows = [longest(n) for n in range(1, 51)]
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL))
+    shown = sum(1 for key in inputs(card) if key.startswith("select:"))
+    assert 0 < shown < MAX_ROWS
+    assert More.model_validate(action(card, "More")["data"]).skip == shown
+
+
+def test_list_card_selection_feeds_bulk_edit() -> None:
+    rows = [details(n) for n in range(1, 4)]
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL))
+    sent = submitted(card, "Bulk edit selected")
+    sent.update({f"select:{rows[0].id}": "true", f"select:{rows[2].id}": "true"})
+    sent[f"select:{rows[1].id}"] = "false"
+    assert BulkEdit.model_validate(sent).channel_id == CHANNEL
+    assert selected_ids(sent) == [rows[0].id, rows[2].id]
+    opened = ItemAction.model_validate(actions(card)[0]["data"])
+    assert (opened.verb, opened.item_id) == (Verb.SHOW_ITEM, rows[0].id)
+
+
+def test_personal_list_has_no_selection_and_no_bulk_edit() -> None:
+    card = list_card(ItemList("My bugs", BUG, [details(1)], "bugs/my"))
+    assert inputs(card) == {}
+    assert "Bulk edit selected" not in [found.get("title") for found in actions(card)]
+
+
+def test_empty_list_says_so() -> None:
+    card = list_card(ItemList("Bugs", BUG, [], "bugs", CHANNEL))
+    assert "No bugs here." in text_of(card)
+    assert actions(card) == []
+
+
+def test_bulk_form_carries_the_ids_and_leaves_empty_fields_unchanged() -> None:
+    ids = ["a" * 24, "b" * 24]
+    card = bulk_form(BUG, channel_id=CHANNEL, ids=ids, choices=choices())
+    assert "Edit 2 bugs" in text_of(card)
+    fields = inputs(card)
+    assert list(fields) == ["status", "priority", "assignee"]
+    assert all(field["placeholder"] == "Unchanged" for field in fields.values())
+    sent = ApplyBulkEdit.model_validate(submitted(card, "Apply to 2 bugs", status="Completed"))
+    assert (sent.ids, sent.status, sent.priority, sent.assignee) == (ids, "Completed", None, None)
+
+
+def test_bulk_form_needs_a_selection() -> None:
+    with pytest.raises(ValueError):
+        bulk_form(BUG, channel_id=CHANNEL, ids=[], choices=choices())
+
+
+def test_help_card_lists_commands_suggests_and_runs_shortcuts() -> None:
+    entries = [
+        CommandHelp("bugs/my", "Bugs assigned to you", "My bugs"),
+        CommandHelp("bug/{id}", "One"),
+    ]
+    card = help_card(entries, suggestion="bugs/my")
+    text = text_of(card)
+    assert "Did you mean " in text and "Bugs assigned to you" in text and "bug/{id}" in text
+    assert RunCommand.model_validate(action(card, "My bugs")["data"]).command == "bugs/my"
+    assert [found["title"] for found in actions(card)] == ["My bugs"]
+    assert "Did you mean" not in text_of(help_card(entries))
+
+
+def test_error_card_is_one_short_line_shown_as_typed() -> None:
+    card = error_card("'*x*' is not a status")
+    assert card["body"] == [
+        {
+            "type": "RichTextBlock",
+            "inlines": [{"type": "TextRun", "text": "'*x*' is not a status", "color": "attention"}],
+        }
+    ]
+    assert len(error_card("word " * 500)["body"][0]["inlines"][0]["text"]) <= 300
