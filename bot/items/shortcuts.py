@@ -1,0 +1,75 @@
+"""What chat commands do beyond the REST API's verbs: name an item by its number, close it,
+clone it. Each is built from the same rules as create and PATCH, so the two doors agree."""
+
+from sqlalchemy import select
+
+from bot.db.tables import FieldValue, Item
+from bot.errors import BadRequest, NotFound
+from bot.fields.catalog import STATUS
+from bot.fields.schemas import Category
+from bot.items import read
+from bot.items import service as items
+from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
+from bot.items.service import Created
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+
+async def item_id_by_number(uow: UnitOfWork, *, kind: ItemKind, internal_id: int) -> str:
+    """The id of the channel's item with this number (numbers are per channel and kind)."""
+    assert uow.channel is not None, "numbers name items within a channel"
+    item_id = await uow.session.scalar(
+        select(Item.id).where(
+            Item.channel_id == uow.channel.channel_id,
+            Item.kind == kind.value,
+            Item.internal_id == internal_id,
+        )
+    )
+    if item_id is None:
+        raise NotFound(f"There is no {kind.value} #{internal_id} in this channel.")
+    return item_id
+
+
+async def close_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
+    """Move the item to its kind's first Done status by order (filling its completed date)."""
+    assert uow.channel is not None
+    done = await uow.session.scalar(
+        select(FieldValue.name)
+        .where(
+            FieldValue.channel_id == uow.channel.channel_id,
+            FieldValue.field == STATUS,
+            FieldValue.type == kind.type_label,
+            FieldValue.category == Category.DONE,
+        )
+        .order_by(FieldValue.order, FieldValue.id)
+        .limit(1)
+    )
+    if done is None:  # the status rules keep one Done status per kind; say so if they did not
+        raise BadRequest(f"This channel has no Done status for {kind.plural}.")
+    patch = (BugPatch if kind is ItemKind.BUG else TaskPatch).model_validate({"status": done})
+    await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+
+
+async def clone_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Created:
+    """A new item with the original's fields and assignees, in the primary status, without
+    attachments or dates of completion."""
+    original = await read.get_details(uow, kind=kind, item_id=item_id)
+    fields = {
+        "name": original["name"],
+        "body": original.get("body"),
+        "priority": original["priority"],
+        "projectId": original["projectId"]["_id"],
+        "assignedTo": [person["_id"] for person in original["assignedTo"]],
+        "startDate": original.get("startDate"),
+        "dueDate": original.get("dueDate"),
+        "owner": original.get("owner"),
+        "effort": original.get("effort"),
+        "phase": original.get("phase"),
+        "phaseName": original.get("phaseName"),
+        "bucket": original.get("bucket"),
+        "bucketName": original.get("bucketName"),
+    }
+    if kind is ItemKind.BUG:
+        fields["severity"] = original.get("severity")
+    body = (BugCreate if kind is ItemKind.BUG else TaskCreate).model_validate(fields)
+    return await items.create_item(uow, kind=kind, body=body, entity_id=original.get("entityId"))
