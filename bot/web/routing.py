@@ -73,6 +73,7 @@ class Endpoint:
     response: type[BaseModel] | None = None
     errors: tuple[int, ...] = ()
     headers: tuple[str, ...] = ()  # optional request headers the handler reads
+    query: tuple[tuple[str, str], ...] = ()  # optional query parameters it reads: name, what
 
 
 @dataclass
@@ -94,6 +95,7 @@ class RouteTable:
         response: type[BaseModel] | None = None,
         errors: tuple[int, ...] = (),
         headers: tuple[str, ...] = (),
+        query: tuple[tuple[str, str], ...] = (),
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -109,6 +111,7 @@ class RouteTable:
                     response,
                     errors,
                     headers,
+                    query,
                 )
             )
             return handler
