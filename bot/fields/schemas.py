@@ -1,7 +1,7 @@
-"""Statuses (and, with the fields issue, priorities and severities): bodies in and out."""
+"""Statuses, priorities and severities: bodies in and out."""
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
@@ -78,3 +78,60 @@ class StatusPage(CollectionPage):
     """An OData collection of statuses."""
 
     value: list[StatusOut]
+
+
+# Priorities and severities ("levels"): the same shape, without a category.
+
+
+class LevelIn(ApiModel):
+    name: Name
+    color: Color = "#8a8886"
+    description: Description = ""
+    primary: bool = False
+    order: int | None = Field(None, ge=0, le=1_000_000, description="Default: after the last")
+    value: int = Field(0, ge=0, le=1_000_000, description="Rank: higher is more pressing")
+
+
+class PriorityIn(LevelIn):
+    type: TypeLabel
+
+
+class SeverityIn(LevelIn):
+    type: Literal["Bug"] = Field("Bug", description="Only bugs have a severity")
+
+
+class LevelPatch(ApiModel):
+    """Every field optional; only those sent change."""
+
+    # The service refuses null for all but `type` (400): they can change, never be cleared.
+    name: Annotated[Name | None, RefusesNull] = None
+    color: Annotated[Color | None, RefusesNull] = None
+    description: Annotated[Description | None, RefusesNull] = None
+    primary: Annotated[bool | None, RefusesNull] = None
+    order: Annotated[int | None, RefusesNull] = Field(None, ge=0, le=1_000_000)
+    value: Annotated[int | None, RefusesNull] = Field(None, ge=0, le=1_000_000)
+    type: TypeLabel | None = Field(None, description="Cannot change; accepted when unchanged")
+
+
+class LevelOut(ApiModel):
+    """A priority or a severity."""
+
+    odata_context: str = Field(alias="@odata.context")
+    odata_edit_link: str = Field(alias="@odata.editLink")
+    odata_id: str = Field(alias="@odata.id")
+    id: str = Field(alias="_id")
+    type: TypeLabel
+    name: str
+    color: str
+    order: int
+    value: int
+    primary: bool
+    description: str
+    created_at: Timestamp = Field(alias="createdAt")
+    updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class LevelPage(CollectionPage):
+    """An OData collection of priorities or severities."""
+
+    value: list[LevelOut]

@@ -1,10 +1,10 @@
 """Status rules: one primary per kind, unique names, value and order defaults, safe deletion."""
 
-from sqlalchemy import ColumnElement, func, select, update
+from sqlalchemy import func, select, update
 
 from bot.db.tables import FieldValue, Item
-from bot.errors import BadRequest, CodedBadRequest, Invalid, NotFound
-from bot.fields import defaults
+from bot.errors import BadRequest, Invalid
+from bot.fields import defaults, values
 from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, name_key
 from bot.fields.schemas import (
     CATEGORY_VALUE,
@@ -13,10 +13,9 @@ from bot.fields.schemas import (
     StatusIn,
     StatusPatch,
 )
-from bot.ids import is_id, new_id
-from bot.items import versions
+from bot.ids import new_id
 from bot.mappings.rule import INVALID_STATUS, MAPPING_NOT_FOUND
-from bot.odata.query import Query, apply, count_statement, page
+from bot.odata.query import Query
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
@@ -31,8 +30,8 @@ async def add_channel_defaults(uow: UnitOfWork, *, channel_id: str) -> None:
         sets = [(STATUS, defaults.STATUSES), (PRIORITY, defaults.PRIORITIES)]
         if kind is ItemKind.BUG:
             sets.append((SEVERITY, defaults.SEVERITIES))
-        for field, values in sets:
-            for order, value in enumerate(values, start=1):
+        for field, defaults_of_field in sets:
+            for order, value in enumerate(defaults_of_field, start=1):
                 rows.append(
                     FieldValue(
                         id=new_id(),
@@ -59,47 +58,32 @@ async def list_statuses(
     uow: UnitOfWork, *, query: Query
 ) -> tuple[list[FieldValue], int | None, bool]:
     """A page of the channel's statuses, the exact count if asked, and whether more follow."""
-    statement = select(FieldValue).where(
-        FieldValue.channel_id == _channel_id(uow), FieldValue.field == STATUS
-    )
-    rows, more = page((await uow.session.scalars(apply(statement, query))).all(), query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
-    return rows, count, more
+    return await values.list_values(uow, field=STATUS, query=query)
 
 
 async def create_status(uow: UnitOfWork, *, body: StatusIn) -> FieldValue:
     """Add a status to the channel; a duplicate name of the same type is the seed's 400."""
-    channel_id = _channel_id(uow)
-    await _refuse_taken_name(uow, channel_id=channel_id, type_label=body.type, name=body.name)
-    if body.order is None:
-        last = await uow.session.scalar(
-            select(func.max(FieldValue.order)).where(*_same_kind(channel_id, body.type))
-        )
-        order = (last or 0) + 1
-    else:
-        order = body.order
+    channel_id = values.channel_of(uow)
+    _refuse_reserved_name(body.name)
+    kind_values = await values.lock_kind(
+        uow, channel_id=channel_id, field=STATUS, type_label=body.type
+    )
+    values.refuse_taken_name(kind_values, body.name, exists=STATUS_EXISTS)
     if body.primary:
-        await _clear_primary(uow, channel_id=channel_id, type_label=body.type)
-    now = uow.clock.now()
-    status = FieldValue(
-        id=new_id(),
+        await values.clear_primary(uow, channel_id=channel_id, field=STATUS, type_label=body.type)
+    return await values.add_value(
+        uow,
         channel_id=channel_id,
         field=STATUS,
-        type=body.type,
+        type_label=body.type,
         name=body.name,
-        name_key=name_key(body.name),
         color=body.color,
-        category=body.category,
         description=body.description,
         primary=body.primary,
-        order=order,
+        order=values.next_order(kind_values) if body.order is None else body.order,
         value=CATEGORY_VALUE[body.category] if body.value is None else body.value,
-        created_at=now,
-        updated_at=now,
+        category=body.category,
     )
-    uow.session.add(status)
-    await uow.session.flush()
-    return status
 
 
 async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) -> None:
@@ -111,10 +95,13 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
     for field in ("name", "category", "color", "description", "primary", "order", "value"):
         if field in changes and changes[field] is None:
             raise Invalid(field, "must not be null")
-    if "name" in changes and name_key(changes["name"]) != status.name_key:
-        await _refuse_taken_name(
-            uow, channel_id=status.channel_id, type_label=status.type, name=changes["name"]
-        )
+    if "name" in changes and changes["name"] != status.name:
+        if name_key(changes["name"]) != status.name_key:  # a change of case alone is no clash
+            _refuse_reserved_name(changes["name"])
+            kind_values = await values.lock_kind(
+                uow, channel_id=status.channel_id, field=STATUS, type_label=status.type
+            )
+            values.refuse_taken_name(kind_values, changes["name"], exists=STATUS_EXISTS)
         status.name, status.name_key = changes["name"], name_key(changes["name"])
         # Items showing Invalid (the status is unmapped for their project) keep showing it.
         await uow.session.execute(
@@ -125,7 +112,9 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
     if changes.get("primary") is False and status.primary:
         raise BadRequest("primary: a kind always has one primary status; make another primary")
     if changes.get("primary") and not status.primary:
-        await _clear_primary(uow, channel_id=status.channel_id, type_label=status.type)
+        await values.clear_primary(
+            uow, channel_id=status.channel_id, field=STATUS, type_label=status.type
+        )
         status.primary = True
     if changes.get("category") not in (None, status.category):
         await _refuse_losing_last_done(uow, status)
@@ -134,7 +123,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         if field in changes:
             setattr(status, field, changes[field])
     status.updated_at = uow.clock.now()
-    await _items_changed(uow, status)
+    await values.items_changed(uow, status)
     await uow.session.flush()
 
 
@@ -154,31 +143,19 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
             sync_at=uow.clock.now(),
         )
     )
-    await _items_changed(uow, status)
+    await values.items_changed(uow, status)
     await uow.session.delete(status)
     await uow.session.flush()
 
 
 async def get_status(uow: UnitOfWork, *, status_id: str) -> FieldValue:
     """A status of the request's channel; anything else is a 404."""
-    status = await uow.session.get(FieldValue, status_id) if is_id(status_id) else None
-    if status is None or status.field != STATUS or status.channel_id != _channel_id(uow):
-        raise NotFound(f"Status '{status_id}' not found.")
-    return status
+    return await values.get_value(uow, field=STATUS, value_id=status_id, label="Status")
 
 
-async def _refuse_taken_name(
-    uow: UnitOfWork, *, channel_id: str, type_label: str, name: str
-) -> None:
+def _refuse_reserved_name(name: str) -> None:
     if name_key(name) == RESERVED_STATUS_NAME:
         raise Invalid("name", "'Invalid' is what items show when their status is gone")
-    taken = await uow.session.scalar(
-        select(FieldValue.id).where(
-            *_same_kind(channel_id, type_label), FieldValue.name_key == name_key(name)
-        )
-    )
-    if taken is not None:
-        raise CodedBadRequest(STATUS_EXISTS)
 
 
 async def _refuse_losing_last_done(uow: UnitOfWork, status: FieldValue) -> None:
@@ -186,32 +163,9 @@ async def _refuse_losing_last_done(uow: UnitOfWork, status: FieldValue) -> None:
         return
     done = await uow.session.scalar(
         select(func.count()).where(
-            *_same_kind(status.channel_id, status.type), FieldValue.category == Category.DONE
+            *values.same_kind(status.channel_id, STATUS, status.type),
+            FieldValue.category == Category.DONE,
         )
     )
     if done == 1:
         raise BadRequest(f"'{status.name}' is the last Done status of {status.type} items.")
-
-
-async def _clear_primary(uow: UnitOfWork, *, channel_id: str, type_label: str) -> None:
-    await uow.session.execute(
-        update(FieldValue).where(*_same_kind(channel_id, type_label)).values(primary=False)
-    )
-
-
-async def _items_changed(uow: UnitOfWork, status: FieldValue) -> None:
-    """Items of the status's kind render differently now: what lists cached must go."""
-    await versions.bump(uow, channel_id=status.channel_id, kind=ItemKind(status.type.lower()))
-
-
-def _same_kind(channel_id: str, type_label: str) -> tuple[ColumnElement[bool], ...]:
-    return (
-        FieldValue.channel_id == channel_id,
-        FieldValue.field == STATUS,
-        FieldValue.type == type_label,
-    )
-
-
-def _channel_id(uow: UnitOfWork) -> str:
-    assert uow.channel is not None, "status operations run in a channel"
-    return uow.channel.channel_id

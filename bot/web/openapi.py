@@ -102,6 +102,16 @@ def _operation(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
         {"name": name, "in": "header", "required": False, "schema": HEADER_SCHEMA}
         for name in endpoint.headers
     ]
+    parameters += [
+        {
+            "name": name,
+            "in": "query",
+            "required": False,
+            "schema": {"type": "string"},
+            "description": text,
+        }
+        for name, text in endpoint.query
+    ]
     if _page(endpoint):
         parameters += [
             {"name": name, "in": "query", "required": False, "schema": schema, "description": text}

@@ -75,6 +75,7 @@ class Endpoint:
     errors: tuple[int, ...] = ()
     headers: tuple[str, ...] = ()  # optional request headers the handler reads
     odata_set: EntitySet | None = None  # the list this GET serves, described by $metadata
+    query: tuple[tuple[str, str], ...] = ()  # optional query parameters it reads: name, what
 
 
 @dataclass
@@ -97,6 +98,7 @@ class RouteTable:
         errors: tuple[int, ...] = (),
         headers: tuple[str, ...] = (),
         odata_set: EntitySet | None = None,
+        query: tuple[tuple[str, str], ...] = (),
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -113,6 +115,7 @@ class RouteTable:
                     errors,
                     headers,
                     odata_set,
+                    query,
                 )
             )
             return handler

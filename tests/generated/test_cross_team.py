@@ -35,8 +35,8 @@ from bot.db.tables import (
     Team,
     TeamMember,
 )
-from bot.fields.queries import STATUSES
-from bot.fields.schemas import StatusIn, StatusPatch
+from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
+from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
 from bot.items.queries import entity_set
 from bot.items.schemas import BugCreate, BugPatch, BulkEdit, TaskCreate, TaskPatch
 from bot.odata.model import EntitySet
@@ -74,6 +74,8 @@ class Target(StrEnum):
     BUG = "bug"
     TASK = "task"
     STATUS = "status"
+    PRIORITY = "priority"
+    SEVERITY = "severity"
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,14 @@ MATRIX: dict[str, Probe] = {
     "POST /odata/status": Probe(Kind.CREATE, Target.STATUS),
     "PATCH /odata/status({key})": Probe(Kind.KEYED, Target.STATUS),
     "DELETE /odata/status({key})": Probe(Kind.KEYED, Target.STATUS),
+    "GET /api/priority": Probe(Kind.LIST, Target.PRIORITY, PRIORITIES),
+    "POST /odata/priority": Probe(Kind.CREATE, Target.PRIORITY),
+    "PATCH /odata/priority({key})": Probe(Kind.KEYED, Target.PRIORITY),
+    "DELETE /odata/priority({key})": Probe(Kind.KEYED, Target.PRIORITY),
+    "GET /api/severity": Probe(Kind.LIST, Target.SEVERITY, SEVERITIES),
+    "POST /odata/severity": Probe(Kind.CREATE, Target.SEVERITY),
+    "PATCH /odata/severity({key})": Probe(Kind.KEYED, Target.SEVERITY),
+    "DELETE /odata/severity({key})": Probe(Kind.KEYED, Target.SEVERITY),
 }
 
 # A body each model accepts and that changes something, so a request that got through would show.
@@ -123,6 +133,9 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
     BulkEdit: {"ids": ["0" * 24], "priority": "Low", "dueDate": "2027-01-01"},
     StatusIn: {"name": "Probe status", "type": "Bug", "category": "Active"},
     StatusPatch: {"color": "#123456", "description": "probed"},
+    PriorityIn: {"name": "Probe priority", "type": "Bug"},
+    SeverityIn: {"name": "Probe severity"},
+    LevelPatch: {"color": "#123456", "description": "probed"},
 }
 # Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
 REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
@@ -133,6 +146,9 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     BulkEdit: ("status", "assignedTo"),
     StatusIn: (),
     StatusPatch: (),
+    PriorityIn: (),
+    SeverityIn: (),
+    LevelPatch: (),
 }
 # Fields a client may send but the server owns (api.md §1): ignored, whatever they name.
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")
@@ -149,13 +165,21 @@ class Side:
     bug: dict[str, Any]
     task: dict[str, Any]
     status: dict[str, Any]
+    priority: dict[str, Any]
+    severity: dict[str, Any]
 
     @property
     def headers(self) -> dict[str, str]:
         return self.member.in_channel(self.team, self.channel)
 
     def row(self, target: Target) -> dict[str, Any]:
-        return {Target.BUG: self.bug, Target.TASK: self.task, Target.STATUS: self.status}[target]
+        return {
+            Target.BUG: self.bug,
+            Target.TASK: self.task,
+            Target.STATUS: self.status,
+            Target.PRIORITY: self.priority,
+            Target.SEVERITY: self.severity,
+        }[target]
 
 
 @dataclass
@@ -257,10 +281,13 @@ async def make_side(
     task = await make(
         client, headers, "/odata/tasks", name=f"{label} task", assignedTo=[member.user.id]
     )
+    # Held by no item, so Team A's own member may delete them.
+    priority = await make(client, headers, "/odata/priority", name=f"{label} priority", type="Bug")
+    severity = await make(client, headers, "/odata/severity", name=f"{label} severity")
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
     assert channel_pk is not None
-    return Side(member, team, channel, channel_pk, bug, task, status)
+    return Side(member, team, channel, channel_pk, bug, task, status, priority, severity)
 
 
 @pytest.fixture
@@ -283,7 +310,15 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
             await session.scalars(select(Project.id).where(Project.channel_id == a.channel_pk))
         )
     assert team_pk is not None
-    ids_a = [a.bug["_id"], a.task["_id"], a.status["_id"], statuses[0], projects[0]]
+    ids_a = [
+        a.bug["_id"],
+        a.task["_id"],
+        a.status["_id"],
+        a.priority["_id"],
+        a.severity["_id"],
+        statuses[0],
+        projects[0],
+    ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     # Whatever a probe could change would then show in updated_at too.
     clock.advance(timedelta(minutes=5))

@@ -21,7 +21,7 @@ from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 
 from bot.db.tables import Channel, FieldValue, Item
 from bot.errors import BadRequest
-from bot.fields.queries import STATUSES
+from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.items.queries import entity_set
 from bot.odata.model import EntitySet, PropertyKind
 from bot.odata.parse import MAX_DEPTH, MAX_LENGTH
@@ -42,7 +42,11 @@ LISTS: dict[str, EntitySet] = {
     "/odata/bugs": BUGS,
     "/odata/tasks": TASKS,
     "/odata/status": STATUSES,
+    "/api/priority": PRIORITIES,
+    "/api/severity": SEVERITIES,
 }
+# The field value lists and the field each shows.
+FIELD_LISTS = {"/odata/status": "status", "/api/priority": "priority", "/api/severity": "severity"}
 ENTITIES = {entity.name: entity for entity in LISTS.values()}
 
 # No shrinking: each step of it costs a request and a draw from large strategies, minutes on a
@@ -512,14 +516,15 @@ async def caller(client: TestClient, factory: Factory) -> Caller:
             "/odata/tasks": set(
                 await session.scalars(select(Item.id).where(*mine, Item.kind == "task"))
             ),
-            "/odata/status": set(
+        }
+        for path, field in FIELD_LISTS.items():
+            ids[path] = set(
                 await session.scalars(
                     select(FieldValue.id).where(
-                        FieldValue.channel_id == own, FieldValue.field == "status"
+                        FieldValue.channel_id == own, FieldValue.field == field
                     )
                 )
-            ),
-        }
+            )
     assert all(ids.values())
     return Caller(ada, ids)
 

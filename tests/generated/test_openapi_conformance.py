@@ -126,7 +126,7 @@ async def test_every_operation_conforms_to_the_openapi_document(
 
 
 async def _seed(base_url: str, headers: dict[str, str]) -> dict[str, list[str]]:
-    """A few bugs and tasks made through the API, and the channel's statuses."""
+    """A few bugs and tasks made through the API, and the channel's field values."""
     keys: dict[str, list[str]] = {"bugs": [], "tasks": []}
     async with aiohttp.ClientSession(base_url, headers=headers) as http:
         for plural, ids in keys.items():
@@ -134,9 +134,14 @@ async def _seed(base_url: str, headers: dict[str, str]) -> dict[str, list[str]]:
                 async with http.post(f"/odata/{plural}", json={"name": f"Seed {number}"}) as made:
                     assert made.status == 201, await made.text()
                     ids.append((await made.json())["_id"])
-        async with http.get("/odata/status") as listed:
-            assert listed.status == 200, await listed.text()
-            keys["status"] = [status["_id"] for status in (await listed.json())["value"]]
+        for entity_set, path in (
+            ("status", "/odata/status"),
+            ("priority", "/api/priority"),
+            ("severity", "/api/severity"),
+        ):
+            async with http.get(path) as listed:
+                assert listed.status == 200, await listed.text()
+                keys[entity_set] = [value["_id"] for value in (await listed.json())["value"]]
     return keys
 
 

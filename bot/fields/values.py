@@ -1,0 +1,124 @@
+"""Rules every field value (status, priority, severity) obeys, and its lookups in the channel:
+names unique per kind whatever their case, one primary per kind, new values after the last."""
+
+from collections.abc import Sequence
+
+from sqlalchemy import ColumnElement, select, update
+
+from bot.db.tables import FieldValue
+from bot.errors import CodedBadRequest, NotFound
+from bot.fields.catalog import name_key
+from bot.ids import is_id, new_id
+from bot.items import versions
+from bot.odata.query import Query, apply, count_statement, page
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+
+def channel_of(uow: UnitOfWork) -> str:
+    assert uow.channel is not None, "field value operations run in a channel"
+    return uow.channel.channel_id
+
+
+def same_kind(channel_id: str, field: str, type_label: str) -> tuple[ColumnElement[bool], ...]:
+    """The values of one field for one item kind of a channel."""
+    return (
+        FieldValue.channel_id == channel_id,
+        FieldValue.field == field,
+        FieldValue.type == type_label,
+    )
+
+
+def kind_of(value: FieldValue) -> ItemKind:
+    """The item kind whose items a value applies to."""
+    return ItemKind(value.type.lower())
+
+
+async def list_values(
+    uow: UnitOfWork, *, field: str, query: Query
+) -> tuple[list[FieldValue], int | None, bool]:
+    """A page of the channel's values of one field, the exact count if asked, and whether more
+    follow."""
+    statement = select(FieldValue).where(
+        FieldValue.channel_id == channel_of(uow), FieldValue.field == field
+    )
+    rows, more = page((await uow.session.scalars(apply(statement, query))).all(), query)
+    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    return rows, count, more
+
+
+async def get_value(uow: UnitOfWork, *, field: str, value_id: str, label: str) -> FieldValue:
+    """A value of this field in the request's channel; anything else is a 404 naming `label`."""
+    value = await uow.session.get(FieldValue, value_id) if is_id(value_id) else None
+    if value is None or value.field != field or value.channel_id != channel_of(uow):
+        raise NotFound(f"{label} '{value_id}' not found.")
+    return value
+
+
+async def lock_kind(
+    uow: UnitOfWork, *, channel_id: str, field: str, type_label: str
+) -> list[FieldValue]:
+    """The kind's values, locked to the end of the transaction: concurrent changes to one kind
+    take turns, so the name, order and count checks made on them hold until commit."""
+    rows = await uow.session.scalars(
+        select(FieldValue).where(*same_kind(channel_id, field, type_label)).with_for_update()
+    )
+    return list(rows)
+
+
+def refuse_taken_name(kind_values: Sequence[FieldValue], name: str, *, exists: str) -> None:
+    """The spec's `{code, message}` 400 when another value of the kind has this name."""
+    if any(value.name_key == name_key(name) for value in kind_values):
+        raise CodedBadRequest(exists)
+
+
+def next_order(kind_values: Sequence[FieldValue]) -> int:
+    return max((value.order for value in kind_values), default=0) + 1
+
+
+async def clear_primary(uow: UnitOfWork, *, channel_id: str, field: str, type_label: str) -> None:
+    await uow.session.execute(
+        update(FieldValue).where(*same_kind(channel_id, field, type_label)).values(primary=False)
+    )
+
+
+async def add_value(
+    uow: UnitOfWork,
+    *,
+    channel_id: str,
+    field: str,
+    type_label: str,
+    name: str,
+    color: str,
+    description: str,
+    primary: bool,
+    order: int,
+    value: int,
+    category: str | None = None,
+) -> FieldValue:
+    """A new value row of the channel (the caller has checked its rules)."""
+    now = uow.clock.now()
+    row = FieldValue(
+        id=new_id(),
+        channel_id=channel_id,
+        field=field,
+        type=type_label,
+        name=name,
+        name_key=name_key(name),
+        color=color,
+        category=category,
+        description=description,
+        primary=primary,
+        order=order,
+        value=value,
+        created_at=now,
+        updated_at=now,
+    )
+    uow.session.add(row)
+    await uow.session.flush()
+    return row
+
+
+async def items_changed(uow: UnitOfWork, value: FieldValue) -> None:
+    """Items of the value's kind read differently now: what lists cached for them must go."""
+    await versions.bump(uow, channel_id=value.channel_id, kind=kind_of(value))
