@@ -4,15 +4,19 @@ from bot.db.tables.base import Base
 from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
 from bot.db.tables.fields import FieldValue, Project
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
+from bot.db.tables.jobs import Job
+from bot.db.tables.teams import ConversationReference
 
 __all__ = [
     "AuthToken",
     "Base",
     "Channel",
+    "ConversationReference",
     "FieldValue",
     "Item",
     "ItemAssignee",
     "ItemCounter",
+    "Job",
     "PendingEvent",
     "Project",
     "Team",
