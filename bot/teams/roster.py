@@ -1,5 +1,6 @@
 """Installation and roster sync: the team, its channels, its members, a reference per channel."""
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,8 +60,10 @@ async def fetch_roster(
     turn_context: TurnContext, *, team_id: str, tenant_id: str | None
 ) -> TeamRoster:
     """Team details, channels and every member (following the paged API's continuation)."""
-    details = await TeamsInfo.get_team_details(turn_context, team_id)
-    channels = await TeamsInfo.get_team_channels(turn_context, team_id)
+    # botbuilder 4.17's Teams client is synchronous (blocking `requests`): run it off the loop.
+    teams = (await TeamsInfo.get_teams_connector_client(turn_context)).teams
+    details = await asyncio.to_thread(teams.get_team_details, team_id)
+    channels = (await asyncio.to_thread(teams.get_teams_channels, team_id)).conversations
     roster = TeamRoster(
         team_id=team_id,
         name=details.name or team_id,
