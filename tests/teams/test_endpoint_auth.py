@@ -48,6 +48,7 @@ def bad_headers(
     issuer: BotFrameworkIssuer, service_url: str, impostor: SigningKey
 ) -> dict[str, str | None]:
     now = int(time.time())
+    unknown = SigningKey(kid="other", private=impostor.private)
     return {
         "no header": None,
         "empty": "",
@@ -57,7 +58,7 @@ def bad_headers(
         "unsigned": "Bearer "
         + unsigned_token({"iss": "https://api.botframework.com"}, kid="bot-key"),
         "wrong signature": f"Bearer {issuer.token(service_url, key=impostor)}",
-        "unknown key": f"Bearer {issuer.token(service_url, key=SigningKey(kid='other', private=impostor.private))}",
+        "unknown key": f"Bearer {issuer.token(service_url, key=unknown)}",
         "wrong audience": f"Bearer {issuer.token(service_url, aud='someone-elses-bot')}",
         "no audience": f"Bearer {issuer.token(service_url, aud=None)}",
         "wrong issuer": f"Bearer {issuer.token(service_url, iss='https://evil.example')}",
