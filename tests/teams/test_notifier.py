@@ -1,4 +1,4 @@
-"""Proactive sends through jobs: queued in a transaction, sent by the worker, retried on throttling."""
+"""Proactive sends as jobs: queued in a transaction, sent by the worker, retried when throttled."""
 
 from datetime import timedelta
 
