@@ -1,11 +1,14 @@
 """`create_app(settings)`: builds the web application; every long-lived resource in cleanup_ctx."""
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from importlib.metadata import version
 
 import aiohttp
 import orjson
 from aiohttp import web
+from botframework.connector.auth import ServiceClientCredentialsFactory
 
 from bot.auth import api as auth_api
 from bot.auth.sso import JwksKeys
@@ -16,10 +19,28 @@ from bot.directory import api as directory_api
 from bot.fields import api as fields_api
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
-from bot.keys import CLOCK, ENGINE, HTTP, LIST_CACHE, OPENAPI, SESSIONS, SETTINGS, SSO_KEYS
+from bot.jobs.worker import Worker
+from bot.keys import (
+    BOT,
+    BOT_HANDLER,
+    CLOCK,
+    ENGINE,
+    HTTP,
+    LIST_CACHE,
+    NOTIFIER,
+    OPENAPI,
+    SESSIONS,
+    SETTINGS,
+    SSO_KEYS,
+    WORKER,
+)
 from bot.mappings import api as mappings_api
 from bot.projects import api as projects_api
 from bot.settings import Settings
+from bot.teams import endpoint as bot_endpoint
+from bot.teams.adapter import create_runtime, dispose_runtime
+from bot.teams.handler import TrackerBot
+from bot.teams.notifier import Notifier
 from bot.web import meta
 from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
@@ -40,7 +61,13 @@ ROUTE_TABLES: list[RouteTable] = [
 ]
 
 
-def create_app(settings: Settings, *, clock: Clock | None = None) -> web.Application:
+def create_app(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    bot_credentials: ServiceClientCredentialsFactory | None = None,
+) -> web.Application:
+    """The app; `bot_credentials` replaces how the bot gets its outgoing tokens (test rigs)."""
     app = web.Application(
         middlewares=[error_middleware],
         client_max_size=MAX_JSON_BODY,
@@ -61,9 +88,10 @@ def create_app(settings: Settings, *, clock: Clock | None = None) -> web.Applica
     app[OPENAPI] = orjson.dumps(document)
     app.router.add_get("/openapi.json", meta.openapi_json)
     install_metadata(app, endpoints)
+    app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     app.on_response_prepare.append(add_request_id)
-    app.cleanup_ctx.extend([_database, _http_client])
+    app.cleanup_ctx.extend([_database, _http_client, _bot(bot_credentials), _jobs])
     return app
 
 
@@ -83,3 +111,35 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
         app[HTTP] = http
         app[SSO_KEYS] = JwksKeys(http, app[SETTINGS].sso_jwks_url, app[CLOCK])
         yield
+
+
+def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 - a cleanup context
+    async def bot(app: web.Application) -> AsyncIterator[None]:
+        settings = app[SETTINGS]
+        runtime = create_runtime(settings, app[HTTP], app[CLOCK], credentials=credentials)
+        app[BOT] = runtime
+        app[BOT_HANDLER] = TrackerBot(
+            app[SESSIONS], app[CLOCK], emulator_allowed=not runtime.verifies_senders
+        )
+        app[NOTIFIER] = Notifier(runtime, app[SESSIONS], app[CLOCK])
+        try:
+            yield
+        finally:
+            dispose_runtime(runtime)
+
+    return bot
+
+
+async def _jobs(app: web.Application) -> AsyncIterator[None]:
+    worker = Worker(app[SESSIONS], app[CLOCK])
+    app[NOTIFIER].register(worker)
+    app[WORKER] = worker
+    poll = app[SETTINGS].jobs_poll_seconds
+    task = asyncio.create_task(worker.run_forever(poll)) if poll > 0 else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -7,7 +7,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
 from bot.items.versions import VersionedCache
+from bot.jobs.worker import Worker
 from bot.settings import Settings
+from bot.teams.adapter import BotRuntime
+from bot.teams.handler import TrackerBot
+from bot.teams.notifier import Notifier
 
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
@@ -19,3 +23,7 @@ OPENAPI = web.AppKey("openapi", bytes)
 ODATA_METADATA = web.AppKey("odata_metadata", bytes)  # the CSDL XML of /odata/$metadata
 # Counts and item references of lists, valid while their version holds (bot.items.versions).
 LIST_CACHE = web.AppKey("list_cache", VersionedCache)
+BOT = web.AppKey("bot", BotRuntime)
+BOT_HANDLER = web.AppKey("bot_handler", TrackerBot)
+NOTIFIER = web.AppKey("notifier", Notifier)
+WORKER = web.AppKey("worker", Worker)

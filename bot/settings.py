@@ -60,6 +60,17 @@ class Settings(BaseSettings):
         "MultiTenant", alias="MicrosoftAppType"
     )
     microsoft_app_tenant_id: str = Field("", alias="MicrosoftAppTenantId")
+    bot_openid_metadata_url: str = Field(
+        "https://login.botframework.com/v1/.well-known/openidconfiguration",
+        alias="BOT_OPENID_METADATA_URL",
+        description="Where the keys that sign the Bot Framework's requests are published",
+    )
+    jobs_poll_seconds: float = Field(
+        1.0,
+        alias="JOBS_POLL_SECONDS",
+        ge=0,
+        description="How often the in-process worker looks for due jobs; 0 runs no worker",
+    )
 
     _split_lists = field_validator("sso_audience", "sso_allowed_tenants", mode="before")(
         _comma_list
@@ -78,6 +89,13 @@ class Settings(BaseSettings):
         if value and not value.startswith(("http://", "https://")):
             raise ValueError("must be an absolute http(s) URL")
         return value.rstrip("/")
+
+    @field_validator("bot_openid_metadata_url")
+    @classmethod
+    def _metadata_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an absolute http(s) URL")
+        return value
 
     @field_validator("sso_issuer")
     @classmethod

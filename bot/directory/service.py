@@ -148,9 +148,20 @@ async def upsert_channel(
     else:
         channel.name = name
         channel.membership_type = membership_type.value
+        channel.deleted_at = None  # recorded again: restored in Teams
         channel.updated_at = now
     await uow.session.flush()
     return channel_out(channel, team)
+
+
+async def mark_channel_deleted(uow: UnitOfWork, *, team_id: str, channel_id: str) -> None:
+    """Teams deleted the channel: requests naming it are refused; its items are kept."""
+    team = await _require_team(uow, team_id)
+    channel = await _channel_by_teams_id(uow, channel_id)
+    if channel is None or channel.team_id != team.id:
+        return  # never recorded here: nothing to keep
+    channel.deleted_at = channel.updated_at = uow.clock.now()
+    await uow.session.flush()
 
 
 async def upsert_user(
@@ -250,6 +261,7 @@ CHANNEL_ACCESS = (
     Channel.teams_id.label("scope_teams_channel_id"),
     Channel.team_id.label("scope_channel_team_id"),
     Channel.membership_type.label("scope_membership_type"),
+    Channel.deleted_at.label("scope_channel_deleted_at"),
 )
 
 
@@ -271,6 +283,8 @@ def admit_to_channel(row: Any, *, team_id: str, channel_id: str) -> ChannelScope
         raise Forbidden(f"Channel '{channel_id}' is not a channel of team '{team_id}'.")
     if row.scope_membership_type != MembershipType.STANDARD:
         raise Forbidden(PRIVATE_CHANNELS_UNSUPPORTED)
+    if row.scope_channel_deleted_at is not None:
+        raise Forbidden(f"Channel '{channel_id}' has been deleted in Teams.")
     return ChannelScope(
         team_id=row.scope_team_id,
         teams_team_id=row.scope_teams_team_id,

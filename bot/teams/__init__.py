@@ -1,0 +1,1 @@
+"""The bot: /api/messages, the activity handler, roster sync and proactive notifications."""

@@ -4,16 +4,20 @@ from bot.db.tables.base import Base
 from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
 from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
+from bot.db.tables.jobs import Job
+from bot.db.tables.teams import ConversationReference
 
 __all__ = [
     "AuthToken",
     "Base",
     "Channel",
+    "ConversationReference",
     "FieldMapping",
     "FieldValue",
     "Item",
     "ItemAssignee",
     "ItemCounter",
+    "Job",
     "PendingEvent",
     "Project",
     "Team",

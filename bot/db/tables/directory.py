@@ -39,6 +39,8 @@ class Channel(Base):
     membership_type: Mapped[str] = mapped_column(String(16))  # standard | private | shared
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # Set when Teams reports the channel deleted: the API refuses it, its items stay.
+    deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class User(Base):

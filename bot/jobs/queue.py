@@ -1,0 +1,151 @@
+"""Queue, claim, finish and reschedule jobs: each a short statement in the caller's transaction."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import or_, select, update
+
+from bot.db.tables import Job
+from bot.ids import new_id
+from bot.uow import UnitOfWork
+
+QUEUED = "queued"
+DONE = "done"
+FAILED = "failed"
+DEFAULT_MAX_ATTEMPTS = 8
+BACKOFF_BASE = timedelta(seconds=5)
+BACKOFF_CAP = timedelta(hours=1)
+MAX_ERROR_LENGTH = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedJob:
+    id: str
+    kind: str
+    payload: dict[str, Any]
+    attempt: int  # 1 for the first run
+    max_attempts: int
+
+
+async def enqueue(
+    uow: UnitOfWork,
+    *,
+    kind: str,
+    payload: dict[str, Any],
+    run_at: datetime | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> str:
+    """Add a job in the caller's transaction: it exists for workers once that commits."""
+    now = uow.clock.now()
+    job = Job(
+        id=new_id(),
+        kind=kind,
+        payload=payload,
+        state=QUEUED,
+        run_at=run_at or now,
+        attempts=0,
+        max_attempts=max_attempts,
+        lease_owner=None,
+        lease_until=None,
+        last_error=None,
+        created_at=now,
+        finished_at=None,
+    )
+    uow.session.add(job)
+    await uow.session.flush()
+    return job.id
+
+
+async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
+    """Lease up to `limit` due jobs to `owner`; rows leased by a live worker are skipped."""
+    now = uow.clock.now()
+    due = (
+        select(Job)
+        .where(
+            Job.state == QUEUED,
+            Job.run_at <= now,
+            or_(Job.lease_until.is_(None), Job.lease_until <= now),
+        )
+        .order_by(Job.run_at)
+        .limit(limit)
+        # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
+        .with_for_update(skip_locked=True)
+    )
+    jobs = list((await uow.session.scalars(due)).all())
+    for job in jobs:
+        job.attempts += 1
+        job.lease_owner = owner
+        job.lease_until = now + lease
+    await uow.session.flush()
+    return [
+        ClaimedJob(job.id, job.kind, dict(job.payload), job.attempts, job.max_attempts)
+        for job in jobs
+    ]
+
+
+async def finish(uow: UnitOfWork, *, job_id: str, owner: str) -> bool:
+    """Mark the job done, if `owner` still holds its lease (False: another worker took it over)."""
+    return await _settle(
+        uow, job_id, owner, state=DONE, finished_at=uow.clock.now(), lease_until=None
+    )
+
+
+async def reschedule(
+    uow: UnitOfWork,
+    *,
+    job_id: str,
+    owner: str,
+    error: str,
+    attempt: int,
+    max_attempts: int,
+    after: timedelta | None = None,
+) -> bool:
+    """Record the failure; run again after `after` (default: exponential backoff) or give up."""
+    if attempt >= max_attempts:
+        return await _settle(
+            uow,
+            job_id,
+            owner,
+            state=FAILED,
+            finished_at=uow.clock.now(),
+            lease_until=None,
+            last_error=error[:MAX_ERROR_LENGTH],
+        )
+    delay = after if after is not None else backoff(attempt)
+    return await _settle(
+        uow,
+        job_id,
+        owner,
+        run_at=uow.clock.now() + delay,
+        lease_owner=None,
+        lease_until=None,
+        last_error=error[:MAX_ERROR_LENGTH],
+    )
+
+
+async def give_up(uow: UnitOfWork, *, job_id: str, owner: str, error: str) -> bool:
+    """Mark the job failed now: retrying cannot help."""
+    return await _settle(
+        uow,
+        job_id,
+        owner,
+        state=FAILED,
+        finished_at=uow.clock.now(),
+        lease_until=None,
+        last_error=error[:MAX_ERROR_LENGTH],
+    )
+
+
+def backoff(attempt: int) -> timedelta:
+    """5 s after the first failure, doubling, at most an hour."""
+    return min(BACKOFF_BASE * 2 ** (attempt - 1), BACKOFF_CAP)
+
+
+async def _settle(uow: UnitOfWork, job_id: str, owner: str, **values: Any) -> bool:
+    result = await uow.session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.lease_owner == owner, Job.state == QUEUED)
+        .values(**values)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]

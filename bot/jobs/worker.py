@@ -1,0 +1,120 @@
+"""The in-process worker: claims due jobs in a short transaction, runs them outside it."""
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.ids import new_id
+from bot.jobs import queue
+from bot.jobs.queue import ClaimedJob
+from bot.uow import unit_of_work
+
+log = logging.getLogger(__name__)
+
+# Longer than any job should take: a worker that dies mid-job delays the retry by this much.
+LEASE = timedelta(minutes=5)
+BATCH = 20
+
+JobHandler = Callable[[ClaimedJob], Awaitable[None]]
+
+
+class RetryLater(Exception):
+    """Raised by a handler to run the job again after `after` (e.g. a Retry-After)."""
+
+    def __init__(self, message: str, *, after: timedelta | None = None) -> None:
+        super().__init__(message)
+        self.after = after
+
+
+class PermanentFailure(Exception):
+    """Raised by a handler when retrying cannot help: the job is marked failed at once."""
+
+
+class Worker:
+    """Runs jobs by kind; several workers (processes) can share one database."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        *,
+        lease: timedelta = LEASE,
+        batch: int = BATCH,
+    ) -> None:
+        self._sessions, self._clock = sessions, clock
+        self.lease, self.batch = lease, batch
+        # Unique per worker, readable in the table: host, process, and a random part.
+        self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
+        self._handlers: dict[str, JobHandler] = {}
+        self._wake = asyncio.Event()
+
+    def register(self, kind: str, handler: JobHandler) -> None:
+        self._handlers[kind] = handler
+
+    def wake(self) -> None:
+        """Look for due jobs now instead of at the next poll (after queueing one)."""
+        self._wake.set()
+
+    async def run_once(self) -> int:
+        """Claim the due jobs (up to a batch), run them concurrently; the number run."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=self.batch)
+        await asyncio.gather(*(self._run(job) for job in jobs))
+        return len(jobs)
+
+    async def run_forever(self, poll: float) -> None:
+        """Until cancelled: run due jobs, then sleep `poll` seconds or until woken."""
+        while True:
+            try:
+                ran = await self.run_once()
+            except Exception:
+                log.exception("job worker: claiming failed; retrying after %s s", poll)
+                ran = 0
+            if ran < self.batch:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), poll)
+                self._wake.clear()
+
+    async def _run(self, job: ClaimedJob) -> None:
+        handler = self._handlers.get(job.kind)
+        after: timedelta | None = None
+        try:
+            if handler is None:
+                # Another process's version may know it: retry rather than lose it.
+                raise RuntimeError(f"no handler for job kind '{job.kind}'")
+            await handler(job)
+        except PermanentFailure as exc:
+            log.warning("job %s (%s) failed for good: %s", job.id, job.kind, exc)
+            await self._settle(queue.give_up, job, error=str(exc))
+            return
+        except RetryLater as exc:
+            log.info("job %s (%s) will retry: %s", job.id, job.kind, exc)
+            error, after = str(exc), exc.after
+        except Exception as exc:
+            log.exception("job %s (%s) failed on attempt %s", job.id, job.kind, job.attempt)
+            error = f"{type(exc).__name__}: {exc}"
+        else:
+            await self._settle(queue.finish, job)
+            return
+        await self._settle(
+            queue.reschedule,
+            job,
+            error=error,
+            attempt=job.attempt,
+            max_attempts=job.max_attempts,
+            after=after,
+        )
+
+    async def _settle(
+        self, outcome: Callable[..., Awaitable[bool]], job: ClaimedJob, **values: object
+    ) -> None:
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            if not await outcome(uow, job_id=job.id, owner=self.owner, **values):
+                log.warning("job %s: lease lost to another worker before it was settled", job.id)

@@ -1,0 +1,87 @@
+"""The botbuilder CloudAdapter and Bot Framework authentication, built from the settings."""
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import aiohttp
+from botbuilder.integration.aiohttp import CloudAdapter, ConfigurationBotFrameworkAuthentication
+from botbuilder.schema import Activity
+from botframework.connector.aio import ConnectorClient
+from botframework.connector.auth import (
+    AuthenticateRequestResult,
+    AuthenticationConstants,
+    CallerIdConstants,
+    ServiceClientCredentialsFactory,
+)
+from urllib3 import Retry
+
+from bot.clock import Clock
+from bot.settings import Settings
+from bot.teams import openid
+from bot.teams.openid import OpenIdKeys
+
+
+@dataclass
+class BotRuntime:
+    """The adapter, how it authenticates, and the app id it acts as."""
+
+    adapter: CloudAdapter
+    app_id: str
+    keys: list[OpenIdKeys]
+
+    @property
+    def verifies_senders(self) -> bool:
+        return bool(self.app_id)
+
+    async def authenticate(self, activity: Activity, header: str) -> AuthenticateRequestResult:
+        """Validate the request's JWT (any failure raises); without an app id there is none."""
+        auth = self.adapter.bot_framework_authentication
+        return await auth.authenticate_request(activity, header if self.app_id else None)
+
+    async def connector(self, service_url: str) -> ConnectorClient:
+        """A Bot Connector client for proactive calls, which the notifier retries by itself."""
+        auth = self.adapter.bot_framework_authentication
+        claims = self.adapter.create_claims_identity(self.app_id)
+        factory = auth.create_connector_factory(claims)
+        client = await factory.create(service_url, auth.get_originating_audience())
+        # msrest's own retries would sleep through 502/504 without honouring our pacing.
+        client.config.retry_policy.policy = Retry(total=0, raise_on_status=False)
+        return client
+
+
+def create_runtime(
+    settings: Settings,
+    http: aiohttp.ClientSession,
+    clock: Clock,
+    *,
+    credentials: ServiceClientCredentialsFactory | None = None,
+) -> BotRuntime:
+    """The adapter with the public cloud's constants and this app's OpenID metadata URL."""
+    keys = [
+        OpenIdKeys(http, settings.bot_openid_metadata_url, clock),
+        OpenIdKeys(http, AuthenticationConstants.TO_BOT_FROM_EMULATOR_OPENID_METADATA_URL, clock),
+    ]
+    configuration = SimpleNamespace(
+        APP_ID=settings.microsoft_app_id,
+        APP_PASSWORD=settings.microsoft_app_password.get_secret_value(),
+        APP_TYPE=settings.microsoft_app_type,
+        APP_TENANTID=settings.microsoft_app_tenant_id,
+        # Any of these makes the SDK use its parameterized authentication, so all are given.
+        TO_BOT_FROM_CHANNEL_OPENID_METADATA_URL=keys[0].metadata_url,
+        TO_BOT_FROM_EMULATOR_OPENID_METADATA_URL=keys[1].metadata_url,
+        TO_BOT_FROM_CHANNEL_TOKEN_ISSUER=AuthenticationConstants.TO_BOT_FROM_CHANNEL_TOKEN_ISSUER,
+        TO_CHANNEL_FROM_BOT_LOGIN_URL=AuthenticationConstants.TO_CHANNEL_FROM_BOT_LOGIN_URL_PREFIX,
+        TO_CHANNEL_FROM_BOT_OAUTH_SCOPE=AuthenticationConstants.TO_CHANNEL_FROM_BOT_OAUTH_SCOPE,
+        OAUTH_URL=AuthenticationConstants.OAUTH_URL,
+        CALLER_ID=CallerIdConstants.public_azure_channel,
+        VALIDATE_AUTHORITY=True,
+    )
+    auth = ConfigurationBotFrameworkAuthentication(configuration, credentials_factory=credentials)
+    for key_set in keys:
+        openid.install(key_set)
+    return BotRuntime(CloudAdapter(auth), settings.microsoft_app_id, keys)
+
+
+def dispose_runtime(runtime: BotRuntime) -> None:
+    for key_set in runtime.keys:
+        openid.uninstall(key_set)

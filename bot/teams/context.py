@@ -1,0 +1,112 @@
+"""Who speaks to the bot and where: the roster's user and channel, or the demo's in the Emulator."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from botbuilder.core import TurnContext
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot import demo
+from bot.clock import Clock
+from bot.db.tables import Team, TeamMember, User
+from bot.directory import service as directory
+from bot.errors import Forbidden
+from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
+
+NOT_ON_ROSTER = (
+    "Sorry, I can only work for members of this team, and you are not on its roster yet. "
+    "If you just joined, try again in a minute."
+)
+UNKNOWN_USER = (
+    "Sorry, I don't know you yet: I work for members of the teams I am installed in. "
+    "Ask a team owner to add the app to your team."
+)
+DEMO_MISSING = "The demo team is not set up: run `python -m bot admin demo`, then try again."
+
+
+@dataclass(frozen=True, slots=True)
+class TeamsAddress:
+    """The Teams ids an activity carries (all None in the Emulator)."""
+
+    tenant_id: str | None
+    team_id: str | None
+    channel_id: str | None
+    user_object_id: str | None
+
+    @classmethod
+    def of(cls, turn_context: TurnContext) -> "TeamsAddress":
+        activity = turn_context.activity
+        data: dict[str, Any] = activity.channel_data or {}
+        sender = activity.from_property
+        return cls(
+            tenant_id=(data.get("tenant") or {}).get("id")
+            or (activity.conversation.tenant_id if activity.conversation else None),
+            team_id=(data.get("team") or {}).get("id"),
+            channel_id=(data.get("channel") or {}).get("id"),
+            user_object_id=sender.aad_object_id if sender else None,
+        )
+
+    @property
+    def is_emulator(self) -> bool:
+        """An Emulator conversation: no team, no channel, no Entra user."""
+        return not (self.team_id or self.channel_id or self.user_object_id)
+
+
+@dataclass(frozen=True, slots=True)
+class BotContext:
+    """What a command runs with: the caller, the channel (None in a chat), and a way to work."""
+
+    actor: Actor
+    channel: ChannelScope | None
+    sessions: async_sessionmaker[AsyncSession]
+    clock: Clock
+
+    @asynccontextmanager
+    async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:
+        """One transaction acting as the caller in the channel (committed when the block ends)."""
+        async with unit_of_work(self.sessions, self.clock, write=write) as uow:
+            uow.actor, uow.channel = self.actor, self.channel
+            yield uow
+
+
+async def resolve_caller(
+    uow: UnitOfWork, *, address: TeamsAddress, emulator_allowed: bool
+) -> tuple[Actor, ChannelScope | None]:
+    """The roster user and, in a channel, the channel they may act in; Forbidden otherwise."""
+    if address.is_emulator and emulator_allowed:
+        return await _demo_caller(uow)
+    user = None
+    if address.user_object_id:
+        user = await uow.session.scalar(
+            select(User).where(User.source_id == address.user_object_id)
+        )
+    if user is None:
+        raise Forbidden(NOT_ON_ROSTER if address.team_id else UNKNOWN_USER)
+    actor = directory.actor_of(directory.user_out(user))
+    if not address.team_id or not address.channel_id:
+        return actor, None
+    member = await uow.session.scalar(
+        select(TeamMember.user_id)
+        .join(Team, Team.id == TeamMember.team_id)
+        .where(Team.teams_id == address.team_id, TeamMember.user_id == user.id)
+    )
+    if member is None:
+        raise Forbidden(NOT_ON_ROSTER)
+    channel = await directory.resolve_channel(
+        uow, user_id=user.id, team_id=address.team_id, channel_id=address.channel_id
+    )
+    return actor, channel
+
+
+async def _demo_caller(uow: UnitOfWork) -> tuple[Actor, ChannelScope]:
+    object_id = demo.USERS[0][0]
+    user = await uow.session.scalar(select(User).where(User.source_id == object_id))
+    if user is None:
+        raise Forbidden(DEMO_MISSING)
+    channel = await directory.resolve_channel(
+        uow, user_id=user.id, team_id=demo.TEAM_ID, channel_id=demo.CHANNEL_ID
+    )
+    return directory.actor_of(directory.user_out(user)), channel

@@ -1,0 +1,168 @@
+"""The activity handler: roster events to the roster service, messages to `run_command`."""
+
+import logging
+from contextlib import AbstractAsyncContextManager
+
+from botbuilder.core import TurnContext
+from botbuilder.core.teams import TeamsActivityHandler
+from botbuilder.schema import ChannelAccount
+from botbuilder.schema.teams import ChannelInfo, TeamInfo, TeamsChannelAccount
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.directory import service as directory
+from bot.errors import DomainError
+from bot.teams import commands, references, roster
+from bot.teams.context import BotContext, TeamsAddress, resolve_caller
+from bot.uow import UnitOfWork, unit_of_work
+from bot.web.requestid import current_request_id
+
+log = logging.getLogger(__name__)
+
+
+class TrackerBot(TeamsActivityHandler):
+    """One instance per app; every turn opens its own units of work."""
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], clock: Clock, *, emulator_allowed: bool
+    ) -> None:
+        self._sessions, self._clock = sessions, clock
+        # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
+        self._emulator_allowed = emulator_allowed
+
+    async def on_turn(self, turn_context: TurnContext) -> None:
+        """Run the turn; a refusal becomes one line, a failure a line with its reference."""
+        try:
+            await super().on_turn(turn_context)
+        except DomainError as exc:
+            await self._say(turn_context, exc.message)
+        except Exception:
+            ref = current_request_id.get()
+            log.exception("bot turn failed (%s, ref %s)", turn_context.activity.type, ref)
+            await self._say(turn_context, f"Something went wrong (ref {ref}).")
+
+    async def on_message_activity(self, turn_context: TurnContext) -> None:
+        text = (TurnContext.remove_recipient_mention(turn_context.activity) or "").strip()
+        address = TeamsAddress.of(turn_context)
+        async with self._work(write=False) as uow:
+            actor, channel = await resolve_caller(
+                uow, address=address, emulator_allowed=self._emulator_allowed
+            )
+        ctx = BotContext(actor=actor, channel=channel, sessions=self._sessions, clock=self._clock)
+        await commands.run_command(turn_context, ctx, text)
+
+    async def on_installation_update_add(self, turn_context: TurnContext) -> None:
+        address = TeamsAddress.of(turn_context)
+        if address.team_id:
+            await self._sync_team(turn_context, address)
+            return
+        async with self._work() as uow:  # a chat: keep its reference for later messages
+            await references.save(uow, reference=self._reference(turn_context))
+
+    async def on_teams_members_added(
+        self,
+        teams_members_added: list[TeamsChannelAccount],
+        team_info: TeamInfo,
+        turn_context: TurnContext,
+    ) -> None:
+        if not team_info:
+            return
+        address = TeamsAddress.of(turn_context)
+        bot_id = turn_context.activity.recipient.id
+        if any(member.id == bot_id for member in teams_members_added):
+            await self._sync_team(turn_context, address)
+            return
+        members = [m for m in map(roster.roster_member, teams_members_added) if m]
+        async with self._work() as uow:
+            if await roster.is_recorded(uow, team_id=team_info.id):
+                await roster.record_members(uow, team_id=team_info.id, members=members)
+                return
+        await self._sync_team(turn_context, address)  # installed before the roster was kept
+
+    async def on_teams_members_removed(
+        self,
+        teams_members_removed: list[ChannelAccount],
+        team_info: TeamInfo,
+        turn_context: TurnContext,
+    ) -> None:
+        gone = [m.aad_object_id for m in teams_members_removed if m.aad_object_id]
+        if not team_info or not gone:
+            return
+        async with self._work() as uow:
+            if await roster.is_recorded(uow, team_id=team_info.id):
+                await roster.remove_members(uow, team_id=team_info.id, object_ids=gone)
+
+    async def on_teams_channel_created(
+        self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
+    ) -> None:
+        await self._record_channel(channel_info, team_info, turn_context)
+
+    async def on_teams_channel_renamed(
+        self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
+    ) -> None:
+        await self._record_channel(channel_info, team_info, turn_context)
+
+    async def on_teams_channel_restored(
+        self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
+    ) -> None:
+        await self._record_channel(channel_info, team_info, turn_context)
+
+    async def on_teams_channel_deleted(
+        self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
+    ) -> None:
+        async with self._work() as uow:
+            if await roster.is_recorded(uow, team_id=team_info.id):
+                await directory.mark_channel_deleted(
+                    uow, team_id=team_info.id, channel_id=channel_info.id
+                )
+
+    async def on_teams_team_renamed(self, team_info: TeamInfo, turn_context: TurnContext) -> None:
+        async with self._work() as uow:
+            if team_info.name and await roster.is_recorded(uow, team_id=team_info.id):
+                await directory.upsert_team(uow, team_id=team_info.id, name=team_info.name)
+
+    async def _record_channel(
+        self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
+    ) -> None:
+        async with self._work() as uow:
+            if await roster.is_recorded(uow, team_id=team_info.id):
+                await roster.record_channel(
+                    uow,
+                    team_id=team_info.id,
+                    channel_id=channel_info.id,
+                    name=channel_info.name or roster.GENERAL,
+                    turn_reference=self._reference(turn_context),
+                )
+                return
+        await self._sync_team(turn_context, TeamsAddress.of(turn_context))
+
+    async def _sync_team(self, turn_context: TurnContext, address: TeamsAddress) -> None:
+        assert address.team_id, "only in a team"
+        # Teams first, outside any transaction; then one short transaction records it all.
+        fetched = await roster.fetch_roster(
+            turn_context, team_id=address.team_id, tenant_id=address.tenant_id
+        )
+        async with self._work() as uow:
+            await roster.record_team(
+                uow, roster=fetched, turn_reference=self._reference(turn_context)
+            )
+        log.info(
+            "team %s synced: %d channels, %d members",
+            address.team_id,
+            len(fetched.channels),
+            len(fetched.members),
+        )
+
+    def _work(self, *, write: bool = True) -> AbstractAsyncContextManager[UnitOfWork]:
+        return unit_of_work(self._sessions, self._clock, write=write)
+
+    @staticmethod
+    def _reference(turn_context: TurnContext) -> dict:
+        return TurnContext.get_conversation_reference(turn_context.activity).serialize()
+
+    @staticmethod
+    async def _say(turn_context: TurnContext, line: str) -> None:
+        try:
+            await turn_context.send_activity(line)
+        except Exception:
+            log.exception("could not send the reply %r", line)

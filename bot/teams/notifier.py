@@ -1,0 +1,201 @@
+"""Proactive messages: queued as jobs in the caller's transaction, sent paced, retried.
+
+Start a thread in a channel, reply in a thread, update a sent card, through the conversation
+references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back after Retry-After.
+"""
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from botbuilder.core import TurnContext
+from botbuilder.schema import (
+    Activity,
+    ActivityTypes,
+    ChannelAccount,
+    ConversationParameters,
+    ConversationReference,
+)
+from msrest.exceptions import ClientRequestError, HttpOperationError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.errors import NotFound
+from bot.jobs import queue
+from bot.jobs.queue import ClaimedJob
+from bot.jobs.worker import PermanentFailure, RetryLater, Worker
+from bot.teams import references
+from bot.teams.adapter import BotRuntime
+from bot.teams.pacing import Pacer
+from bot.uow import UnitOfWork, unit_of_work
+
+log = logging.getLogger(__name__)
+
+NEW_THREAD = "teams.new_thread"
+REPLY = "teams.reply"
+UPDATE = "teams.update"
+ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"
+# Teams' answers that mean "later": throttled, precondition (busy thread), gateway trouble.
+THROTTLED = {429, 412, 502, 504}
+MAX_RETRY_AFTER = timedelta(hours=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    conversation_id: str
+    activity_id: str | None
+
+
+def message(*, card: dict[str, Any] | None = None, text: str | None = None) -> dict[str, Any]:
+    """A message activity with an Adaptive Card, a text, or both."""
+    if card is None and not text:
+        raise ValueError("a message needs a card or a text")
+    body: dict[str, Any] = {"type": ActivityTypes.message}
+    if text:
+        body["text"] = text
+    if card is not None:
+        body["attachments"] = [{"contentType": ADAPTIVE_CARD, "content": card}]
+    return body
+
+
+async def queue_new_thread(uow: UnitOfWork, *, channel_id: str, activity: dict[str, Any]) -> str:
+    """Start a thread in the channel (its Teams thread id) once the caller's transaction commits."""
+    return await queue.enqueue(
+        uow, kind=NEW_THREAD, payload={"channelId": channel_id, "activity": activity}
+    )
+
+
+async def queue_reply(uow: UnitOfWork, *, conversation_id: str, activity: dict[str, Any]) -> str:
+    """Post in a conversation: a thread (`<channel>;messageid=<root>`) or a chat."""
+    return await queue.enqueue(
+        uow, kind=REPLY, payload={"conversationId": conversation_id, "activity": activity}
+    )
+
+
+async def queue_update(
+    uow: UnitOfWork, *, conversation_id: str, activity_id: str, activity: dict[str, Any]
+) -> str:
+    """Replace a message the bot sent (a card's new state)."""
+    payload = {"conversationId": conversation_id, "activityId": activity_id, "activity": activity}
+    return await queue.enqueue(uow, kind=UPDATE, payload=payload)
+
+
+class Notifier:
+    """Sends through the Bot Connector; each call is one paced request."""
+
+    def __init__(
+        self,
+        runtime: BotRuntime,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        *,
+        pacer: Pacer | None = None,
+    ) -> None:
+        self._runtime, self._sessions, self._clock = runtime, sessions, clock
+        self.pacer = pacer or Pacer()
+
+    def register(self, worker: Worker) -> None:
+        worker.register(NEW_THREAD, self._run_new_thread)
+        worker.register(REPLY, self._run_reply)
+        worker.register(UPDATE, self._run_update)
+
+    async def start_thread(self, *, channel_id: str, activity: dict[str, Any]) -> Sent:
+        reference = await self._reference(channel_id)
+        outgoing = self._activity(activity, reference)
+        parameters = ConversationParameters(
+            is_group=True,
+            bot=ChannelAccount(id=reference.bot.id if reference.bot else None),
+            channel_data={"channel": {"id": channel_id}},
+            tenant_id=reference.conversation.tenant_id,
+            activity=outgoing,
+        )
+        await self.pacer.wait_turn(channel_id)
+        client = await self._runtime.connector(reference.service_url)
+        result = await self._call(client.conversations.create_conversation(parameters))
+        return Sent(result.id, result.activity_id)
+
+    async def reply(self, *, conversation_id: str, activity: dict[str, Any]) -> Sent:
+        reference = await self._reference(conversation_id)
+        outgoing = self._activity(activity, reference)
+        await self.pacer.wait_turn(conversation_id)
+        client = await self._runtime.connector(reference.service_url)
+        _, _, root = conversation_id.partition(";messageid=")
+        if root:
+            sent = client.conversations.reply_to_activity(conversation_id, root, outgoing)
+        else:
+            sent = client.conversations.send_to_conversation(conversation_id, outgoing)
+        result = await self._call(sent)
+        return Sent(conversation_id, result.id if result else None)
+
+    async def update(
+        self, *, conversation_id: str, activity_id: str, activity: dict[str, Any]
+    ) -> Sent:
+        reference = await self._reference(conversation_id)
+        outgoing = self._activity(activity, reference)
+        outgoing.id = activity_id
+        await self.pacer.wait_turn(conversation_id)
+        client = await self._runtime.connector(reference.service_url)
+        await self._call(
+            client.conversations.update_activity(conversation_id, activity_id, outgoing)
+        )
+        return Sent(conversation_id, activity_id)
+
+    async def _run_new_thread(self, job: ClaimedJob) -> None:
+        await self.start_thread(
+            channel_id=job.payload["channelId"], activity=job.payload["activity"]
+        )
+
+    async def _run_reply(self, job: ClaimedJob) -> None:
+        await self.reply(
+            conversation_id=job.payload["conversationId"], activity=job.payload["activity"]
+        )
+
+    async def _run_update(self, job: ClaimedJob) -> None:
+        await self.update(
+            conversation_id=job.payload["conversationId"],
+            activity_id=job.payload["activityId"],
+            activity=job.payload["activity"],
+        )
+
+    async def _reference(self, conversation_id: str) -> ConversationReference:
+        async with unit_of_work(self._sessions, self._clock, write=False) as uow:
+            try:
+                stored = await references.load(uow, conversation_id=conversation_id)
+            except NotFound as exc:
+                raise PermanentFailure(exc.message) from exc
+        return ConversationReference().deserialize(stored)
+
+    @staticmethod
+    def _activity(body: dict[str, Any], reference: ConversationReference) -> Activity:
+        return TurnContext.apply_conversation_reference(Activity().deserialize(body), reference)
+
+    async def _call(self, request: Any) -> Any:
+        """Await a connector call; Teams' refusals become the job's retry or failure."""
+        try:
+            return await request
+        except HttpOperationError as exc:
+            status = getattr(exc.response, "status_code", None)
+            headers = getattr(exc.response, "headers", None) or {}
+            if status in THROTTLED:
+                raise RetryLater(
+                    f"Teams answered {status}", after=self._retry_after(headers.get("Retry-After"))
+                ) from exc
+            if status is not None and 400 <= status < 500:
+                raise PermanentFailure(f"Teams refused the message: {status}") from exc
+            raise
+        except ClientRequestError as exc:
+            raise RetryLater(f"Bot Connector unreachable: {exc}") from exc
+
+    def _retry_after(self, value: str | None) -> timedelta | None:
+        """Retry-After in seconds or as an HTTP date; None (backoff) when absent or unreadable."""
+        if not value:
+            return None
+        if value.strip().isdigit():
+            return min(timedelta(seconds=int(value)), MAX_RETRY_AFTER)
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return min(max(when - self._clock.now(), timedelta(0)), MAX_RETRY_AFTER)

@@ -1,0 +1,59 @@
+"""Conversation references in the database: how the notifier reaches a channel or a chat later."""
+
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.db.tables import Channel, ConversationReference
+from bot.errors import NotFound
+from bot.uow import UnitOfWork
+
+
+def channel_reference(turn_reference: dict[str, Any], *, channel_id: str) -> dict[str, Any]:
+    """A turn's reference pointed at a channel's own conversation (its thread id)."""
+    conversation = dict(turn_reference.get("conversation") or {})
+    conversation.update(id=channel_id, isGroup=True, conversationType="channel")
+    conversation.pop("name", None)
+    reference = {**turn_reference, "conversation": conversation}
+    reference.pop("activityId", None)
+    return reference
+
+
+async def save(
+    uow: UnitOfWork, *, reference: dict[str, Any], channel_ref: str | None = None
+) -> None:
+    """Record (or refresh) the reference under its conversation id; `channel_ref` is our channel."""
+    conversation = reference["conversation"]
+    row = await uow.session.get(ConversationReference, conversation["id"])
+    if row is None:
+        row = ConversationReference(conversation_id=conversation["id"])
+        uow.session.add(row)
+    row.channel_id = channel_ref
+    row.service_url = reference["serviceUrl"]
+    row.tenant_id = conversation.get("tenantId")
+    row.reference = reference
+    row.updated_at = uow.clock.now()
+    await uow.session.flush()
+
+
+async def load(uow: UnitOfWork, *, conversation_id: str) -> dict[str, Any]:
+    """The stored reference of a conversation, or of the channel whose thread id it is."""
+    # A thread (`<channel>;messageid=<root>`) is reached through its channel's reference.
+    channel_id, _, root = conversation_id.partition(";messageid=")
+    row = await uow.session.get(ConversationReference, channel_id)
+    if row is None:
+        raise NotFound(f"No conversation reference for '{channel_id}': is the app installed?")
+    if root:
+        return {
+            **row.reference,
+            "conversation": {**row.reference["conversation"], "id": conversation_id},
+        }
+    return row.reference
+
+
+async def for_channel(uow: UnitOfWork, *, channel_ref: str) -> dict[str, Any]:
+    """The reference of one of our channels (by internal id)."""
+    teams_id = await uow.session.scalar(select(Channel.teams_id).where(Channel.id == channel_ref))
+    if teams_id is None:
+        raise NotFound(f"Channel '{channel_ref}' is not known.")
+    return await load(uow, conversation_id=teams_id)

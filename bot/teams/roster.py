@@ -1,0 +1,155 @@
+"""Installation and roster sync: the team, its channels, its members, a reference per channel."""
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from botbuilder.core import TurnContext
+from botbuilder.core.teams import TeamsInfo
+from botbuilder.schema.teams import TeamsChannelAccount
+from sqlalchemy import select
+
+from bot import workspace
+from bot.db.tables import Team, TeamMember, User
+from bot.directory import service as directory
+from bot.errors import DomainError
+from bot.teams import references
+from bot.uow import UnitOfWork
+
+log = logging.getLogger(__name__)
+
+GENERAL = "General"  # Teams gives the General channel no name
+MEMBERS_PAGE_SIZE = 500  # the paged member API's maximum
+
+
+@dataclass(frozen=True, slots=True)
+class RosterMember:
+    object_id: str
+    username: str
+    display_name: str
+    email: str | None
+
+
+@dataclass
+class TeamRoster:
+    """Everything Teams says about a team, fetched before any transaction opens."""
+
+    team_id: str
+    name: str
+    tenant_id: str | None
+    group_id: str | None
+    channels: list[tuple[str, str]] = field(default_factory=list)  # (thread id, name)
+    members: list[RosterMember] = field(default_factory=list)
+
+
+def roster_member(account: TeamsChannelAccount) -> RosterMember | None:
+    """A Teams account as a directory user; None for accounts without an Entra identity."""
+    username = account.user_principal_name or account.email
+    if not account.aad_object_id or not username or "@" not in username:
+        return None
+    return RosterMember(
+        object_id=account.aad_object_id,
+        username=username,
+        display_name=account.name or username,
+        email=account.email,
+    )
+
+
+async def fetch_roster(
+    turn_context: TurnContext, *, team_id: str, tenant_id: str | None
+) -> TeamRoster:
+    """Team details, channels and every member (following the paged API's continuation)."""
+    # botbuilder 4.17's Teams client is synchronous (blocking `requests`): run it off the loop.
+    teams = (await TeamsInfo.get_teams_connector_client(turn_context)).teams
+    details = await asyncio.to_thread(teams.get_team_details, team_id)
+    channels = (await asyncio.to_thread(teams.get_teams_channels, team_id)).conversations
+    roster = TeamRoster(
+        team_id=team_id,
+        name=details.name or team_id,
+        tenant_id=tenant_id,
+        group_id=details.aad_group_id,
+        channels=[(channel.id, channel.name or GENERAL) for channel in channels],
+    )
+    token: str | None = None
+    while True:
+        page = await TeamsInfo.get_paged_team_members(
+            turn_context, team_id, token, MEMBERS_PAGE_SIZE
+        )
+        roster.members.extend(member for member in map(roster_member, page.members or []) if member)
+        token = page.continuation_token
+        if not token:
+            return roster
+
+
+async def record_team(
+    uow: UnitOfWork, *, roster: TeamRoster, turn_reference: dict[str, Any]
+) -> None:
+    """Record the team as Teams has it now: channels added, members added and removed."""
+    await directory.upsert_team(
+        uow,
+        team_id=roster.team_id,
+        name=roster.name,
+        tenant_id=roster.tenant_id,
+        group_id=roster.group_id,
+    )
+    for channel_id, name in roster.channels:
+        await record_channel(
+            uow,
+            team_id=roster.team_id,
+            channel_id=channel_id,
+            name=name,
+            turn_reference=turn_reference,
+        )
+    await record_members(uow, team_id=roster.team_id, members=roster.members)
+    present = {member.object_id for member in roster.members}
+    for object_id in await _member_object_ids(uow, roster.team_id) - present:
+        await directory.remove_member(uow, team_id=roster.team_id, user_ref=object_id)
+
+
+async def record_channel(
+    uow: UnitOfWork, *, team_id: str, channel_id: str, name: str, turn_reference: dict[str, Any]
+) -> None:
+    """A new, renamed or restored channel, with its bootstrap the first time and its reference."""
+    channel = await workspace.add_channel(uow, team_id=team_id, channel_id=channel_id, name=name)
+    reference = references.channel_reference(turn_reference, channel_id=channel_id)
+    await references.save(uow, reference=reference, channel_ref=channel.id)
+
+
+async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterMember]) -> None:
+    """Add the members (users created or updated); one unusable account does not stop the rest."""
+    for member in members:
+        try:
+            user = await directory.upsert_user(
+                uow,
+                source_id=member.object_id,
+                username=member.username,
+                display_name=member.display_name,
+                email=member.email,
+            )
+        except DomainError as exc:
+            log.warning("roster of %s: skipped member %s: %s", team_id, member.object_id, exc)
+            continue
+        await directory.add_member(uow, team_id=team_id, user_ref=user.id)
+
+
+async def remove_members(uow: UnitOfWork, *, team_id: str, object_ids: list[str]) -> None:
+    """End the memberships; people never recorded are ignored."""
+    known = await _member_object_ids(uow, team_id)
+    for object_id in object_ids:
+        if object_id in known:
+            await directory.remove_member(uow, team_id=team_id, user_ref=object_id)
+
+
+async def is_recorded(uow: UnitOfWork, *, team_id: str) -> bool:
+    return await uow.session.scalar(select(Team.id).where(Team.teams_id == team_id)) is not None
+
+
+async def _member_object_ids(uow: UnitOfWork, team_id: str) -> set[str]:
+    rows = await uow.session.scalars(
+        select(User.source_id)
+        .join(TeamMember, TeamMember.user_id == User.id)
+        .join(Team, Team.id == TeamMember.team_id)
+        .where(Team.teams_id == team_id)
+    )
+    return set(rows.all())

@@ -1,0 +1,204 @@
+"""Jobs on both databases: run once, back off, give up, and survive a worker that dies."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import FrozenClock
+from bot.db.engine import create_engine, session_factory
+from bot.db.tables import Job
+from bot.jobs import queue
+from bot.jobs.queue import ClaimedJob
+from bot.jobs.worker import PermanentFailure, RetryLater, Worker
+from bot.uow import unit_of_work
+
+Sessions = async_sessionmaker[AsyncSession]
+
+
+@pytest.fixture
+async def sessions(db: str) -> AsyncIterator[Sessions]:
+    engine = create_engine(db)
+    try:
+        yield session_factory(engine)
+    finally:
+        await engine.dispose()
+
+
+class Recorder:
+    """A job handler that records each run and fails as told."""
+
+    def __init__(self, *failures: Exception) -> None:
+        self.runs: list[ClaimedJob] = []
+        self._failures = list(failures)
+
+    async def __call__(self, job: ClaimedJob) -> None:
+        self.runs.append(job)
+        if self._failures:
+            raise self._failures.pop(0)
+
+
+async def enqueue(sessions: Sessions, clock: FrozenClock, **values: object) -> str:
+    async with unit_of_work(sessions, clock) as uow:
+        return await queue.enqueue(uow, kind="test", payload={"n": 1}, **values)  # type: ignore[arg-type]
+
+
+async def job_row(sessions: Sessions, job_id: str) -> Job:
+    async with sessions() as session:
+        job = await session.scalar(select(Job).where(Job.id == job_id))
+        assert job is not None
+        return job
+
+
+def worker_with(sessions: Sessions, clock: FrozenClock, handler: Recorder) -> Worker:
+    worker = Worker(sessions, clock)
+    worker.register("test", handler)
+    return worker
+
+
+async def test_a_queued_job_runs_once_and_is_done(sessions: Sessions, clock: FrozenClock) -> None:
+    job_id = await enqueue(sessions, clock)
+    handler = Recorder()
+    worker = worker_with(sessions, clock, handler)
+
+    assert await worker.run_once() == 1
+    assert await worker.run_once() == 0
+    assert [run.payload for run in handler.runs] == [{"n": 1}]
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, row.finished_at, row.lease_owner) == (
+        "done",
+        1,
+        clock.now(),
+        worker.owner,
+    )
+
+
+async def test_a_job_is_not_run_before_its_time(sessions: Sessions, clock: FrozenClock) -> None:
+    await enqueue(sessions, clock, run_at=clock.now() + timedelta(minutes=1))
+    handler = Recorder()
+    worker = worker_with(sessions, clock, handler)
+    assert await worker.run_once() == 0
+    clock.advance(timedelta(minutes=1))
+    assert await worker.run_once() == 1
+
+
+async def test_a_job_queued_in_a_rolled_back_transaction_never_exists(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    with pytest.raises(RuntimeError):
+        async with unit_of_work(sessions, clock) as uow:
+            await queue.enqueue(uow, kind="test", payload={})
+            raise RuntimeError("the change failed")
+    assert await worker_with(sessions, clock, Recorder()).run_once() == 0
+
+
+async def test_failures_are_retried_with_exponential_backoff(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    job_id = await enqueue(sessions, clock)
+    handler = Recorder(ValueError("first"), ValueError("second"))
+    worker = worker_with(sessions, clock, handler)
+
+    await worker.run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, row.last_error) == ("queued", 1, "ValueError: first")
+    assert row.run_at == clock.now() + timedelta(seconds=5)
+    clock.advance(timedelta(seconds=4))
+    assert await worker.run_once() == 0  # not due yet
+
+    clock.advance(timedelta(seconds=1))
+    await worker.run_once()
+    row = await job_row(sessions, job_id)
+    assert row.run_at == clock.now() + timedelta(seconds=10)  # doubled
+
+    clock.advance(timedelta(seconds=10))
+    await worker.run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, len(handler.runs)) == ("done", 3, 3)
+
+
+def test_backoff_doubles_up_to_an_hour() -> None:
+    assert [queue.backoff(n).total_seconds() for n in (1, 2, 3, 4)] == [5, 10, 20, 40]
+    assert queue.backoff(30) == timedelta(hours=1)
+
+
+async def test_retry_later_runs_again_after_the_delay_it_names(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    job_id = await enqueue(sessions, clock)
+    handler = Recorder(RetryLater("throttled", after=timedelta(seconds=42)))
+    await worker_with(sessions, clock, handler).run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.run_at, row.last_error) == (clock.now() + timedelta(seconds=42), "throttled")
+
+
+async def test_a_job_that_keeps_failing_ends_failed(sessions: Sessions, clock: FrozenClock) -> None:
+    job_id = await enqueue(sessions, clock, max_attempts=2)
+    handler = Recorder(ValueError("one"), ValueError("two"), ValueError("never raised"))
+    worker = worker_with(sessions, clock, handler)
+    await worker.run_once()
+    clock.advance(timedelta(hours=1))
+    await worker.run_once()
+    clock.advance(timedelta(hours=1))
+    assert await worker.run_once() == 0
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, row.last_error) == ("failed", 2, "ValueError: two")
+    assert row.finished_at is not None
+
+
+async def test_a_permanent_failure_is_not_retried(sessions: Sessions, clock: FrozenClock) -> None:
+    job_id = await enqueue(sessions, clock)
+    await worker_with(sessions, clock, Recorder(PermanentFailure("bot removed"))).run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, row.last_error) == ("failed", 1, "bot removed")
+
+
+async def test_a_kind_without_handler_is_kept_for_a_worker_that_knows_it(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    job_id = await enqueue(sessions, clock)
+    await Worker(sessions, clock).run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.last_error) == ("queued", "RuntimeError: no handler for job kind 'test'")
+
+
+async def test_a_worker_killed_mid_job_loses_nothing(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    job_id = await enqueue(sessions, clock)
+    doomed = Worker(sessions, clock)
+    async with unit_of_work(sessions, clock) as uow:
+        claimed = await queue.claim(uow, owner=doomed.owner, lease=doomed.lease, limit=5)
+    assert [job.id for job in claimed] == [job_id]
+    # `doomed` dies here: it never finishes the job.
+
+    handler = Recorder()
+    survivor = worker_with(sessions, clock, handler)
+    assert await survivor.run_once() == 0  # the lease still holds
+    clock.advance(doomed.lease)
+    assert await survivor.run_once() == 1
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, row.lease_owner) == ("done", 2, survivor.owner)
+
+    # Had the first worker come back late, its result would not overwrite the survivor's.
+    async with unit_of_work(sessions, clock) as uow:
+        assert not await queue.finish(uow, job_id=job_id, owner=doomed.owner)
+
+
+async def test_concurrent_workers_never_claim_the_same_job(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    ids = {await enqueue(sessions, clock) for _ in range(10)}
+
+    async def claim(owner: str) -> list[str]:
+        async with unit_of_work(sessions, clock) as uow:
+            jobs = await queue.claim(uow, owner=owner, lease=timedelta(minutes=5), limit=6)
+            await asyncio.sleep(0.05)  # hold the rows while the other worker claims
+            return [job.id for job in jobs]
+
+    first, second = await asyncio.gather(claim("a"), claim("b"))
+    assert not set(first) & set(second)
+    assert set(first) | set(second) == ids

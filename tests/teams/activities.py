@@ -1,0 +1,150 @@
+"""Teams-shaped activities, and Bot Framework tokens signed with a local key."""
+
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from tests.auth.jwks import SigningKey
+from tests.factories import CHANNEL, TEAM, TENANT
+from tests.teams.connector import TeamsMember
+
+APP_ID = "3c1d2e4f-0000-4000-8000-00000000b07a"
+BOT_ID = f"28:{APP_ID}"
+BOT_FRAMEWORK_ISSUER = "https://api.botframework.com"
+
+ADA = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000a1", "ada@contoso.test", "Ada Lovelace")
+GRACE = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000b2", "grace@contoso.test", "Grace Hopper")
+LIN = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000c3", "lin@contoso.test", "Lin Chen")
+MALLORY = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000d4", "mallory@else.test", "Mallory")
+
+_ids = itertools.count(1)
+
+
+def teams_activity(
+    kind: str,
+    service_url: str,
+    *,
+    sender: TeamsMember | None = ADA,
+    team: str | None = TEAM,
+    channel: str | None = CHANNEL,
+    event_type: str | None = None,
+    channel_name: str | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """An activity as Teams posts it to the bot: tenant, team and channel in channelData."""
+    channel_data: dict[str, Any] = {"tenant": {"id": TENANT}}
+    if team:
+        channel_data["team"] = {"id": team, "name": "Team A", "aadGroupId": "group-a"}
+    if channel:
+        channel_data["channel"] = {"id": channel, "name": channel_name}
+    if event_type:
+        channel_data["eventType"] = event_type
+    conversation_id = channel or "a:1personal-chat"
+    activity: dict[str, Any] = {
+        "type": kind,
+        "id": f"17000000000{next(_ids)}",
+        "channelId": "msteams",
+        "serviceUrl": service_url,
+        "timestamp": "2026-11-21T09:30:00.000Z",
+        "conversation": {
+            "id": f"{conversation_id};messageid=1700000000000"
+            if kind == "message" and channel
+            else conversation_id,
+            "conversationType": "channel" if channel else "personal",
+            "isGroup": bool(channel),
+            "tenantId": TENANT,
+        },
+        "recipient": {"id": BOT_ID, "name": "Tracker"},
+        "channelData": channel_data,
+        **fields,
+    }
+    if sender is not None:
+        activity["from"] = {
+            "id": sender.account["id"],
+            "name": sender.name,
+            "aadObjectId": sender.object_id,
+        }
+    return activity
+
+
+def mention(service_url: str, text: str, **fields: Any) -> dict[str, Any]:
+    """A channel message that @mentions the bot."""
+    return teams_activity(
+        "message",
+        service_url,
+        text=f"<at>Tracker</at> {text}",
+        entities=[
+            {
+                "type": "mention",
+                "mentioned": {"id": BOT_ID, "name": "Tracker"},
+                "text": "<at>Tracker</at>",
+            }
+        ],
+        **fields,
+    )
+
+
+def installed(service_url: str) -> dict[str, Any]:
+    """The conversationUpdate Teams sends when the app is added to a team."""
+    return teams_activity(
+        "conversationUpdate",
+        service_url,
+        channel=TEAM,
+        event_type="teamMemberAdded",
+        membersAdded=[{"id": BOT_ID}],
+    )
+
+
+def emulator_message(service_url: str, text: str) -> dict[str, Any]:
+    """What the Bot Framework Emulator sends: no tenant, team, channel or Entra id."""
+    return {
+        "type": "message",
+        "id": f"emulator-{next(_ids)}",
+        "channelId": "emulator",
+        "serviceUrl": service_url,
+        "from": {"id": "emulator-user", "name": "User", "role": "user"},
+        "recipient": {"id": "emulator-bot", "name": "Bot", "role": "bot"},
+        "conversation": {"id": "emulator-conversation-1"},
+        "text": text,
+    }
+
+
+@dataclass
+class BotFrameworkIssuer:
+    """Signs tokens as the Bot Framework does and publishes its keys as OpenID metadata."""
+
+    key: SigningKey
+    base_url: str = ""
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/v1/.well-known/openidconfiguration", self._metadata)
+        app.router.add_get("/keys", self._keys)
+        return app
+
+    @property
+    def metadata_url(self) -> str:
+        return f"{self.base_url}/v1/.well-known/openidconfiguration"
+
+    def token(self, service_url: str, *, key: SigningKey | None = None, **overrides: Any) -> str:
+        now = int(time.time())
+        claims = {
+            "iss": BOT_FRAMEWORK_ISSUER,
+            "aud": APP_ID,
+            "serviceurl": service_url,
+            "nbf": now - 60,
+            "exp": now + 3600,
+        }
+        claims.update(overrides)
+        return (key or self.key).sign({k: v for k, v in claims.items() if v is not None})
+
+    async def _metadata(self, _request: web.Request) -> web.Response:
+        return web.json_response(
+            {"issuer": BOT_FRAMEWORK_ISSUER, "jwks_uri": f"{self.base_url}/keys"}
+        )
+
+    async def _keys(self, _request: web.Request) -> web.Response:
+        return web.json_response({"keys": [{**self.key.jwk(), "endorsements": ["msteams"]}]})

@@ -1,0 +1,173 @@
+"""Proactive sends as jobs: queued in a transaction, sent by the worker, retried when throttled."""
+
+from datetime import timedelta
+
+import pytest
+from aiohttp.test_utils import TestClient
+from sqlalchemy import select
+
+from bot.clock import FrozenClock
+from bot.db.tables import Job
+from bot.keys import WORKER
+from bot.teams import notifier
+from tests.factories import CHANNEL, Factory
+from tests.teams.activities import installed
+from tests.teams.conftest import Post
+from tests.teams.connector import Connector
+
+CARD = {
+    "type": "AdaptiveCard",
+    "version": "1.5",
+    "body": [{"type": "TextBlock", "text": 'Bug 12 "quoted" <b>moved</b> to Done'}],
+}
+THREAD = f"{CHANNEL};messageid=1700000000123"
+
+
+@pytest.fixture
+async def installed_team(post: Post, service_url: str, connector: Connector) -> None:
+    assert (await post(installed(service_url))).status == 200
+    connector.calls.clear()
+
+
+async def only_job(factory: Factory) -> Job:
+    async with factory.work() as uow:
+        [job] = (await uow.session.scalars(select(Job))).all()
+        return job
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_a_new_thread_queued_with_a_change_is_started_by_the_worker(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    async with factory.work() as uow:
+        await notifier.queue_new_thread(
+            uow, channel_id=CHANNEL, activity=notifier.message(card=CARD)
+        )
+    assert connector.calls == []  # nothing is sent by the transaction itself
+
+    assert await bot.app[WORKER].run_once() == 1
+    [created] = connector.sent()
+    assert created.path == "/v3/conversations"
+    assert created.body["isGroup"] is True
+    assert created.body["channelData"] == {"channel": {"id": CHANNEL}}
+    [attachment] = created.body["activity"]["attachments"]
+    assert attachment == {"contentType": notifier.ADAPTIVE_CARD, "content": CARD}
+    assert (await only_job(factory)).state == "done"
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_a_reply_goes_to_its_thread(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    async with factory.work() as uow:
+        await notifier.queue_reply(
+            uow, conversation_id=THREAD, activity=notifier.message(text="Assigned to you")
+        )
+    await bot.app[WORKER].run_once()
+    [reply] = connector.sent()
+    assert reply.path == f"/v3/conversations/{THREAD}/activities/1700000000123"
+    assert reply.body["text"] == "Assigned to you"
+    assert reply.body["conversation"]["id"] == THREAD
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_a_sent_card_is_updated_in_place(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    async with factory.work() as uow:
+        await notifier.queue_update(
+            uow,
+            conversation_id=THREAD,
+            activity_id="1700000000555",
+            activity=notifier.message(card=CARD),
+        )
+    await bot.app[WORKER].run_once()
+    [update] = [call for call in connector.calls if call.method == "PUT"]
+    assert update.path == f"/v3/conversations/{THREAD}/activities/1700000000555"
+    assert update.body["attachments"][0]["content"] == CARD
+
+
+@pytest.mark.usefixtures("installed_team")
+@pytest.mark.parametrize("status", [429, 412, 502, 504])
+async def test_throttling_is_retried_after_the_retry_after_teams_gives(
+    status: int, bot: TestClient, connector: Connector, factory: Factory, clock: FrozenClock
+) -> None:
+    connector.refusals.append((status, {"Retry-After": "7"}))
+    async with factory.work() as uow:
+        await notifier.queue_reply(
+            uow, conversation_id=THREAD, activity=notifier.message(text="hi")
+        )
+    worker = bot.app[WORKER]
+
+    assert await worker.run_once() == 1
+    job = await only_job(factory)
+    assert (job.state, job.run_at, job.last_error) == (
+        "queued",
+        clock.now() + timedelta(seconds=7),
+        f"Teams answered {status}",
+    )
+    clock.advance(timedelta(seconds=6))
+    assert await worker.run_once() == 0
+    clock.advance(timedelta(seconds=1))
+    assert await worker.run_once() == 1
+    assert len(connector.sent()) == 2  # refused once, then delivered
+    assert (await only_job(factory)).state == "done"
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_throttling_without_retry_after_backs_off(
+    bot: TestClient, connector: Connector, factory: Factory, clock: FrozenClock
+) -> None:
+    connector.refusals.append((429, {}))
+    async with factory.work() as uow:
+        await notifier.queue_reply(
+            uow, conversation_id=THREAD, activity=notifier.message(text="hi")
+        )
+    await bot.app[WORKER].run_once()
+    assert (await only_job(factory)).run_at == clock.now() + timedelta(seconds=5)
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_a_message_teams_refuses_for_good_is_not_retried(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    connector.refusals.append((403, {}))
+    async with factory.work() as uow:
+        await notifier.queue_reply(
+            uow, conversation_id=THREAD, activity=notifier.message(text="hi")
+        )
+    await bot.app[WORKER].run_once()
+    job = await only_job(factory)
+    assert (job.state, job.last_error) == ("failed", "Teams refused the message: 403")
+
+
+async def test_a_channel_without_a_reference_fails_with_a_reason(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    async with factory.work() as uow:
+        await notifier.queue_new_thread(
+            uow, channel_id=CHANNEL, activity=notifier.message(text="x")
+        )
+    await bot.app[WORKER].run_once()
+    job = await only_job(factory)
+    assert job.state == "failed"
+    assert job.last_error is not None and "No conversation reference" in job.last_error
+    assert connector.calls == []
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_sends_to_one_thread_are_paced_to_seven_a_second(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    async with factory.work() as uow:
+        for n in range(8):
+            await notifier.queue_reply(
+                uow, conversation_id=THREAD, activity=notifier.message(text=f"update {n}")
+            )
+    assert await bot.app[WORKER].run_once() == 8
+    times = [call.at for call in connector.sent()]
+    assert len(times) == 8
+    # The first seven go at once; the eighth waits for the first second to pass (arrivals
+    # jitter by the SDK's thread hop, hence the margins; unpaced, all eight land within 0.1 s).
+    assert times[6] - times[0] < 0.5
+    assert times[7] - times[0] >= 0.8
