@@ -17,6 +17,7 @@ from bot.fields import api as fields_api
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
 from bot.keys import CLOCK, ENGINE, HTTP, LIST_CACHE, OPENAPI, SESSIONS, SETTINGS, SSO_KEYS
+from bot.me import api as me_api
 from bot.settings import Settings
 from bot.web import meta
 from bot.web.body import MAX_JSON_BODY
@@ -32,6 +33,7 @@ ROUTE_TABLES: list[RouteTable] = [
     directory_api.routes,
     items_api.routes,
     fields_api.routes,
+    me_api.routes,
 ]
 
 
