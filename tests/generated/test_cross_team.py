@@ -35,6 +35,7 @@ from bot.db.tables import (
     Team,
     TeamMember,
 )
+from bot.directory.queries import USERS
 from bot.fields.queries import STATUSES
 from bot.fields.schemas import StatusIn, StatusPatch
 from bot.items.queries import entity_set
@@ -74,6 +75,7 @@ class Target(StrEnum):
     BUG = "bug"
     TASK = "task"
     STATUS = "status"
+    USER = "user"  # a member of the team
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ BUGS, TASKS = (entity_set(kind, _SOME_CHANNEL) for kind in (ItemKind.BUG, ItemKi
 # Every CHANNEL route, by "METHOD path". A new route must be added here (the tests say so).
 MATRIX: dict[str, Probe] = {
     "GET /api/context": Probe(Kind.READ),
+    "GET /api/users": Probe(Kind.LIST, Target.USER, USERS),
     "GET /api/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "GET /odata/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "POST /odata/bugs": Probe(Kind.CREATE, Target.BUG),
@@ -155,7 +158,8 @@ class Side:
         return self.member.in_channel(self.team, self.channel)
 
     def row(self, target: Target) -> dict[str, Any]:
-        return {Target.BUG: self.bug, Target.TASK: self.task, Target.STATUS: self.status}[target]
+        rows = {Target.BUG: self.bug, Target.TASK: self.task, Target.STATUS: self.status}
+        return rows[target] if target is not Target.USER else {"_id": self.member.user.id}
 
 
 @dataclass
@@ -283,7 +287,7 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
             await session.scalars(select(Project.id).where(Project.channel_id == a.channel_pk))
         )
     assert team_pk is not None
-    ids_a = [a.bug["_id"], a.task["_id"], a.status["_id"], statuses[0], projects[0]]
+    ids_a = [a.bug["_id"], a.task["_id"], a.status["_id"], statuses[0], projects[0], ada.user.id]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     # Whatever a probe could change would then show in updated_at too.
     clock.advance(timedelta(minutes=5))
