@@ -186,7 +186,7 @@ def _task(
         "statusValue": status[2] if status else None,
         "sync": {"status": row[23], "at": _ts(row[24])},
         "projectId": {
-            "enableBug": project[1],
+            "enableBug": bool(project[1]),
             "_id": project[0],
             "displayName": project[2],
             "hostname": project[3],
