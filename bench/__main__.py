@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import items, me
+from bench import items, me, me_tasks
 
 
 def main(only: list[str]) -> None:
@@ -26,6 +26,10 @@ def main(only: list[str]) -> None:
         for kind in ("sqlite", "postgresql"):
             for line in items.report(kind, items.measure(kind)):
                 print(line, flush=True)
+    if not only or "me_tasks" in only:
+        print(f"\n{me_tasks.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(me_tasks.report(kind, me_tasks.measure(kind)), flush=True)
 
 
 if __name__ == "__main__":

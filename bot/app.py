@@ -35,6 +35,7 @@ from bot.keys import (
     WORKER,
 )
 from bot.mappings import api as mappings_api
+from bot.me import api as me_api
 from bot.projects import api as projects_api
 from bot.settings import Settings
 from bot.teams import endpoint as bot_endpoint
@@ -58,6 +59,7 @@ ROUTE_TABLES: list[RouteTable] = [
     fields_api.routes,
     projects_api.routes,
     mappings_api.routes,
+    me_api.routes,
 ]
 
 

@@ -1,7 +1,11 @@
 """Directory routes."""
 
+from typing import Any
+
 from bot.directory import service as directory
-from bot.directory.schemas import ContextOut
+from bot.directory.queries import USERS
+from bot.directory.schemas import ContextOut, UserPage
+from bot.web.collections import query_of, render_page
 from bot.web.routing import Access, Call, RouteTable
 
 routes = RouteTable(tag="directory")
@@ -17,3 +21,18 @@ routes = RouteTable(tag="directory")
 async def channel_context(call: Call) -> ContextOut:
     team, channel = await directory.describe_channel(call.uow, scope=call.channel)
     return ContextOut(team=team, channel=channel, user=directory.actor_out(call.actor))
+
+
+@routes.route(
+    "GET",
+    "/api/users",
+    access=Access.CHANNEL,
+    response=UserPage,
+    summary="The team's members (OData)",
+)
+async def list_users(call: Call) -> dict[str, Any]:
+    query = query_of(call, USERS)
+    members, count, last_read = await directory.list_members(call.uow, query=query)
+    rows = [member.model_dump(mode="json") for member in members]
+    more = last_read is not None
+    return render_page(call, USERS, query, rows, count, more, last_read)

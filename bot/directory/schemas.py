@@ -4,7 +4,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from bot.schemas import ApiModel
+from bot.schemas import ApiModel, CollectionPage
 
 USER_SOURCE = "Microsoft.Graph.User"
 
@@ -52,3 +52,9 @@ class ContextOut(ApiModel):
     team: TeamOut
     channel: ChannelOut
     user: UserOut
+
+
+class UserPage(CollectionPage):
+    """An OData collection of users."""
+
+    value: list[UserOut]

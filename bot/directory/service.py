@@ -1,8 +1,9 @@
 """Directory rules: upserts from the CLI, SSO and roster sync; lookups for authorization."""
 
+from collections.abc import Mapping
 from typing import Any, TypeVarTuple
 
-from sqlalchemy import Select, bindparam, delete, or_, select
+from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
 
 from bot.db.tables import Channel, Team, TeamMember, Tenant, User
 from bot.db.types import SqlExpression
@@ -16,7 +17,12 @@ from bot.directory.schemas import (
 )
 from bot.errors import PRIVATE_CHANNELS_UNSUPPORTED, Conflict, Forbidden, Invalid, NotFound
 from bot.ids import is_id, new_id
+from bot.odata.query import Query, apply, count_statement, page
 from bot.uow import Actor, ChannelScope, UnitOfWork
+
+# Requests are served in standard channels only; private and shared ones are recorded, and
+# answer 403 until their own membership is modelled (api.md §1).
+READABLE_MEMBERSHIP = MembershipType.STANDARD
 
 
 def user_out(user: User) -> UserOut:
@@ -281,7 +287,7 @@ def admit_to_channel(row: Any, *, team_id: str, channel_id: str) -> ChannelScope
         raise Forbidden(f"You are not a member of team '{team_id}'.")
     if row.scope_channel_id is None or row.scope_channel_team_id != row.scope_team_id:
         raise Forbidden(f"Channel '{channel_id}' is not a channel of team '{team_id}'.")
-    if row.scope_membership_type != MembershipType.STANDARD:
+    if row.scope_membership_type != READABLE_MEMBERSHIP:
         raise Forbidden(PRIVATE_CHANNELS_UNSUPPORTED)
     if row.scope_channel_deleted_at is not None:
         raise Forbidden(f"Channel '{channel_id}' has been deleted in Teams.")
@@ -293,6 +299,31 @@ def admit_to_channel(row: Any, *, team_id: str, channel_id: str) -> ChannelScope
         group_id=row.scope_group_id,
         tenant_id=row.scope_tenant_id,
     )
+
+
+def readable_channels(user_id: SqlExpression | str) -> ColumnElement[bool]:
+    """The `channels` rows the user may read: the rule `admit_to_channel` applies to one channel
+    (a member of its team, a kind of channel that is served), as a condition for many."""
+    teams = select(TeamMember.team_id).where(TeamMember.user_id == user_id)
+    return and_(Channel.membership_type == READABLE_MEMBERSHIP, Channel.team_id.in_(teams))
+
+
+async def list_members(
+    uow: UnitOfWork, *, query: Query
+) -> tuple[list[UserOut], int | None, Mapping[str, Any] | None]:
+    """A page of the team's members, the exact count if asked, and the last row read when more
+    follow (the next link's key)."""
+    assert uow.channel is not None, "members are listed in a channel"
+    statement = (
+        select(User.id, User.source_id, User.display_name, User.email, User.username, User.source)
+        .join(TeamMember, TeamMember.user_id == User.id)
+        .where(TeamMember.team_id == uow.channel.team_id)
+    )
+    fetched = (await uow.session.execute(apply(statement, query, keyed=True))).mappings().all()
+    rows, more = page(fetched, query)
+    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    members = [UserOut.model_validate(dict(row)) for row in rows]
+    return members, count, dict(rows[-1]) if more else None
 
 
 async def describe_channel(uow: UnitOfWork, *, scope: ChannelScope) -> tuple[TeamOut, ChannelOut]:

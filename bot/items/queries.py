@@ -35,10 +35,10 @@ ASSIGNED_TO = Collection(
     exists=_assigned,
 )
 
-_KEY = Property("_id", Item.id, K.ID)
+KEY = Property("_id", Item.id, K.ID)
 _CREATED_AT = Property("createdAt", Item.created_at, K.DATETIME)
 _COMMON = (
-    _KEY,
+    KEY,
     Property("internalId", Item.internal_id, K.INTEGER),
     Property("name", Item.name, K.TEXT),
     Property("body", Item.body, K.TEXT, sortable=False),
@@ -66,7 +66,10 @@ _COMMON = (
     Property("entityId", Item.entity_id, K.NAME),
 )
 # Shown in every element and selectable, but not something to filter or sort by.
-_OUTPUT_ONLY = frozenset({"bucket", "attachments", "statusId", "sync", "createdBy", "updatedBy"})
+OUTPUT_ONLY = frozenset({"bucket", "attachments", "statusId", "sync", "createdBy", "updatedBy"})
+
+
+NEWEST_FIRST = (SortKey(_CREATED_AT, descending=True),)  # every item list's default order
 
 
 def _list_set(kind: ItemKind) -> EntitySet:
@@ -76,15 +79,20 @@ def _list_set(kind: ItemKind) -> EntitySet:
     return EntitySet(
         name=kind.plural,
         properties={prop.name: prop for prop in properties},
-        key=_KEY,
-        default_order=(SortKey(_CREATED_AT, descending=True),),  # newest first
+        key=KEY,
+        default_order=NEWEST_FIRST,
         collections={ASSIGNED_TO.name: ASSIGNED_TO},
-        select_only=_OUTPUT_ONLY,
+        select_only=OUTPUT_ONLY,
     )
 
 
 # Each list without its channel: what $metadata describes (the channel adds only constants).
 LISTS = {kind: _list_set(kind) for kind in ItemKind}
+
+
+def item_properties(kind: ItemKind) -> dict[str, Property]:
+    """What an item's own columns offer to queries (lists add where the item lives)."""
+    return dict(LISTS[kind].properties)
 
 
 def entity_set(kind: ItemKind, scope: ChannelScope) -> EntitySet:

@@ -5,9 +5,9 @@ The rows are rendered straight to JSON-ready dicts (the shape `schemas.TaskDetai
 again would double the cost.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Select, select
 
@@ -79,8 +79,9 @@ async def render(
     *,
     version: int | None = None,
 ) -> list[Details]:
-    """The details of item rows: statuses, projects and people looked up once for all of them
-    (statuses and projects from the list cache while `version`, read first, holds)."""
+    """The details of item rows of the request's channel: statuses, projects and people looked
+    up once for all of them (statuses and projects from the list cache while `version`, read
+    first, holds)."""
     if not rows:
         return []
     scope = _scope(uow)
@@ -89,11 +90,61 @@ async def render(
     statuses, projects = cached or await _references(uow, kind, scope)
     if uow.cache and version is not None and cached is None:
         uow.cache.put(key, version, (statuses, projects))
+    place = Place(scope.teams_channel_id, scope.teams_team_id, scope.group_id)
+    return await _render(uow, kind, rows, statuses, projects, lambda _row: place)
+
+
+async def render_across_channels(
+    uow: UnitOfWork, kind: ItemKind, rows: Sequence[Mapping[str, Any]]
+) -> list[Details]:
+    """The details of item rows of several channels (the personal views): each row carries its
+    channel's Teams ids as `teams_channel_id`, `teams_team_id` and `group_id`; the statuses and
+    projects the rows name are looked up by id."""
+    if not rows:
+        return []
+    status_ids = {row["status_id"] for row in rows if row["status_id"]}
+    statuses = {
+        status.id: status
+        for status in await uow.session.execute(
+            select(FieldValue.id, FieldValue.category, FieldValue.value).where(
+                FieldValue.id.in_(status_ids)
+            )
+        )
+    }
+    project_rows = await uow.session.execute(
+        select(*Project.__table__.c).where(Project.id.in_({row["project_id"] for row in rows}))
+    )
+    projects = {project["id"]: project_ref(dict(project)) for project in project_rows.mappings()}
+    return await _render(uow, kind, rows, statuses, projects, _own_place)
+
+
+class Place(NamedTuple):
+    """Where an item lives, as its details show it (Teams' own ids)."""
+
+    channel_id: str
+    team_id: str
+    group_id: str | None
+
+
+def _own_place(row: Mapping[str, Any]) -> Place:
+    return Place(row["teams_channel_id"], row["teams_team_id"], row["group_id"])
+
+
+async def _render(
+    uow: UnitOfWork,
+    kind: ItemKind,
+    rows: Sequence[Mapping[str, Any]],
+    statuses: Mapping[str, Any],
+    projects: Mapping[str, dict[str, Any]],
+    place_of: Callable[[Mapping[str, Any]], Place],
+) -> list[Details]:
     assigned, users = await _people(uow, rows)
     # The API's User shape, from the directory's one definition of it, once per person.
     shown = {user_id: user_out(user).model_dump(mode="json") for user_id, user in users.items()}
     return [
-        _details(row, kind, scope, statuses, projects, users, shown, assigned.get(row["id"], []))
+        _details(
+            row, kind, place_of(row), statuses, projects, users, shown, assigned.get(row["id"], [])
+        )
         for row in rows
     ]
 
@@ -164,7 +215,7 @@ def project_ref(project: Mapping[str, Any]) -> dict[str, Any]:
 def _details(
     row: Mapping[str, Any],
     kind: ItemKind,
-    scope: ChannelScope,
+    place: Place,
     statuses: Mapping[str, Any],
     projects: Mapping[str, dict[str, Any]],
     users: Mapping[str, User],
@@ -180,9 +231,9 @@ def _details(
             "sync": {"status": row["sync_status"], "at": _timestamp(row["sync_at"])},
             "projectId": projects[row["project_id"]],
             "assignedTo": [shown[user_id] for user_id in assignees],
-            "channelId": scope.teams_channel_id,
-            "teamId": scope.teams_team_id,
-            "groupId": scope.group_id,
+            "channelId": place.channel_id,
+            "teamId": place.team_id,
+            "groupId": place.group_id,
             "entityId": row["entity_id"],
             "createdBy": _created_by(users.get(row["created_by"] or "")),
             "updatedBy": _updated_by(users.get(row["updated_by"] or "")),

@@ -35,6 +35,7 @@ from bot.db.tables import (
     Team,
     TeamMember,
 )
+from bot.directory.queries import USERS
 from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
 from bot.items.queries import entity_set
@@ -76,6 +77,7 @@ class Target(StrEnum):
     STATUS = "status"
     PRIORITY = "priority"
     SEVERITY = "severity"
+    USER = "user"  # a member of the team
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ BUGS, TASKS = (entity_set(kind, _SOME_CHANNEL) for kind in (ItemKind.BUG, ItemKi
 # Every CHANNEL route, by "METHOD path". A new route must be added here (the tests say so).
 MATRIX: dict[str, Probe] = {
     "GET /api/context": Probe(Kind.READ),
+    "GET /api/users": Probe(Kind.LIST, Target.USER, USERS),
     "GET /api/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "GET /odata/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "POST /odata/bugs": Probe(Kind.CREATE, Target.BUG),
@@ -173,6 +176,8 @@ class Side:
         return self.member.in_channel(self.team, self.channel)
 
     def row(self, target: Target) -> dict[str, Any]:
+        if target is Target.USER:
+            return {"_id": self.member.user.id}
         return {
             Target.BUG: self.bug,
             Target.TASK: self.task,
@@ -318,6 +323,7 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
         a.severity["_id"],
         statuses[0],
         projects[0],
+        ada.user.id,
     ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     # Whatever a probe could change would then show in updated_at too.

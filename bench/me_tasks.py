@@ -1,0 +1,75 @@
+"""GET /api/me/tasks?$top=50 for a member of 200 channels (100k tasks, 2,000 theirs), against the
+bare-handler and raw-driver ceilings."""
+
+import json
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+from bench.harness import (
+    Load,
+    environment,
+    free_port,
+    run_cli,
+    run_module,
+    scratch_database,
+    server,
+    wrk,
+)
+from bench.me_tasks_data import MINE, TASKS
+
+CONNECTIONS = 8
+PATH = "/api/me/tasks?$top=50"
+DEMO_USER = "ada@demo.example"  # bot.demo's first user, whom `admin demo` signs in
+
+
+def measure(kind: str) -> dict[str, Load]:
+    with tempfile.TemporaryDirectory() as folder, scratch_database(kind, Path(folder)) as url:
+        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        demo = json.loads(run_cli(env, "admin", "demo"))
+        run_module(env, "bench.me_tasks_data", url, demo["channelId"], DEMO_USER)
+        headers = {
+            "Cookie": f"graphNodeCookie={demo['cookie']}",
+            "x-svc-entityId": demo["entityId"],
+        }
+        results: dict[str, Load] = {}
+
+        port = free_port()
+        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as running:
+            request = urllib.request.Request(running.base + PATH, headers=headers)
+            body = urllib.request.urlopen(request, timeout=60).read()
+            page = json.loads(body)
+            assert page["@odata.count"] == MINE and len(page["value"]) == 50, page["@odata.count"]
+            results["app"] = wrk(running.base + PATH, headers=headers, connections=CONNECTIONS)
+
+        body_file = Path(folder) / "page.json"
+        body_file.write_bytes(body)
+        port = free_port()
+        command = [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)]
+        with server(command, env, port) as running:
+            results["bare"] = wrk(running.base + PATH, headers=headers, connections=CONNECTIONS)
+
+        port = free_port()
+        command = [sys.executable, "-m", "bench.raw_me_tasks_server", str(port), url]
+        with server(command, env, port) as running:
+            results["raw"] = wrk(running.base + PATH, headers=headers, connections=CONNECTIONS)
+        return results
+
+
+def report(kind: str, results: dict[str, Load]) -> str:
+    app, raw, bare = results["app"], results["raw"], results["bare"]
+    return (
+        f"{kind:10} {app.requests_per_second:7.0f} req/s  p99 {app.p99_ms:6.1f} ms"
+        f"  raw {raw.requests_per_second:6.0f} (p99 {raw.p99_ms:.1f} ms)"
+        f"  bare {bare.requests_per_second:6.0f}"
+        f"  app/raw {app.requests_per_second / raw.requests_per_second:4.0%}"
+        f"  app/bare {app.requests_per_second / bare.requests_per_second:5.1%}"
+    )
+
+
+def title() -> str:
+    return (
+        f"GET {PATH}: a member of 200 channels, {TASKS:,} tasks, {MINE:,} assigned to them, "
+        f"{CONNECTIONS} connections"
+    )

@@ -1,0 +1,63 @@
+"""Personal views: the caller's items across channels, and the channels they may read."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Select
+
+from bot.items import read
+from bot.me.queries import my_channels_statement, my_items_statement
+from bot.me.schemas import ChannelStatus, MyChannel
+from bot.odata.query import Query, apply, count_statement, page
+from bot.schemas import ItemKind
+from bot.uow import UnitOfWork
+
+
+async def list_my_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> read.Page:
+    """A page of the items of `kind` assigned to the caller in every channel they may read, in
+    the details shape plus `teamName` and `channelName`; the exact count if asked."""
+    statement = my_items_statement(_caller(uow), kind)
+    rows, count, last_read = await _page(uow, statement, query)
+    details = await read.render_across_channels(uow, kind, rows)
+    for shown, row in zip(details, rows, strict=True):
+        shown["teamName"], shown["channelName"] = row["team_name"], row["channel_name"]
+    return read.Page(details, count, last_read)
+
+
+async def list_my_channels(
+    uow: UnitOfWork, *, kind: ItemKind, query: Query
+) -> tuple[list[MyChannel], int | None, Mapping[str, Any] | None]:
+    """A page of the channels the caller may read, as the personal view of `kind` shows them."""
+    statement = my_channels_statement(_caller(uow), kind)
+    rows, count, last_read = await _page(uow, statement, query)
+    channels = [
+        MyChannel(
+            id=row["id"],
+            display_name=row["display_name"],
+            project_name=row["project_name"],
+            color=row["color"],
+            status=ChannelStatus(row["status"]),
+            team_id=row["teams_team_id"],
+            team_name=row["team_name"],
+            channel_id=row["teams_channel_id"],
+            channel_name=row["channel_name"],
+        )
+        for row in rows
+    ]
+    return channels, count, last_read
+
+
+async def _page(
+    uow: UnitOfWork, statement: Select[Any], query: Query
+) -> tuple[list[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
+    """The rows of one page (read with their sort values), the count if asked, and the last
+    row read when more follow (the next link's key)."""
+    fetched = (await uow.session.execute(apply(statement, query, keyed=True))).mappings().all()
+    rows, more = page(fetched, query)
+    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    return rows, count, rows[-1] if more else None
+
+
+def _caller(uow: UnitOfWork) -> str:
+    assert uow.actor is not None, "personal views are the signed-in caller's"
+    return uow.actor.user_id
