@@ -3,8 +3,10 @@
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+from sqlalchemy import select
 
-from tests.factories import Member
+from bot.db.tables import Channel, FieldValue
+from tests.factories import CHANNEL, Factory, Member
 
 CHANNEL_B = "19:channel-b@thread.tacv2"
 TEAM_B = "19:team-b@thread.tacv2"
@@ -96,3 +98,19 @@ async def mappings_of(
 def pairs(mappings: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
     """(entityType, sourceId, fieldName) of each mapping: what maps to what, in short."""
     return {(m["entityType"], m["sourceId"], m["fieldName"]) for m in mappings}
+
+
+async def field_ids(factory: Factory, field: str, type_label: str) -> dict[str, str]:
+    """The ids of Team A's channel values of one field and kind, by name (read from the
+    database: priorities and severities have no routes of their own yet)."""
+    async with factory.work() as uow:
+        rows = await uow.session.execute(
+            select(FieldValue.name, FieldValue.id)
+            .join(Channel, Channel.id == FieldValue.channel_id)
+            .where(
+                Channel.teams_id == CHANNEL,
+                FieldValue.field == field,
+                FieldValue.type == type_label,
+            )
+        )
+        return {row.name: row.id for row in rows}
