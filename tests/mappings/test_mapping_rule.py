@@ -406,3 +406,55 @@ async def test_native_items_never_need_a_mapping(client, factory: Factory) -> No
     assert [r["status"] for r in await response.json()] == ["success"]
     assert await shown(client, ada, native) == ("Review", None)
     assert await invalid_list(client, ada) == (set(), 0)
+
+
+async def test_an_invalid_item_moved_to_the_native_project_shows_its_status(
+    client, factory: Factory
+) -> None:
+    ada = await factory.member()
+    project = await add_project(client, ada, jira())
+    bug = await create_item(client, ada, projectId=project["_id"])
+    mapping = await the_mapping(client, ada, project["_id"], "Bug", "1")
+    await client.delete(f"/odata/_fieldMappings({mapping['_id']})", headers=ada.in_channel())
+    assert await shown(client, ada, bug) == ("Invalid", NOT_MAPPED)
+    native = await client.get(
+        "/api/projects", params={"$filter": "source eq 'Svc.Native'"}, headers=ada.in_channel()
+    )
+    native_id = (await native.json())["value"][0]["_id"]
+    moved = await client.patch(
+        f"/odata/bugs({bug['_id']})", json={"projectId": native_id}, headers=ada.in_channel()
+    )
+    assert moved.status == 204
+    assert await shown(client, ada, bug) == ("Not Started", None)
+    assert await invalid_list(client, ada) == (set(), 0)
+
+
+async def test_deleting_a_mapped_status_frees_its_source_state(client, factory: Factory) -> None:
+    ada = await factory.member()
+    project = await add_project(client, ada, jira())
+    review = await add_status(client, ada, "Review")
+    mapping = await the_mapping(client, ada, project["_id"], "Bug", "3")
+    await client.patch(
+        f"/odata/_fieldMappings({mapping['_id']})",
+        json={"fieldId": review},
+        headers=ada.in_channel(),
+    )
+    bug = await create_item(client, ada, projectId=project["_id"], status="Review")
+    deleted = await client.delete(f"/odata/status({review})", headers=ada.in_channel())
+    assert deleted.status == 204
+    assert await shown(client, ada, bug) == ("Invalid", NOT_MAPPED)
+    assert await mappings_of(client, ada, project["_id"], entityType="Bug", sourceId="3") == []
+    remapped = await client.post(
+        "/odata/_fieldMappings",
+        json={
+            "fieldId": (await field_ids(factory, "status", "Bug"))["In Progress"],
+            "projectId": project["_id"],
+            "sourceId": "3",
+            "type": "status",
+            "entityType": "Bug",
+        },
+        headers=ada.in_channel(),
+    )
+    assert remapped.status == 201
+    # The item's status is gone: it stays Invalid until it is given one.
+    assert await shown(client, ada, bug) == ("Invalid", NOT_MAPPED)
