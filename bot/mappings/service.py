@@ -86,6 +86,7 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
 async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatch) -> None:
     view = await get_mapping(uow, mapping_id=mapping_id)
     mapping = view.mapping
+    # By field name: ApiModel dumps by alias (`fieldId`) unless told otherwise.
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field, json_name in (
         ("field_id", "fieldId"),

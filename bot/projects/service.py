@@ -159,6 +159,7 @@ async def update_project(
     drops those of removed ones and maps added ones by default."""
     project = await get_project(uow, project_id=project_id, for_update=True)
     source = SourceKind(project.source)
+    # By field name: ApiModel dumps by alias (`displayName`) unless told otherwise.
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
         if field in changes and changes[field] is None:
@@ -182,10 +183,7 @@ async def update_project(
             setattr(project, field, changes[field])
     if "token" in changes or "password" in changes:
         project.credentials = credentials.seal(
-            secret_key,
-            _secrets(
-                patch.model_dump(exclude_unset=True, by_alias=False), _held(secret_key, project)
-            ),
+            secret_key, _secrets(changes, _held(secret_key, project))
         )
     project.updated_at = uow.clock.now()
     await uow.session.flush()
