@@ -86,23 +86,25 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
 async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatch) -> None:
     view = await get_mapping(uow, mapping_id=mapping_id)
     mapping = view.mapping
-    changes = patch.model_dump(exclude_unset=True)
+    # By field name: ApiModel dumps by alias (`fieldId`) unless told otherwise.
+    changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field, json_name in (
         ("field_id", "fieldId"),
         ("source_id", "sourceId"),
+        ("source_name", "sourceName"),
         ("enable", "enable"),
     ):
         if field in changes and changes[field] is None:
             raise Invalid(json_name, "must not be null")
     fixed = {
-        "project_id": mapping.project_id,
-        "type": mapping.type,
-        "entity_type": mapping.entity_type,
-        "source": view.source,
+        ("project_id", "projectId"): mapping.project_id,
+        ("type", "type"): mapping.type,
+        ("entity_type", "entityType"): mapping.entity_type,
+        ("source", "source"): view.source,
     }
-    for field, current in fixed.items():
+    for (field, json_name), current in fixed.items():
         if changes.get(field) not in (None, current):
-            raise Invalid(field, "cannot change; delete the mapping and create another")
+            raise Invalid(json_name, "cannot change; delete the mapping and create another")
     project = await _external_project(uow, mapping.project_id, lock=True)
     if "field_id" in changes:
         value = await _channel_value(

@@ -10,6 +10,7 @@ from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.errors import BadRequest, Conflict, Invalid, NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id, new_id
+from bot.items import versions
 from bot.mappings import rule
 from bot.mappings.defaults import add_default_mappings
 from bot.odata.query import Query, apply, count_statement, page
@@ -20,6 +21,8 @@ from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
 NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "token", "password")
+# What items embed of their project (read.project_ref): changing one outdates cached lists.
+EMBEDDED = ("display_name", "project_name", "hostname", "enable_bug")
 
 
 async def add_native_project(
@@ -139,7 +142,7 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
         enable=body.enable,
         enable_bug=body.enable_bug,
         states=_stored_states(body.states),
-        credentials=credentials.seal(secret_key, _secrets(body.model_dump(), {})),
+        credentials=credentials.seal(secret_key, _secrets(body.model_dump(by_alias=False), {})),
         created_at=now,
         updated_at=now,
     )
@@ -156,7 +159,8 @@ async def update_project(
     drops those of removed ones and maps added ones by default."""
     project = await get_project(uow, project_id=project_id, for_update=True)
     source = SourceKind(project.source)
-    changes = patch.model_dump(exclude_unset=True)
+    # By field name: ApiModel dumps by alias (`displayName`) unless told otherwise.
+    changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
         if field in changes and changes[field] is None:
             raise Invalid(_json(field), "must not be null")
@@ -179,10 +183,13 @@ async def update_project(
             setattr(project, field, changes[field])
     if "token" in changes or "password" in changes:
         project.credentials = credentials.seal(
-            secret_key, _secrets(patch.model_dump(exclude_unset=True), _held(secret_key, project))
+            secret_key, _secrets(changes, _held(secret_key, project))
         )
     project.updated_at = uow.clock.now()
     await uow.session.flush()
+    if any(field in changes for field in EMBEDDED):
+        for kind in ItemKind:
+            await versions.bump(uow, channel_id=project.channel_id, kind=kind)
     return project
 
 

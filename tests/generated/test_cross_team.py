@@ -26,6 +26,7 @@ from bot.clock import FrozenClock
 from bot.db.tables import (
     Base,
     Channel,
+    FieldMapping,
     FieldValue,
     Item,
     ItemAssignee,
@@ -40,7 +41,11 @@ from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
 from bot.items.queries import entity_set
 from bot.items.schemas import BugCreate, BugPatch, BulkEdit, TaskCreate, TaskPatch
+from bot.mappings.queries import MAPPINGS
+from bot.mappings.schemas import MappingIn, MappingPatch
 from bot.odata.model import EntitySet
+from bot.projects.queries import PROJECTS
+from bot.projects.schemas import ProjectIn, ProjectPatch
 from bot.schemas import ItemKind
 from bot.uow import ChannelScope
 from bot.web.routing import Access, Endpoint
@@ -78,6 +83,8 @@ class Target(StrEnum):
     PRIORITY = "priority"
     SEVERITY = "severity"
     USER = "user"  # a member of the team
+    PROJECT = "project"  # an external (Jira) project
+    MAPPING = "mapping"  # one of that project's mappings
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,26 @@ MATRIX: dict[str, Probe] = {
     "POST /odata/severity": Probe(Kind.CREATE, Target.SEVERITY),
     "PATCH /odata/severity({key})": Probe(Kind.KEYED, Target.SEVERITY),
     "DELETE /odata/severity({key})": Probe(Kind.KEYED, Target.SEVERITY),
+    "GET /api/projects": Probe(Kind.LIST, Target.PROJECT, PROJECTS),
+    "POST /api/projects": Probe(Kind.CREATE, Target.PROJECT),
+    "GET /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
+    "PATCH /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
+    "DELETE /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
+    "GET /api/fields/bug/status/{project}": Probe(Kind.KEYED, Target.PROJECT),
+    "GET /api/fields/task/status/{project}": Probe(Kind.KEYED, Target.PROJECT),
+    "GET /odata/_fieldMappings": Probe(Kind.LIST, Target.MAPPING, MAPPINGS),
+    "POST /odata/_fieldMappings": Probe(Kind.CREATE, Target.MAPPING),
+    "PATCH /odata/_fieldMappings({key})": Probe(Kind.KEYED, Target.MAPPING),
+    "DELETE /odata/_fieldMappings({key})": Probe(Kind.KEYED, Target.MAPPING),
 }
+
+# Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
+OWN_PROJECT = "<own project>"
+OWN_PRIORITY = "<own priority>"
+JIRA_STATES = [
+    {"id": "1", "name": "To Do", "category": "New"},
+    {"id": "3", "name": "Done", "category": "Done"},
+]
 
 # A body each model accepts and that changes something, so a request that got through would show.
 # The `ids` of a bulk edit are replaced by each probe's own.
@@ -139,6 +165,24 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
     PriorityIn: {"name": "Probe priority", "type": "Bug"},
     SeverityIn: {"name": "Probe severity"},
     LevelPatch: {"color": "#123456", "description": "probed"},
+    ProjectIn: {
+        "displayName": "Probe project",
+        "source": "Jira",
+        "sourceId": "PROBE",
+        "hostname": "probe.atlassian.net",
+        "states": JIRA_STATES,
+        "token": "probe-token",
+    },
+    ProjectPatch: {"displayName": "Probe renamed", "color": "#123456"},
+    # Priorities map free source values, so this one is never a duplicate of a default mapping.
+    MappingIn: {
+        "fieldId": OWN_PRIORITY,
+        "projectId": OWN_PROJECT,
+        "sourceId": "Probe",
+        "type": "priority",
+        "entityType": "Bug",
+    },
+    MappingPatch: {"sourceName": "Probed", "enable": False},
 }
 # Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
 REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
@@ -152,6 +196,10 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     PriorityIn: (),
     SeverityIn: (),
     LevelPatch: (),
+    ProjectIn: (),
+    ProjectPatch: (),
+    MappingIn: ("fieldId", "projectId"),
+    MappingPatch: ("fieldId",),
 }
 # Fields a client may send but the server owns (api.md §1): ignored, whatever they name.
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")
@@ -170,6 +218,9 @@ class Side:
     status: dict[str, Any]
     priority: dict[str, Any]
     severity: dict[str, Any]
+    project: dict[str, Any]
+    mapping: dict[str, Any]
+    priority_id: str
 
     @property
     def headers(self) -> dict[str, str]:
@@ -184,6 +235,8 @@ class Side:
             Target.STATUS: self.status,
             Target.PRIORITY: self.priority,
             Target.SEVERITY: self.severity,
+            Target.PROJECT: self.project,
+            Target.MAPPING: self.mapping,
         }[target]
 
 
@@ -201,6 +254,7 @@ class World:
             "projectId": self.a.bug["projectId"],
             "status": self.a.status["name"],
             "assignedTo": [self.a.member.user.id],
+            "fieldId": self.a.priority_id,
         }
         assert field in values, f"REFERENCES names {field!r}: give it Team A's value here"
         return values[field]
@@ -210,11 +264,19 @@ def fill(path: str, value: str) -> str:
     return PATH_PARAMETER.sub(lambda _match: value, path)
 
 
-def known_good(endpoint: Endpoint) -> dict[str, Any] | None:
+def known_good(endpoint: Endpoint, side: Side | None = None) -> dict[str, Any] | None:
+    """A copy of the route's body the probe may change; with `side`, naming that side's rows."""
     if endpoint.body is None:
         return None
     assert endpoint.body in BODIES, missing_body(endpoint)
-    return json.loads(json.dumps(BODIES[endpoint.body]))  # a copy the probe may change
+    body: dict[str, Any] = json.loads(json.dumps(BODIES[endpoint.body]))
+    if side is not None:
+        own = {OWN_PROJECT: side.project["_id"], OWN_PRIORITY: side.priority_id}
+        body = {
+            field: own.get(value, value) if isinstance(value, str) else value
+            for field, value in body.items()
+        }
+    return body
 
 
 def missing_body(endpoint: Endpoint) -> str:
@@ -289,10 +351,47 @@ async def make_side(
     # Held by no item, so Team A's own member may delete them.
     priority = await make(client, headers, "/odata/priority", name=f"{label} priority", type="Bug")
     severity = await make(client, headers, "/odata/severity", name=f"{label} severity")
+    project = await make(
+        client,
+        headers,
+        "/api/projects",
+        displayName=f"{label} project",
+        source="Jira",
+        sourceId=label,
+        hostname=f"{label.lower()}.atlassian.net",
+        states=JIRA_STATES,
+    )
+    mappings = await client.get(
+        "/odata/_fieldMappings",
+        params={"$filter": f"projectId eq '{project['_id']}'"},
+        headers=headers,
+    )
+    mapping = (await mappings.json())["value"][0]
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
-    assert channel_pk is not None
-    return Side(member, team, channel, channel_pk, bug, task, status, priority, severity)
+        priority_id = await uow.session.scalar(
+            select(FieldValue.id).where(
+                FieldValue.channel_id == channel_pk,
+                FieldValue.field == "priority",
+                FieldValue.type == "Bug",
+                FieldValue.name == "Low",
+            )
+        )
+    assert channel_pk is not None and priority_id is not None
+    return Side(
+        member,
+        team,
+        channel,
+        channel_pk,
+        bug,
+        task,
+        status,
+        priority,
+        severity,
+        project,
+        mapping,
+        priority_id,
+    )
 
 
 @pytest.fixture
@@ -324,6 +423,10 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
         statuses[0],
         projects[0],
         ada.user.id,
+        statuses[0],
+        projects[0],
+        a.project["_id"],
+        a.mapping["_id"],
     ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     # Whatever a probe could change would then show in updated_at too.
@@ -344,7 +447,7 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             result = await session.execute(select(table).where(where(table)).order_by(*keys))
             snapshot[table.name] = [tuple(row) for row in result]
 
-        for model in (Item, FieldValue, PendingEvent, Project, ItemCounter):
+        for model in (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping):
             await rows(model, lambda table: table.c.channel_id == channel_pk)
         items = select(Item.id).where(Item.channel_id == channel_pk)
         await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))
@@ -569,7 +672,7 @@ async def _create_with_server_owned_fields(
 ) -> None:
     """(b) A create in Team B's context naming Team A in server-owned fields makes a Team B row."""
     route = route_of(endpoint)
-    body = known_good(endpoint)
+    body = known_good(endpoint, world.b)
     assert body is not None, route
     owned = {
         "_id": world.a.bug["_id"],
@@ -588,7 +691,7 @@ async def _create_with_server_owned_fields(
     async with factory.work() as uow:
         homes = [
             await uow.session.scalar(select(model.channel_id).where(model.id == payload["_id"]))
-            for model in (Item, FieldValue)
+            for model in (Item, FieldValue, Project, FieldMapping)
         ]
     assert [home for home in homes if home] == [world.b.channel_pk], f"{route}: made in {homes}"
 
@@ -626,7 +729,7 @@ async def _references_to_team_a(
     own = world.b.row(probe.target)["_id"] if probe.target else ""
     url = fill(endpoint.path, own)
     for field in REFERENCES[endpoint.body]:
-        body = known_good(endpoint)
+        body = known_good(endpoint, world.b)
         assert body is not None
         if "ids" in body:
             body["ids"] = [own]
@@ -643,7 +746,7 @@ async def _team_a_itself_succeeds(
     route = route_of(endpoint)
     target = world.a.row(probe.target)["_id"] if probe.target else ""
     url = fill(endpoint.path, target)
-    body = known_good(endpoint)
+    body = known_good(endpoint, world.a)
     if body is not None and "ids" in body:
         body["ids"] = [target]
     status, payload, _ = await send(client, endpoint.method, url, world.a.headers, body)
