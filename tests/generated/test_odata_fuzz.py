@@ -708,7 +708,8 @@ def _pathological() -> st.SearchStrategy[str]:
 @example(data=None)  # the worst shapes, written out, checked every run
 def test_parse_query_time_stays_bounded_up_to_the_2kb_limit(data: st.DataObject | None) -> None:
     # A guard against pathological input (a parser that backtracks or recurses without end),
-    # not a timing test of normal work: the bound is generous, far above a normal parse.
+    # not a timing test of normal work: the bound is generous, far above a normal parse, and it
+    # is CPU time, which a busy machine's other processes do not inflate as they do wall time.
     if data is None:
         entity = BUGS
         inputs = [
@@ -725,14 +726,16 @@ def test_parse_query_time_stays_bounded_up_to_the_2kb_limit(data: st.DataObject 
     for text in inputs:
         text = text[:MAX_LENGTH]
         params = {"$filter": text, "$orderby": "_id desc", "$select": "_id"}
-        started = time.perf_counter()
+        started = time.process_time()
         try:
             parse_query(params, entity)
         except BadRequest:
             pass
-        took = time.perf_counter() - started
+        took = time.process_time() - started
         _SLOWEST[0] = max(_SLOWEST[0], (took, text[:200]))
-        assert _SLOWEST[0][0] < 1.0, f"parsing took {_SLOWEST[0][0]:.2f} s: {_SLOWEST[0][1]!r}"
+        assert _SLOWEST[0][0] < 1.0, (
+            f"parsing took {_SLOWEST[0][0]:.2f} s of CPU: {_SLOWEST[0][1]!r}"
+        )
 
 
 @BOUNDED
