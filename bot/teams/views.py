@@ -3,8 +3,8 @@ choices, a channel choice for a chat; and the caller acting in a chosen channel.
 
 from dataclasses import replace
 
-from bot.directory import service as directory
 from bot.db.tables import FieldValue
+from bot.directory import service as directory
 from bot.fields.catalog import load_catalog
 from bot.fields.schemas import StatusOut
 from bot.items import read
