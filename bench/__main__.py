@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import items, me
+from bench import bot_turn, items, me
 
 
 def main(only: list[str]) -> None:
@@ -26,6 +26,13 @@ def main(only: list[str]) -> None:
         for kind in ("sqlite", "postgresql"):
             for line in items.report(kind, items.measure(kind)):
                 print(line, flush=True)
+    if not only or "bot" in only:
+        print(
+            f"\nBot turn: bugs/my over {bot_turn.BUGS:,} bugs, reply recorded by a local connector"
+        )
+        print(f"{'':12} {'db':10} {'p50 ms':>7} {'turns/s':>8} {'bare p50':>8} {'bare req/s':>10}")
+        for kind in ("sqlite", "postgresql"):
+            print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
 
 
 if __name__ == "__main__":
