@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import items, me, me_tasks
+from bench import bot_turn, items, me, me_tasks
 
 
 def main(only: list[str]) -> None:
@@ -30,6 +30,13 @@ def main(only: list[str]) -> None:
         print(f"\n{me_tasks.title()}")
         for kind in ("sqlite", "postgresql"):
             print(me_tasks.report(kind, me_tasks.measure(kind)), flush=True)
+    if not only or "bot" in only:
+        print(
+            f"\nBot turn: bugs/my over {bot_turn.BUGS:,} bugs, reply recorded by a local connector"
+        )
+        print(f"{'':12} {'db':10} {'p50 ms':>7} {'turns/s':>8} {'bare p50':>8} {'bare req/s':>10}")
+        for kind in ("sqlite", "postgresql"):
+            print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
 
 
 if __name__ == "__main__":

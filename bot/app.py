@@ -121,7 +121,10 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         runtime = create_runtime(settings, app[HTTP], app[CLOCK], credentials=credentials)
         app[BOT] = runtime
         app[BOT_HANDLER] = TrackerBot(
-            app[SESSIONS], app[CLOCK], emulator_allowed=not runtime.verifies_senders
+            app[SESSIONS],
+            app[CLOCK],
+            emulator_allowed=not runtime.verifies_senders,
+            public_url=settings.public_url,
         )
         app[NOTIFIER] = Notifier(runtime, app[SESSIONS], app[CLOCK])
         try:

@@ -113,8 +113,12 @@ class ApplyBulkEdit(BulkTarget):
 
 
 class RunCommand(ApiModel):
+    """A chat command run from a button; in a chat, the channel it was asked to act in."""
+
     verb: Verb
     command: str
+    channel_id: str | None = Field(None, alias="channelId", description="A Teams channel id")
+    team_id: str | None = Field(None, alias="teamId", description="That channel's Teams team id")
 
 
 def selected_ids(data: Mapping[str, Any]) -> list[str]:

@@ -370,3 +370,27 @@ def _require_text(field: str, value: str | None, limit: int = 255) -> None:
         raise Invalid(field, "must not be empty")
     if len(value) > limit:
         raise Invalid(field, f"must be at most {limit} characters")
+
+
+async def list_team_members(uow: UnitOfWork, *, scope: ChannelScope) -> list[UserOut]:
+    """The members of the scope's team, by name: whom a form may assign."""
+    users = await uow.session.scalars(
+        select(User)
+        .join(TeamMember, TeamMember.user_id == User.id)
+        .where(TeamMember.team_id == scope.team_id)
+        .order_by(User.display_name, User.id)
+    )
+    return [user_out(user) for user in users]
+
+
+async def resolve_channel_by_id(uow: UnitOfWork, *, user_id: str, channel_id: str) -> ChannelScope:
+    """The channel named by its Teams id alone (a card clicked in a chat), if the user may act
+    in it."""
+    team_id = await uow.session.scalar(
+        select(Team.teams_id)
+        .join(Channel, Channel.team_id == Team.id)
+        .where(Channel.teams_id == channel_id)
+    )
+    if team_id is None:
+        raise Forbidden(f"Channel '{channel_id}' is not known.")
+    return await resolve_channel(uow, user_id=user_id, team_id=team_id, channel_id=channel_id)

@@ -1,12 +1,16 @@
 """What chat commands do beyond the REST API's verbs: name an item by its number, close it,
 clone it. Each is built from the same rules as create and PATCH, so the two doors agree."""
 
-from sqlalchemy import select
+from dataclasses import dataclass
 
-from bot.db.tables import FieldValue, Item
+from sqlalchemy import Select, select
+
+from bot.db.tables import Channel, FieldValue, Item, Team, TeamMember
+from bot.directory.schemas import MembershipType
 from bot.errors import BadRequest, NotFound
 from bot.fields.catalog import STATUS
 from bot.fields.schemas import Category
+from bot.ids import is_id
 from bot.items import read
 from bot.items import service as items
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
@@ -73,3 +77,53 @@ async def clone_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Create
         fields["severity"] = original.get("severity")
     body = (BugCreate if kind is ItemKind.BUG else TaskCreate).model_validate(fields)
     return await items.create_item(uow, kind=kind, body=body, entity_id=original.get("entityId"))
+
+
+@dataclass(frozen=True)
+class Whereabouts:
+    """A channel the caller may act in, as a chat names it."""
+
+    team_id: str  # Teams ids
+    channel_id: str
+    team_name: str
+    channel_name: str
+
+
+def _readable(user_id: str) -> Select[str, str, str, str]:
+    """Standard, undeleted channels of the user's teams, with their names."""
+    return (
+        select(Team.teams_id, Channel.teams_id, Team.name, Channel.name)
+        .select_from(Channel)
+        .join(Team, Team.id == Channel.team_id)
+        .join(TeamMember, (TeamMember.team_id == Team.id) & (TeamMember.user_id == user_id))
+        .where(Channel.deleted_at.is_(None), Channel.membership_type == MembershipType.STANDARD)
+        .order_by(Team.name, Channel.name, Channel.id)
+    )
+
+
+async def channels_with_number(
+    uow: UnitOfWork, *, kind: ItemKind, internal_id: int
+) -> list[Whereabouts]:
+    """The caller's channels that have an item of this kind and number (numbers are per channel)."""
+    assert uow.actor is not None
+    statement = _readable(uow.actor.user_id).join(Item, Item.channel_id == Channel.id)
+    statement = statement.where(Item.kind == kind.value, Item.internal_id == internal_id)
+    return [Whereabouts(*row) for row in await uow.session.execute(statement)]
+
+
+async def readable_channels(uow: UnitOfWork) -> list[Whereabouts]:
+    """Every channel the caller may act in."""
+    assert uow.actor is not None
+    return [Whereabouts(*row) for row in await uow.session.execute(_readable(uow.actor.user_id))]
+
+
+async def locate_item(uow: UnitOfWork, *, item_id: str) -> tuple[ItemKind, Whereabouts]:
+    """Which kind an item is and where it lives, if the caller may read it; a 404 otherwise."""
+    assert uow.actor is not None
+    statement = _readable(uow.actor.user_id).add_columns(Item.kind)
+    statement = statement.join(Item, Item.channel_id == Channel.id).where(Item.id == item_id)
+    row = (await uow.session.execute(statement)).first() if is_id(item_id) else None
+    if row is None:
+        raise NotFound(f"Item '{item_id}' not found.")
+    *where, kind = row
+    return ItemKind(kind), Whereabouts(*where)

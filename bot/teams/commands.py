@@ -1,14 +1,53 @@
-"""Where a message's text goes once the mention is removed (the command table replaces this)."""
+"""Chat commands: the grammar's Command → one function each, through a table; every answer is a
+card (help, list, item, form, a channel choice), which card actions reuse to replace a card."""
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from botbuilder.core import TurnContext
 
+from bot.teams import grammar, item_commands, listing
 from bot.teams.context import BotContext
+from bot.teams.grammar import Command, Mention, Message
+from bot.teams.replies import send_card
+from cards.help import help_card
+from cards.layout import Card
+
+Answer = Callable[[BotContext, Any], Awaitable[Card]]
 
 
-async def run_command(turn_context: TurnContext, ctx: BotContext, text: str) -> None:
-    """Answer a command; for now, say what arrived."""
-    where = f"channel {ctx.channel.teams_channel_id}" if ctx.channel else "this chat"
-    await turn_context.send_activity(
-        f"Received “{text}” from {ctx.actor.display_name} in {where}; "
-        "commands arrive with the next change."
-    )
+async def run_command(turn_context: TurnContext, ctx: BotContext, message: Message) -> None:
+    """Answer a message's command with a card in the conversation."""
+    await send_card(turn_context, await answer(ctx, message.text, message.mentions))
+
+
+async def answer(
+    ctx: BotContext, text: str, mentions: Sequence[Mention] = (), *, skip: int = 0
+) -> Card:
+    """The card that answers `text`; lists start at row `skip` (a list card's "more")."""
+    command = grammar.parse(text, mentions)
+    if isinstance(command, grammar.ListItems):
+        return await listing.list_card_for(ctx, command, text=text, skip=skip)
+    handler: Answer = ANSWERS[type(command)]
+    return await handler(ctx, command)
+
+
+async def _help(_ctx: BotContext, _command: grammar.Help) -> Card:
+    return help_card(grammar.COMMANDS)
+
+
+async def _unknown(_ctx: BotContext, command: grammar.Unknown) -> Card:
+    return help_card(grammar.COMMANDS, suggestion=command.suggestion)
+
+
+ANSWERS: dict[type[Command], Answer] = {
+    grammar.Help: _help,
+    grammar.Unknown: _unknown,
+    grammar.ShowItem: item_commands.show,
+    grammar.SetStatus: item_commands.set_status,
+    grammar.SetPriority: item_commands.set_priority,
+    grammar.Assign: item_commands.assign,
+    grammar.Close: item_commands.close,
+    grammar.Clone: item_commands.clone,
+    grammar.Create: item_commands.create,
+}

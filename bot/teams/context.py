@@ -63,6 +63,7 @@ class BotContext:
     channel: ChannelScope | None
     sessions: async_sessionmaker[AsyncSession]
     clock: Clock
+    public_url: str = ""  # the base of the app's own item links
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:

@@ -3,7 +3,7 @@
 import logging
 from contextlib import AbstractAsyncContextManager
 
-from botbuilder.core import TurnContext
+from botbuilder.core import InvokeResponse, TurnContext
 from botbuilder.core.teams import TeamsActivityHandler
 from botbuilder.schema import ChannelAccount
 from botbuilder.schema.teams import ChannelInfo, TeamInfo, TeamsChannelAccount
@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.directory import service as directory
 from bot.errors import DomainError
-from bot.teams import commands, references, roster
+from bot.teams import commands, grammar, invokes, references, roster
 from bot.teams.context import BotContext, TeamsAddress, resolve_caller
 from bot.uow import UnitOfWork, unit_of_work
 from bot.web.requestid import current_request_id
@@ -24,9 +24,14 @@ class TrackerBot(TeamsActivityHandler):
     """One instance per app; every turn opens its own units of work."""
 
     def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], clock: Clock, *, emulator_allowed: bool
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        *,
+        emulator_allowed: bool,
+        public_url: str = "",
     ) -> None:
-        self._sessions, self._clock = sessions, clock
+        self._sessions, self._clock, self._public_url = sessions, clock, public_url
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
 
@@ -42,14 +47,39 @@ class TrackerBot(TeamsActivityHandler):
             await self._say(turn_context, f"Something went wrong (ref {ref}).")
 
     async def on_message_activity(self, turn_context: TurnContext) -> None:
-        text = (TurnContext.remove_recipient_mention(turn_context.activity) or "").strip()
-        address = TeamsAddress.of(turn_context)
+        activity = turn_context.activity
+        message = grammar.strip_mentions(
+            activity.text,
+            # The SDK keeps a mention's `mentioned` and `text` among its additional properties.
+            [
+                {**(entity.additional_properties or {}), "type": entity.type}
+                for entity in activity.entities or ()
+            ],
+            bot_id=activity.recipient.id if activity.recipient else None,
+        )
+        await commands.run_command(turn_context, await self._context(turn_context), message)
+
+    async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:
+        """Card actions and the messaging extension answer with a body; the rest as the SDK does."""
+        answer = invokes.ANSWERS.get(turn_context.activity.name or "")
+        if answer is None:
+            return await super().on_invoke_activity(turn_context)
+        body = await answer(turn_context, lambda: self._context(turn_context))
+        return InvokeResponse(status=200, body=body)
+
+    async def _context(self, turn_context: TurnContext) -> BotContext:
+        """Who is asking and where, checked against the roster."""
         async with self._work(write=False) as uow:
             actor, channel = await resolve_caller(
-                uow, address=address, emulator_allowed=self._emulator_allowed
+                uow, address=TeamsAddress.of(turn_context), emulator_allowed=self._emulator_allowed
             )
-        ctx = BotContext(actor=actor, channel=channel, sessions=self._sessions, clock=self._clock)
-        await commands.run_command(turn_context, ctx, text)
+        return BotContext(
+            actor=actor,
+            channel=channel,
+            sessions=self._sessions,
+            clock=self._clock,
+            public_url=self._public_url,
+        )
 
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:
         address = TeamsAddress.of(turn_context)

@@ -70,8 +70,10 @@ def teams_activity(
     return activity
 
 
-def mention(service_url: str, text: str, **fields: Any) -> dict[str, Any]:
-    """A channel message that @mentions the bot."""
+def mention(
+    service_url: str, text: str, *, people: tuple[TeamsMember, ...] = (), **fields: Any
+) -> dict[str, Any]:
+    """A channel message that @mentions the bot (and `people`, named in `text` as `<at>…</at>`)."""
     return teams_activity(
         "message",
         service_url,
@@ -81,7 +83,8 @@ def mention(service_url: str, text: str, **fields: Any) -> dict[str, Any]:
                 "type": "mention",
                 "mentioned": {"id": BOT_ID, "name": "Tracker"},
                 "text": "<at>Tracker</at>",
-            }
+            },
+            *map(person_mention, people),
         ],
         **fields,
     )
@@ -148,3 +151,39 @@ class BotFrameworkIssuer:
 
     async def _keys(self, _request: web.Request) -> web.Response:
         return web.json_response({"keys": [{**self.key.jwk(), "endorsements": ["msteams"]}]})
+
+
+def person_mention(member: TeamsMember) -> dict[str, Any]:
+    """The entity Teams adds for a person @mentioned in a message."""
+    return {
+        "type": "mention",
+        "mentioned": {
+            "id": member.account["id"],
+            "name": member.name,
+            "aadObjectId": member.object_id,
+        },
+        "text": f"<at>{member.name}</at>",
+    }
+
+
+def personal_message(service_url: str, text: str, **fields: Any) -> dict[str, Any]:
+    """A message in the 1:1 chat with the bot (no team, no channel)."""
+    return teams_activity("message", service_url, team=None, channel=None, text=text, **fields)
+
+
+def invoke(service_url: str, name: str, value: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """An invoke activity (card action, messaging extension) in the channel unless told."""
+    return teams_activity("invoke", service_url, name=name, value=value, **fields)
+
+
+def card_action(service_url: str, button: dict[str, Any], **typed: Any) -> dict[str, Any]:
+    """What Teams posts when an Action.Execute is clicked: its verb, its data and the inputs."""
+    value = {
+        "action": {
+            "type": "Action.Execute",
+            "verb": button["verb"],
+            "data": {**button.get("data", {}), **typed},
+        },
+        "trigger": "manual",
+    }
+    return invoke(service_url, "adaptiveCard/action", value)

@@ -8,15 +8,16 @@ from aiohttp.test_utils import TestClient
 
 from bot import demo
 from bot.teams.context import DEMO_MISSING, NOT_ON_ROSTER, UNKNOWN_USER
+from tests.cards.samples import text_of
 from tests.factories import CHANNEL, Factory
 from tests.teams.activities import (
-    ADA,
     MALLORY,
     emulator_message,
     installed,
     mention,
     teams_activity,
 )
+from tests.teams.bot import sent_cards
 from tests.teams.conftest import Post
 from tests.teams.connector import Connector
 
@@ -34,10 +35,8 @@ async def test_a_members_message_reaches_run_command_without_the_mention(
     response = await post(mention(service_url, "bugs/my"))
     assert response.status == 200
     [reply] = connector.sent()
-    assert reply.body["text"] == (
-        f"Received “bugs/my” from {ADA.name} in channel {CHANNEL}; "
-        "commands arrive with the next change."
-    )
+    [card] = sent_cards(connector)
+    assert "My bugs" in text_of(card)
     # A reply in the thread the message started.
     assert reply.path.startswith(f"/v3/conversations/{CHANNEL};messageid=")
 
@@ -72,9 +71,8 @@ async def test_a_member_in_a_personal_chat_is_answered_without_a_channel(
 ) -> None:
     chat = teams_activity("message", service_url, team=None, channel=None, text="my bugs")
     await post(chat)
-    assert connector.texts() == [
-        f"Received “my bugs” from {ADA.name} in this chat; commands arrive with the next change."
-    ]
+    [card] = sent_cards(connector)
+    assert "My bugs across channels" in text_of(card)
 
 
 async def test_the_emulator_speaks_as_the_demo_user_in_the_demo_channel(
@@ -84,10 +82,8 @@ async def test_the_emulator_speaks_as_the_demo_user_in_the_demo_channel(
         await demo.seed_demo(uow, session_ttl=timedelta(hours=1))
     response = await post(emulator_message(service_url, "bugs"))
     assert response.status == 200
-    assert connector.texts() == [
-        f"Received “bugs” from {demo.USERS[0][2]} in channel {demo.CHANNEL_ID}; "
-        "commands arrive with the next change."
-    ]
+    [card] = sent_cards(connector)
+    assert "Bugs" in text_of(card)
 
 
 async def test_the_emulator_without_the_demo_says_how_to_set_it_up(

@@ -1,0 +1,180 @@
+"""The messaging extension: "Find a bug/task" search, "Create a bug from this message", and
+unfurling the app's own item links."""
+
+import html
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from botbuilder.core import CardFactory, TurnContext
+from botbuilder.schema import Activity, ActivityTypes, CardAction, ThumbnailCard
+
+from bot.errors import BadRequest, NotFound
+from bot.items import read, shortcuts
+from bot.items.queries import entity_set
+from bot.items.schemas import TaskDetails
+from bot.odata.query import parse_query
+from bot.schemas import ItemKind
+from bot.teams import actions, links, personal, views
+from bot.teams.context import BotContext
+from bot.teams.listing import quoted
+from bot.teams.replies import ADAPTIVE
+from cards import verbs
+from cards.form import Prefill, item_form
+from cards.item import facts, item_card
+from cards.layout import Card
+
+SEARCHES = {"findBug": ItemKind.BUG, "findTask": ItemKind.TASK}
+CREATE_FROM_MESSAGE = "createBugFromMessage"
+PAGE_MAX = 25
+TITLE_MAX = 255
+IN_A_CHANNEL = "Use this in a channel where the app is installed: bugs belong to a channel."
+NOT_AN_ITEM_LINK = "This link names no bug or task."
+_TAG = re.compile(r"<[^>]*>")
+_BREAK = re.compile(r"<\s*(br|/p|/div|/li)\s*/?>", re.IGNORECASE)
+
+
+def plain_text(markup: str) -> str:
+    """A Teams message body (HTML) as plain text, its paragraphs kept as lines."""
+    text = html.unescape(_TAG.sub("", _BREAK.sub("\n", markup)))
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def _result(attachments: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "composeExtension": {
+            "type": "result",
+            "attachmentLayout": "list",
+            "attachments": attachments,
+        }
+    }
+
+
+def message(text: str) -> dict[str, Any]:
+    """What a search or unfurl answers when there is nothing to show but a sentence."""
+    return {"composeExtension": {"type": "message", "text": text}}
+
+
+def _attachment(ctx: BotContext, item: TaskDetails, card: Card) -> dict[str, Any]:
+    """The item card to insert, a thumbnail to preview it, and the item's link."""
+    kind = ItemKind.BUG if "severity" in type(item).model_fields else ItemKind.TASK
+    link = links.item_link(ctx.public_url, kind, item.id)
+    summary = " · ".join(
+        value for label, value in facts(item) if label in ("Status", "Assigned to")
+    )
+    preview = ThumbnailCard(
+        title=f"#{item.internal_id} {item.name}",
+        text=summary,
+        tap=CardAction(type="openUrl", value=link),
+    )
+    return {
+        "contentType": ADAPTIVE,
+        "content": card,
+        "preview": CardFactory.thumbnail_card(preview).serialize(),
+    }
+
+
+async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
+    """Items whose title contains the text, or whose number it is; the newest with no text."""
+    kind = SEARCHES.get(str(value.get("commandId")))
+    if kind is None:
+        raise BadRequest("Unknown search command.")
+    said = next(
+        (str(p.get("value") or "") for p in value.get("parameters") or () if p.get("name")),
+        "",
+    ).strip()
+    options = value.get("queryOptions") or {}
+    skip, count = int(options.get("skip") or 0), int(options.get("count") or PAGE_MAX)
+    top = max(1, min(count, PAGE_MAX))
+    condition = None
+    if said.lstrip("#").isdigit() and len(said) < 10:
+        condition = f"internalId eq {int(said.lstrip('#'))}"
+    elif said:
+        condition = f"contains(tolower(name), {quoted(said.casefold())})"
+    async with ctx.work(write=False) as uow:
+        if ctx.channel is None:
+            found = await personal.my_items(uow, kind=kind, condition=condition, skip=skip, top=top)
+            rows = found.rows
+        else:
+            params = {"$top": str(top), "$skip": str(skip)}
+            if condition:
+                params["$filter"] = condition
+            parsed = parse_query(params, entity_set(kind, ctx.channel))
+            rows = (await read.list_items(uow, kind=kind, query=parsed)).rows
+        statuses = (await views.choices(uow, kind=kind)).statuses if ctx.channel else []
+    results = []
+    for row in rows:
+        item = views.details_model(kind, row)
+        results.append(_attachment(ctx, item, item_card(item, statuses=statuses)))
+    return _result(results)
+
+
+async def fetch_task(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
+    """The bug form in a dialog, prefilled from the message: first line as title, all as text."""
+    if value.get("commandId") != CREATE_FROM_MESSAGE:
+        raise BadRequest("Unknown action command.")
+    if ctx.channel is None:
+        raise BadRequest(IN_A_CHANNEL)
+    payload = value.get("messagePayload") or {}
+    text = plain_text(str((payload.get("body") or {}).get("content") or ""))
+    title = text.split("\n", 1)[0][:TITLE_MAX]
+    async with ctx.work(write=False) as uow:
+        choices = await views.choices(uow, kind=ItemKind.BUG)
+    card = item_form(
+        ItemKind.BUG,
+        channel_id=ctx.channel.teams_channel_id,
+        choices=choices,
+        prefill=Prefill(title=title, description=text),
+        in_dialog=True,
+    )
+    return {
+        "task": {
+            "type": "continue",
+            "value": {
+                "title": "Create a bug",
+                "card": {"contentType": ADAPTIVE, "content": card},
+            },
+        }
+    }
+
+
+async def submit_action(
+    turn_context: TurnContext, ctx: BotContext, value: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Create the bug, reply in the message's thread with its card, and close the dialog."""
+    if ctx.channel is None:
+        raise BadRequest(IN_A_CHANNEL)
+    data = verbs.SaveItem.model_validate({**(value.get("data") or {}), "itemId": None})
+    card = await actions.save_form(ctx, data)
+    root = str((value.get("messagePayload") or {}).get("id") or "")
+    await _reply_in_thread(turn_context, ctx.channel.teams_channel_id, root, card)
+    return {}
+
+
+async def _reply_in_thread(turn_context: TurnContext, channel: str, root: str, card: Card) -> None:
+    """A direct reply under the message (no queued notifier job: the user waits for it)."""
+    reference = TurnContext.get_conversation_reference(turn_context.activity)
+    if root:
+        reference.conversation.id = f"{channel};messageid={root}"
+    reply = TurnContext.apply_conversation_reference(
+        Activity(type=ActivityTypes.message, attachments=[CardFactory.adaptive_card(card)]),
+        reference,
+    )
+    reply.reply_to_id = root or None
+    await turn_context.adapter.send_activities(turn_context, [reply])
+
+
+async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
+    """An item link pasted in a message: the item card, if the caller may read the item."""
+    named = links.parse_item_link(str(value.get("url") or ""))
+    if named is None:
+        raise NotFound(NOT_AN_ITEM_LINK)
+    _kind, item_id = named
+    async with ctx.work(write=False) as uow:
+        kind, where = await shortcuts.locate_item(uow, item_id=item_id)
+    ctx = await views.in_channel(ctx, team_id=where.team_id, channel_id=where.channel_id)
+    async with ctx.work(write=False) as uow:
+        item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
+        statuses = (await views.choices(uow, kind=kind)).statuses
+    return _result([_attachment(ctx, item, item_card(item, statuses=statuses))])

@@ -1,0 +1,80 @@
+"""Invokes that answer with a body: card actions and the messaging extension. A refusal is
+answered in each one's own shape (an error card, a message), never as a failed invoke."""
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from botbuilder.core import TurnContext
+
+from bot.errors import DomainError
+from bot.teams import actions, extension
+from bot.teams.context import BotContext
+from bot.teams.replies import card_in_place
+from bot.web.requestid import current_request_id
+from cards.help import error_card
+
+log = logging.getLogger(__name__)
+
+ContextOf = Callable[[], Awaitable[BotContext]]
+Answer = Callable[[TurnContext, ContextOf], Awaitable[dict[str, Any]]]
+
+
+def _failed(exc: Exception) -> str:
+    if isinstance(exc, DomainError):
+        return exc.message
+    ref = current_request_id.get()
+    log.error("invoke failed (ref %s)", ref, exc_info=exc)
+    return f"Something went wrong (ref {ref})."
+
+
+def _value(turn_context: TurnContext) -> dict[str, Any]:
+    value = turn_context.activity.value
+    return value if isinstance(value, dict) else {}
+
+
+async def card_action(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+    action = _value(turn_context).get("action") or {}
+    try:
+        ctx = await context_of()
+        card = await actions.run_action(ctx, str(action.get("verb")), action.get("data") or {})
+    except Exception as exc:
+        card = error_card(_failed(exc))
+    return card_in_place(card)
+
+
+async def search(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+    try:
+        return await extension.query(await context_of(), _value(turn_context))
+    except Exception as exc:
+        return extension.message(_failed(exc))
+
+
+async def unfurl(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+    try:
+        return await extension.query_link(await context_of(), _value(turn_context))
+    except Exception as exc:
+        return extension.message(_failed(exc))
+
+
+async def fetch_task(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+    try:
+        return await extension.fetch_task(await context_of(), _value(turn_context))
+    except Exception as exc:
+        return {"task": {"type": "message", "value": _failed(exc)}}
+
+
+async def submit_action(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+    try:
+        return await extension.submit_action(turn_context, await context_of(), _value(turn_context))
+    except Exception as exc:
+        return {"task": {"type": "message", "value": _failed(exc)}}
+
+
+ANSWERS: dict[str, Answer] = {
+    "adaptiveCard/action": card_action,
+    "composeExtension/query": search,
+    "composeExtension/queryLink": unfurl,
+    "composeExtension/fetchTask": fetch_task,
+    "composeExtension/submitAction": submit_action,
+}

@@ -1,0 +1,151 @@
+"""Commands on one item, or a new one: show, set status or priority, assign, close, clone,
+create. In a chat, where numbers are per channel, the item's channel is found first, or asked."""
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.directory import service as directory
+from bot.errors import NotFound
+from bot.items import service as items
+from bot.items import shortcuts
+from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
+from bot.schemas import ItemKind
+from bot.teams import grammar, views
+from bot.teams.context import BotContext
+from bot.uow import UnitOfWork
+from cards.choice import channel_choice
+from cards.form import item_form
+from cards.layout import Card
+
+NO_CHANNEL = "You are not in any channel I work in yet: add the app to your team first."
+
+# A change to an item; it may name another item to show (a clone shows its copy).
+Change = Callable[[UnitOfWork, str], Awaitable[str | None]]
+
+
+def _patch(kind: ItemKind, **fields: Any) -> TaskPatch:
+    return (BugPatch if kind is ItemKind.BUG else TaskPatch).model_validate(fields)
+
+
+async def _on_item(
+    ctx: BotContext, kind: ItemKind, number: int, command: str, change: Change | None
+) -> Card:
+    """Apply `change` to the item numbered `number` (in a chat: in its one channel, or ask
+    which), then show its card."""
+    if ctx.channel is None:
+        async with ctx.work(write=False) as uow:
+            found = await shortcuts.channels_with_number(uow, kind=kind, internal_id=number)
+        if not found:
+            raise NotFound(f"There is no {kind.value} #{number} in your channels.")
+        if len(found) > 1:
+            question = f"Several channels have a {kind.value} #{number}: which one?"
+            return channel_choice(question, command=command, places=[*map(views.place, found)])
+        ctx = await views.in_channel(ctx, team_id=found[0].team_id, channel_id=found[0].channel_id)
+    async with ctx.work(write=change is not None) as uow:
+        item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
+        shown = (await change(uow, item_id) if change else None) or item_id
+        return await views.item_view(uow, kind=kind, item_id=shown)
+
+
+async def show(ctx: BotContext, command: grammar.ShowItem) -> Card:
+    kind, number = command.kind, command.internal_id
+    return await _on_item(ctx, kind, number, f"{kind.value}/{number}", None)
+
+
+async def set_status(ctx: BotContext, command: grammar.SetStatus) -> Card:
+    kind, number = command.kind, command.internal_id
+
+    async def change(uow: UnitOfWork, item_id: str) -> None:
+        patch = _patch(kind, status=command.status)
+        await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+
+    text = f"{kind.value}/update/{number}/status/{command.status}"
+    return await _on_item(ctx, kind, number, text, change)
+
+
+async def set_priority(ctx: BotContext, command: grammar.SetPriority) -> Card:
+    kind, number = command.kind, command.internal_id
+
+    async def change(uow: UnitOfWork, item_id: str) -> None:
+        patch = _patch(kind, priority=command.priority)
+        await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+
+    text = f"{kind.value}/update/{number}/priority/{command.priority}"
+    return await _on_item(ctx, kind, number, text, change)
+
+
+async def assign(ctx: BotContext, command: grammar.Assign) -> Card:
+    """Assign to one person (a mention, `me`, or a UPN), replacing the assignees."""
+    kind, number = command.kind, command.internal_id
+    async with ctx.work(write=False) as uow:
+        user_id, username = await _assignee(uow, ctx, command.assignee)
+
+    async def change(uow: UnitOfWork, item_id: str) -> None:
+        patch = _patch(kind, assignedTo=[user_id])
+        await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+
+    text = f"{kind.value}/update/{number}/assigned/{username}"
+    return await _on_item(ctx, kind, number, text, change)
+
+
+async def _assignee(uow: UnitOfWork, ctx: BotContext, who: grammar.Assignee) -> tuple[str, str]:
+    """The user `_id` and username a mention, `me` or a UPN names."""
+    if isinstance(who, grammar.Me):
+        return ctx.actor.user_id, ctx.actor.username
+    ref = who if isinstance(who, str) else (who.aad_object_id or who.teams_id)
+    try:
+        user = await directory.find_user(uow, ref=ref)
+    except NotFound:
+        name = who if isinstance(who, str) else who.name
+        raise NotFound(
+            f"I don't know {name}: they are not on any team I am installed in."
+        ) from None
+    return user.id, user.username
+
+
+async def close(ctx: BotContext, command: grammar.Close) -> Card:
+    kind, number = command.kind, command.internal_id
+
+    async def change(uow: UnitOfWork, item_id: str) -> None:
+        await shortcuts.close_item(uow, kind=kind, item_id=item_id)
+
+    return await _on_item(ctx, kind, number, f"close {kind.value} {number}", change)
+
+
+async def clone(ctx: BotContext, command: grammar.Clone) -> Card:
+    """Copy the item; the card shown is the copy's."""
+    kind, number = command.kind, command.internal_id
+
+    async def change(uow: UnitOfWork, item_id: str) -> str:
+        created = await shortcuts.clone_item(uow, kind=kind, item_id=item_id)
+        return str(created.row["id"])
+
+    return await _on_item(ctx, kind, number, f"{kind.value}/clone/{number}", change)
+
+
+async def create(ctx: BotContext, command: grammar.Create) -> Card:
+    """`new bug <title>` creates at once with the channel's defaults; `new bug` opens the form."""
+    kind = command.kind
+    text = f"new {kind.value} {command.title or ''}".strip()
+    if ctx.channel is None:
+        async with ctx.work(write=False) as uow:
+            places = await shortcuts.readable_channels(uow)
+        if not places:
+            raise NotFound(NO_CHANNEL)
+        if len(places) > 1:
+            question = f"Which channel is the new {kind.value} for?"
+            return channel_choice(question, command=text, places=[*map(views.place, places)])
+        ctx = await views.in_channel(
+            ctx, team_id=places[0].team_id, channel_id=places[0].channel_id
+        )
+    assert ctx.channel is not None
+    if command.title is None:
+        async with ctx.work(write=False) as uow:
+            choices = await views.choices(uow, kind=kind)
+        return item_form(kind, channel_id=ctx.channel.teams_channel_id, choices=choices)
+    body = (BugCreate if kind is ItemKind.BUG else TaskCreate).model_validate(
+        {"name": command.title}
+    )
+    async with ctx.work() as uow:
+        created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
+        return await views.item_view(uow, kind=kind, item_id=created.row["id"])

@@ -1,0 +1,79 @@
+"""What cards need read through the services: an item with its channel's statuses, a form's
+choices, a channel choice for a chat; and the caller acting in a chosen channel."""
+
+from dataclasses import replace
+
+from bot.db.tables import FieldValue
+from bot.directory import service as directory
+from bot.fields.catalog import load_catalog
+from bot.fields.schemas import StatusOut
+from bot.items import read
+from bot.items.schemas import BugDetails, TaskDetails
+from bot.items.shortcuts import Whereabouts
+from bot.schemas import ItemKind
+from bot.teams.context import BotContext
+from bot.uow import UnitOfWork
+from cards.choice import Place
+from cards.form import ChannelChoices
+from cards.item import item_card
+from cards.layout import Card
+
+
+def status_shown(status: FieldValue) -> StatusOut:
+    """A status as cards read it: names, order, kind and category; no OData links to show."""
+    fields = ("name", "color", "category", "description", "primary", "order", "value", "type")
+    return StatusOut.model_validate(
+        {
+            "@odata.context": "",
+            "@odata.editLink": "",
+            "@odata.id": "",
+            "_id": status.id,
+            "createdAt": status.created_at,
+            "updatedAt": status.updated_at,
+            **{field: getattr(status, field) for field in fields},
+        }
+    )
+
+
+def details_model(kind: ItemKind, row: read.Details) -> TaskDetails:
+    return (BugDetails if kind is ItemKind.BUG else TaskDetails).model_validate(row)
+
+
+async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
+    """The channel's values of the kind's fields, in order, and its team's members."""
+    assert uow.channel is not None
+    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind)
+
+    def names(values: dict) -> list[str]:
+        return [value.name for value in sorted(values.values(), key=lambda v: (v.order, v.id))]
+
+    return ChannelChoices(
+        statuses=[status_shown(status) for status in catalog.statuses.by_id.values()],
+        priorities=names(catalog.priorities.by_id),
+        severities=names(catalog.severities.by_id),
+        members=await directory.list_team_members(uow, scope=uow.channel),
+    )
+
+
+async def item_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Card:
+    """The item card of an item of the unit of work's channel, as it stands now."""
+    item = details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
+    return item_card(item, statuses=(await choices(uow, kind=kind)).statuses)
+
+
+def place(where: Whereabouts) -> Place:
+    return Place(where.team_id, where.channel_id, where.team_name, where.channel_name)
+
+
+async def in_channel(ctx: BotContext, *, team_id: str | None, channel_id: str) -> BotContext:
+    """The caller acting in a channel a card or a choice named, checked like any request."""
+    async with ctx.work(write=False) as uow:
+        if team_id:
+            scope = await directory.resolve_channel(
+                uow, user_id=ctx.actor.user_id, team_id=team_id, channel_id=channel_id
+            )
+        else:
+            scope = await directory.resolve_channel_by_id(
+                uow, user_id=ctx.actor.user_id, channel_id=channel_id
+            )
+    return replace(ctx, channel=scope)

@@ -1,0 +1,87 @@
+"""Talking to the bot in tests: say a command, click a button, read the cards it answered."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from bot.directory import service as directory
+from cards.layout import Card
+from tests.cards.samples import assert_valid
+from tests.factories import CHANNEL, TEAM, Factory
+from tests.teams.activities import card_action, mention, personal_message
+from tests.teams.conftest import Post
+from tests.teams.connector import Connector, TeamsMember
+
+ADAPTIVE = "application/vnd.microsoft.card.adaptive"
+
+
+def sent_cards(connector: Connector) -> list[Card]:
+    """Every Adaptive Card the bot sent, each checked valid and under Teams' limit."""
+    cards = [
+        attachment["content"]
+        for call in connector.sent()
+        for attachment in (call.body or {}).get("attachments") or ()
+        if attachment.get("contentType") == ADAPTIVE
+    ]
+    for card in cards:
+        assert_valid(card)
+    return cards
+
+
+@dataclass
+class Chat:
+    """One person talking to the bot over real HTTP."""
+
+    post: Post
+    service_url: str
+    connector: Connector
+
+    async def say(self, text: str, *, personal: bool = False, **fields: Any) -> Card:
+        """The card answering a command (in the channel with a mention, or in the 1:1 chat)."""
+        self.connector.calls.clear()
+        activity = (
+            personal_message(self.service_url, text, **fields)
+            if personal
+            else mention(self.service_url, text, **fields)
+        )
+        response = await self.post(activity)
+        assert response.status == 200
+        [card] = sent_cards(self.connector)
+        return card
+
+    async def line(self, text: str, **fields: Any) -> str:
+        """The one line answering a command the bot refuses."""
+        self.connector.calls.clear()
+        assert (await self.post(mention(self.service_url, text, **fields))).status == 200
+        [said] = self.connector.texts()
+        return said
+
+    async def click(self, button: dict[str, Any], **typed: Any) -> Card:
+        """The card that replaces the clicked one."""
+        response = await self.post(card_action(self.service_url, button, **typed))
+        assert response.status == 200
+        body = await response.json()
+        assert body["statusCode"] == 200 and body["type"] == ADAPTIVE
+        assert_valid(body["value"])
+        return body["value"]
+
+
+async def rest_items(
+    client: TestClient, factory: Factory, member: TeamsMember, of: str = "bug", **params: str
+) -> list[dict[str, Any]]:
+    """The channel's items as the REST API shows them to `member`."""
+    async with factory.work() as uow:
+        user = directory.user_out(await directory.find_user(uow, ref=member.object_id))
+    cookie = await factory.session(user)
+    response = await client.get(
+        f"/odata/{of}s",
+        params=params,
+        headers={
+            "Cookie": f"graphNodeCookie={cookie}",
+            "x-svc-teamid": TEAM,
+            "x-svc-channelId": CHANNEL,
+        },
+    )
+    assert response.status == 200, await response.text()
+    return list((await response.json())["value"])

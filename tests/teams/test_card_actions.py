@@ -1,0 +1,118 @@
+"""Card buttons (Action.Execute): each changes the database through the services, as the REST
+API then shows, and answers with the card that replaces the clicked one."""
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from cards.verbs import SELECT_PREFIX
+from tests.cards.samples import action, inputs, text_of
+from tests.factories import Factory
+from tests.teams.activities import ADA, GRACE, installed
+from tests.teams.bot import Chat, rest_items
+from tests.teams.conftest import Post
+from tests.teams.connector import Connector
+from tests.teams.test_commands import facts
+
+
+@pytest.fixture
+async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
+    assert (await post(installed(service_url))).status == 200
+    return Chat(post, service_url, connector)
+
+
+async def test_set_status_replaces_the_card(chat: Chat, bot: TestClient, factory: Factory) -> None:
+    card = await chat.say("new bug First")
+    changed = await chat.click(action(card, "Set status"), status="In Progress")
+    assert facts(changed)["Status"] == "In Progress"
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "In Progress"
+
+
+async def test_assign_to_me(chat: Chat, bot: TestClient, factory: Factory) -> None:
+    card = await chat.say("new bug First")
+    changed = await chat.click(action(card, "Assign to me"))
+    assert facts(changed)["Assigned to"] == ADA.name
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert [person["displayName"] for person in stored["assignedTo"]] == [ADA.name]
+
+
+async def test_edit_then_save(chat: Chat, bot: TestClient, factory: Factory) -> None:
+    card = await chat.say("new bug First")
+    form = await chat.click(action(card, "Edit"))
+    assert inputs(form)["title"]["value"] == "First"
+    grace_id = next(
+        c["value"] for c in inputs(form)["assignees"]["choices"] if c["title"] == GRACE.name
+    )
+    saved = await chat.click(
+        action(form, "Save bug"),
+        title="First, renamed",
+        priority="High",
+        severity="Critical",
+        assignees=grace_id,
+        dueDate="2026-12-24",
+    )
+    assert "First, renamed" in text_of(saved)
+    assert facts(saved)["Due"] == "2026-12-24" and facts(saved)["Assigned to"] == GRACE.name
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert (stored["name"], stored["priority"], stored["severity"]) == (
+        "First, renamed",
+        "High",
+        "Critical",
+    )
+
+
+async def test_the_create_form_creates(chat: Chat, bot: TestClient, factory: Factory) -> None:
+    form = await chat.say("new task")
+    created = await chat.click(action(form, "Create task"), title="From the form", status="")
+    assert facts(created)["ID"] == "#1" and facts(created)["Status"] == "Not Started"
+    [stored] = await rest_items(bot, factory, GRACE, of="task")
+    assert stored["name"] == "From the form"
+
+
+async def test_bulk_edit_selected_rows(chat: Chat, bot: TestClient, factory: Factory) -> None:
+    for title in ("One", "Two", "Three"):
+        await chat.say(f"new bug {title}")
+    listing = await chat.say("bugs")
+    ids = {item["internalId"]: item["_id"] for item in await rest_items(bot, factory, GRACE)}
+    checked = {SELECT_PREFIX + ids[1]: "true", SELECT_PREFIX + ids[3]: "true"}
+    form = await chat.click(action(listing, "Bulk edit selected"), **checked)
+    assert "Edit 2 bugs" in text_of(form)
+    result = await chat.click(action(form, "Apply to 2 bugs"), status="Completed", priority="")
+    assert "2 of 2 bugs updated" in text_of(result)
+    stored = {item["internalId"]: item["status"] for item in await rest_items(bot, factory, GRACE)}
+    assert stored == {1: "Completed", 2: "Not Started", 3: "Completed"}
+
+
+async def test_bulk_edit_with_nothing_selected_says_so(chat: Chat) -> None:
+    await chat.say("new bug One")
+    listing = await chat.say("bugs")
+    answer = await chat.click(action(listing, "Bulk edit selected"))
+    assert "Select at least one row" in text_of(answer)
+
+
+async def test_help_buttons_run_their_command(chat: Chat) -> None:
+    card = await chat.say("help")
+    assert "No bugs here." in text_of(await chat.click(action(card, "My bugs")))
+
+
+async def test_an_error_in_an_action_answers_the_error_card_and_changes_nothing(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    card = await chat.say("new bug First")
+    answer = await chat.click(action(card, "Set status"), status="Shipped")
+    assert "'Shipped' does not exist" in text_of(answer)
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "Not Started"
+
+
+async def test_a_card_of_a_channel_one_may_not_act_in_is_refused(chat: Chat) -> None:
+    card = await chat.say("new bug First")
+    button = action(card, "Assign to me")
+    button["data"]["channelId"] = "19:unknown@thread.tacv2"
+    assert "is not known" in text_of(await chat.click(button))
+
+
+async def test_a_tampered_card_is_out_of_date(chat: Chat) -> None:
+    card = await chat.say("new bug First")
+    button = {**action(card, "Assign to me"), "verb": "item.explode"}
+    assert "out of date" in text_of(await chat.click(button))

@@ -1,0 +1,163 @@
+"""Chat commands in a channel: every form answers with the card a user expects, changes what the
+REST API then shows, and refuses bad input with one friendly line."""
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from bot.teams.context import NOT_ON_ROSTER
+from tests.cards.samples import action, inputs, text_of
+from tests.factories import Factory
+from tests.teams.activities import GRACE, MALLORY, installed
+from tests.teams.bot import Chat, rest_items
+from tests.teams.conftest import Post
+from tests.teams.connector import Connector
+
+
+@pytest.fixture
+async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
+    assert (await post(installed(service_url))).status == 200
+    return Chat(post, service_url, connector)
+
+
+def facts(card: dict) -> dict[str, str]:
+    return {
+        fact["title"]: fact["value"]
+        for node in card["body"]
+        if node.get("type") == "FactSet"
+        for fact in node["facts"]
+    }
+
+
+async def test_new_bug_with_a_title_creates_it_with_the_channel_defaults(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    card = await chat.say("new bug Login fails on Safari")
+    assert "Login fails on Safari" in text_of(card)
+    assert facts(card) == {
+        "ID": "#1",
+        "Status": "Not Started",
+        "Priority": "Normal",
+        "Severity": "Medium",
+        "Assigned to": "Nobody",
+        "Due": "None",
+    }
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["name"] == "Login fails on Safari" and stored["internalId"] == 1
+
+
+async def test_new_bug_alone_sends_the_create_form(chat: Chat) -> None:
+    card = await chat.say("new bug")
+    assert "New bug" in text_of(card)
+    assert {"title", "status", "priority", "severity", "assignees", "dueDate"} <= set(inputs(card))
+    assert action(card, "Create bug")["verb"] == "item.save"
+
+
+async def test_show_a_bug_by_number_in_both_grammars(chat: Chat) -> None:
+    await chat.say("new bug First")
+    for text in ("bug/1", "bug 1", "BUG #1"):
+        card = await chat.say(text)
+        assert facts(card)["ID"] == "#1" and "First" in text_of(card)
+
+
+async def test_status_words_match_the_channels_statuses_without_case(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug First")
+    card = await chat.say("bug/update/1/status/in-progress")
+    assert facts(card)["Status"] == "In Progress"
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "In Progress"
+
+
+async def test_priority_assign_close_and_clone(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug First")
+    assert facts(await chat.say("bug/update/1/priority/urgent"))["Priority"] == "Urgent"
+    assigned = await chat.say("bug/update/1/assigned/grace@contoso.test")
+    assert facts(assigned)["Assigned to"] == GRACE.name
+    assert facts(await chat.say("close bug 1"))["Status"] == "Completed"
+    copy = await chat.say("bug/clone/1")
+    assert facts(copy)["ID"] == "#2" and facts(copy)["Status"] == "Not Started"
+    assert facts(copy)["Assigned to"] == GRACE.name
+    stored = {item["internalId"]: item for item in await rest_items(bot, factory, GRACE)}
+    assert stored[1]["status"] == "Completed" and stored[1]["completedDate"]
+    assert stored[2]["priority"] == "Urgent"
+
+
+async def test_assign_to_a_mentioned_person(chat: Chat, bot: TestClient, factory: Factory) -> None:
+    await chat.say("new bug First")
+    card = await chat.say(f"assign bug 1 to <at>{GRACE.name}</at>", people=(GRACE,))
+    assert facts(card)["Assigned to"] == GRACE.name
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert [person["displayName"] for person in stored["assignedTo"]] == [GRACE.name]
+
+
+async def test_lists_show_a_page_and_filter(chat: Chat) -> None:
+    await chat.say("new bug Login fails")
+    await chat.say("new bug Logout is slow")
+    await chat.say("bug/update/2/assigned/me")
+    await chat.say("bug/update/2/status/in-progress")
+    everything = text_of(await chat.say("bugs"))
+    assert "Login fails" in everything and "Logout is slow" in everything
+    assert "1–2 of 2" in everything
+    for text in ("bugs/my", "my bugs", "bugs/status/In-Progress", "bugs/name/LOGOUT"):
+        shown = text_of(await chat.say(text))
+        assert "Logout is slow" in shown and "Login fails" not in shown, text
+    assert "No bugs here." in text_of(await chat.say("bugs/priority/low"))
+    assert "No bugs here." in text_of(await chat.say("bugs/assigned/grace@contoso.test"))
+
+
+async def test_a_long_list_offers_more(chat: Chat) -> None:
+    for number in range(27):
+        await chat.say(f"new task Task {number}")
+    card = await chat.say("tasks")
+    assert "1–25 of 27" in text_of(card)
+    following = await chat.click(action(card, "More"))
+    assert "26–27 of 27" in text_of(following)
+    assert "Task 0" in text_of(following) and "Task 26" in text_of(card)  # newest first
+
+
+async def test_an_unknown_command_answers_with_help(chat: Chat) -> None:
+    card = await chat.say("dance")
+    assert "What I can do" in text_of(card) and "Did you mean" not in text_of(card)
+
+
+async def test_a_typo_suggests_the_command(chat: Chat) -> None:
+    card = await chat.say("bgus/my")
+    assert "Did you mean " in text_of(card) and "bugs/my" in text_of(card)
+
+
+async def test_help(chat: Chat) -> None:
+    card = await chat.say("help")
+    assert "bug/update/{id}/status/{status}" in text_of(card)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("bug 99", "There is no bug #99 in this channel."),
+        ("bug/update/1/status/Shipped", "status: 'Shipped' does not exist in this channel"),
+        ("bug/update/1/assigned/nobody@else.test", "I don't know nobody@else.test"),
+    ],
+)
+async def test_bad_input_is_one_friendly_line_and_changes_nothing(
+    chat: Chat, bot: TestClient, factory: Factory, text: str, said: str
+) -> None:
+    await chat.say("new bug First")
+    assert said in await chat.line(text)
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "Not Started" and stored["assignedTo"] == []
+
+
+async def test_another_channels_number_is_not_found_here(chat: Chat, connector: Connector) -> None:
+    await chat.say("new bug In the Bugs channel")
+    general = connector.team_id  # the General channel's id is the team's
+    assert await chat.line("bug 1", channel=general) == "There is no bug #1 in this channel."
+
+
+async def test_someone_not_in_the_team_can_do_nothing(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    assert await chat.line("new bug Sneaky", sender=MALLORY) == NOT_ON_ROSTER
+    assert await rest_items(bot, factory, GRACE) == []

@@ -1,0 +1,130 @@
+"""The messaging extension: search, create a bug from a message, and unfurl item links."""
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from tests.cards.samples import assert_valid, inputs, text_of
+from tests.factories import CHANNEL, Factory
+from tests.teams.activities import GRACE, MALLORY, installed, invoke
+from tests.teams.bot import ADAPTIVE, Chat, rest_items, sent_cards
+from tests.teams.conftest import Post
+from tests.teams.connector import Connector
+
+PUBLIC = "http://127.0.0.1:3978"  # the test settings' PUBLIC_URL default
+
+
+@pytest.fixture
+async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
+    assert (await post(installed(service_url))).status == 200
+    await Chat(post, service_url, connector).say("new bug Login fails on Safari")
+    await Chat(post, service_url, connector).say("new bug Printing is slow")
+    return Chat(post, service_url, connector)
+
+
+async def _invoke(chat: Chat, name: str, value: dict, **fields: object) -> dict:
+    response = await chat.post(invoke(chat.service_url, name, value, **fields))
+    assert response.status == 200
+    return await response.json()
+
+
+def search(text: str, command: str = "findBug") -> dict:
+    return {
+        "commandId": command,
+        "parameters": [{"name": "query", "value": text}],
+        "queryOptions": {"skip": 0, "count": 25},
+    }
+
+
+async def test_search_by_title_returns_previews_and_item_cards(chat: Chat) -> None:
+    body = await _invoke(chat, "composeExtension/query", search("safari"))
+    result = body["composeExtension"]
+    assert result["type"] == "result" and result["attachmentLayout"] == "list"
+    [found] = result["attachments"]
+    assert found["contentType"] == ADAPTIVE and "Login fails on Safari" in text_of(found["content"])
+    assert_valid(found["content"])
+    preview = found["preview"]["content"]
+    assert preview["title"] == "#1 Login fails on Safari"
+    assert preview["tap"]["type"] == "openUrl"
+    assert preview["tap"]["value"].startswith(f"{PUBLIC}/bugs/")
+
+
+async def test_search_by_number_and_empty_search(chat: Chat) -> None:
+    [found] = (await _invoke(chat, "composeExtension/query", search("#2")))["composeExtension"][
+        "attachments"
+    ]
+    assert found["preview"]["content"]["title"] == "#2 Printing is slow"
+    everything = await _invoke(chat, "composeExtension/query", search(""))
+    assert len(everything["composeExtension"]["attachments"]) == 2
+    tasks = await _invoke(chat, "composeExtension/query", search("", "findTask"))
+    assert tasks["composeExtension"]["attachments"] == []
+
+
+async def test_search_by_someone_not_in_the_team_is_refused(chat: Chat) -> None:
+    body = await _invoke(chat, "composeExtension/query", search(""), sender=MALLORY)
+    assert body["composeExtension"]["type"] == "message"
+
+
+MESSAGE = {
+    "id": "1700000000555",
+    "body": {
+        "contentType": "html",
+        "content": "<p>Checkout <b>crashes</b> &amp; burns</p><p>On iOS 18</p>",
+    },
+}
+
+
+async def test_fetch_task_opens_the_form_prefilled_from_the_message(chat: Chat) -> None:
+    value = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE}
+    body = await _invoke(chat, "composeExtension/fetchTask", value)
+    task = body["task"]
+    assert task["type"] == "continue" and task["value"]["title"] == "Create a bug"
+    card = task["value"]["card"]["content"]
+    assert_valid(card)
+    assert inputs(card)["title"]["value"] == "Checkout crashes & burns"
+    assert inputs(card)["description"]["value"] == "Checkout crashes & burns\nOn iOS 18"
+
+
+async def test_submit_action_creates_and_replies_in_the_thread(
+    chat: Chat, bot: TestClient, factory: Factory, connector: Connector
+) -> None:
+    value = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE}
+    form = (await _invoke(chat, "composeExtension/fetchTask", value))["task"]["value"]["card"]
+    submit = next(a for a in form["content"]["actions"] if a["type"] == "Action.Submit")
+    connector.calls.clear()
+    data = {**submit["data"], "title": "Checkout crashes", "description": "On iOS 18"}
+    body = await _invoke(chat, "composeExtension/submitAction", {**value, "data": data})
+    assert body == {}  # closes the dialog
+    [card] = sent_cards(connector)
+    assert "Checkout crashes" in text_of(card)
+    [reply] = connector.sent()
+    assert reply.path.startswith(f"/v3/conversations/{CHANNEL};messageid=1700000000555")
+    stored = {item["name"]: item for item in await rest_items(bot, factory, GRACE)}
+    assert stored["Checkout crashes"]["body"] == "On iOS 18"
+
+
+async def test_submit_action_without_a_title_creates_nothing(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    value = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE, "data": {"title": ""}}
+    body = await _invoke(chat, "composeExtension/submitAction", value)
+    assert body["task"]["type"] == "message"
+    assert len(await rest_items(bot, factory, GRACE)) == 2
+
+
+async def test_a_pasted_item_link_unfurls_into_its_card(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    ids = {item["internalId"]: item["_id"] for item in await rest_items(bot, factory, GRACE)}
+    url = f"https://tracker.example.com/bugs/{ids[2]}"
+    body = await _invoke(chat, "composeExtension/queryLink", {"url": url})
+    [found] = body["composeExtension"]["attachments"]
+    assert "Printing is slow" in text_of(found["content"])
+    assert_valid(found["content"])
+
+
+@pytest.mark.parametrize("path", ["/bugs/ffffffffffffffffffffffff", "/somewhere/else"])
+async def test_an_unknown_link_unfurls_into_a_line(chat: Chat, path: str) -> None:
+    body = await _invoke(
+        chat, "composeExtension/queryLink", {"url": f"https://tracker.example.com{path}"}
+    )
+    assert body["composeExtension"]["type"] == "message"

@@ -1,0 +1,76 @@
+"""Commands in the 1:1 chat: lists show the caller's items across channels; an item number
+several channels have is asked about with a choice card, and one channel's acts at once."""
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from tests.cards.samples import action, actions, text_of
+from tests.factories import Factory
+from tests.teams.activities import GRACE, installed, personal_message
+from tests.teams.bot import Chat, rest_items
+from tests.teams.conftest import Post
+from tests.teams.connector import Connector
+from tests.teams.test_commands import facts
+
+
+@pytest.fixture
+async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
+    assert (await post(installed(service_url))).status == 200
+    return Chat(post, service_url, connector)
+
+
+async def test_my_bugs_lists_my_items_of_every_channel(chat: Chat, connector: Connector) -> None:
+    await chat.say("new bug In Bugs")
+    await chat.say("bug/update/1/assigned/me")
+    await chat.say("new bug In General", channel=connector.team_id)
+    await chat.say("bug/update/1/assigned/me", channel=connector.team_id)
+    await chat.say("new bug Not mine")
+    shown = text_of(await chat.say("my bugs", personal=True))
+    assert "In Bugs" in shown and "In General" in shown and "Not mine" not in shown
+    assert "My bugs across channels" in shown
+
+
+async def test_a_number_in_one_channel_acts_at_once(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug Only here")
+    card = await chat.say("close bug 1", personal=True)
+    assert facts(card)["Status"] == "Completed"
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "Completed"
+
+
+async def test_a_number_in_two_channels_asks_which(
+    chat: Chat, bot: TestClient, factory: Factory, connector: Connector
+) -> None:
+    await chat.say("new bug In Bugs")
+    await chat.say("new bug In General", channel=connector.team_id)
+    choice = await chat.say("bug/update/1/status/in-progress", personal=True)
+    assert "Several channels have a bug #1: which one?" in text_of(choice)
+    assert sorted(button["title"] for button in actions(choice)) == [
+        "Team A › Bugs",
+        "Team A › General",
+    ]
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "Not Started"  # nothing changed until a channel is chosen
+    card = await chat.click(action(choice, "Team A › Bugs"))
+    assert facts(card)["Status"] == "In Progress" and "In Bugs" in text_of(card)
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["status"] == "In Progress"
+
+
+async def test_a_number_nowhere_is_not_found(chat: Chat, connector: Connector) -> None:
+    connector.calls.clear()
+    await chat.post(personal_message(chat.service_url, "bug 7"))
+    assert connector.texts() == ["There is no bug #7 in your channels."]
+
+
+async def test_new_bug_in_a_chat_asks_for_the_channel(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    choice = await chat.say("new bug From the chat", personal=True)
+    assert "Which channel is the new bug for?" in text_of(choice)
+    card = await chat.click(action(choice, "Team A › Bugs"))
+    assert "From the chat" in text_of(card)
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["name"] == "From the chat"
