@@ -305,7 +305,11 @@ def readable_channels(user_id: SqlExpression | str) -> ColumnElement[bool]:
     """The `channels` rows the user may read: the rule `admit_to_channel` applies to one channel
     (a member of its team, a kind of channel that is served), as a condition for many."""
     teams = select(TeamMember.team_id).where(TeamMember.user_id == user_id)
-    return and_(Channel.membership_type == READABLE_MEMBERSHIP, Channel.team_id.in_(teams))
+    return and_(
+        Channel.membership_type == READABLE_MEMBERSHIP,
+        Channel.deleted_at.is_(None),
+        Channel.team_id.in_(teams),
+    )
 
 
 async def list_members(

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Select, select
 
-from bot.db.tables import Channel, FieldValue, Item, Team, TeamMember
-from bot.directory.schemas import MembershipType
+from bot.db.tables import Channel, FieldValue, Item, Team
+from bot.directory import service as directory
 from bot.errors import BadRequest, NotFound
 from bot.fields.catalog import STATUS
 from bot.fields.schemas import Category
@@ -90,13 +90,12 @@ class Whereabouts:
 
 
 def _readable(user_id: str) -> Select[str, str, str, str]:
-    """Standard, undeleted channels of the user's teams, with their names."""
+    """The channels the user may read (the directory's rule), with their names."""
     return (
         select(Team.teams_id, Channel.teams_id, Team.name, Channel.name)
         .select_from(Channel)
         .join(Team, Team.id == Channel.team_id)
-        .join(TeamMember, (TeamMember.team_id == Team.id) & (TeamMember.user_id == user_id))
-        .where(Channel.deleted_at.is_(None), Channel.membership_type == MembershipType.STANDARD)
+        .where(directory.readable_channels(user_id))
         .order_by(Team.name, Channel.name, Channel.id)
     )
 

@@ -1,16 +1,11 @@
-"""The caller's items across channels, for lists in 1:1 and group chats.
+"""The caller's items across channels, for lists in 1:1 and group chats: the personal views'
+service (`bot/me/`) under the chat's page arguments."""
 
-The one seam to the personal views (`bot/me/`, built on another branch): once they land,
-`my_items` becomes a call to `bot.me.service.list_my_items` with the same page arguments.
-Until then it reads each of the caller's channels through the channel list service.
-"""
+from dataclasses import dataclass
 
-from dataclasses import dataclass, replace
-
-from bot.directory import service as directory
 from bot.items import read
-from bot.items import shortcuts as items_by_number
-from bot.items.queries import entity_set
+from bot.me import service as me
+from bot.me.queries import my_items as my_items_set
 from bot.odata.query import parse_query
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -18,7 +13,7 @@ from bot.uow import UnitOfWork
 
 @dataclass(frozen=True)
 class MyPage:
-    rows: list[read.Details]  # the details shape, newest first
+    rows: list[read.Details]  # the details shape plus teamName and channelName, newest first
     more: bool
     total: int
 
@@ -26,22 +21,10 @@ class MyPage:
 async def my_items(
     uow: UnitOfWork, *, kind: ItemKind, condition: str | None, skip: int, top: int
 ) -> MyPage:
-    """Items of `kind` assigned to the caller in every channel they may act in, newest first,
+    """Items of `kind` assigned to the caller in every channel they may read, newest first,
     that also meet `condition` (an OData $filter)."""
-    assert uow.actor is not None
-    mine = f"assignedTo/any(a: a/_id eq '{uow.actor.user_id}')"
-    rows: list[read.Details] = []
-    total = 0
-    for where in await items_by_number.readable_channels(uow):
-        scope = await directory.resolve_channel(
-            uow, user_id=uow.actor.user_id, team_id=where.team_id, channel_id=where.channel_id
-        )
-        channel_uow = replace(uow, channel=scope)
-        wanted = f"({mine}) and ({condition})" if condition else mine
-        params = {"$filter": wanted, "$top": str(skip + top), "$count": "true"}
-        query = parse_query(params, entity_set(kind, scope))
-        found = await read.list_items(channel_uow, kind=kind, query=query)
-        rows.extend(found.rows)
-        total += found.count or 0
-    rows.sort(key=lambda row: (row["createdAt"], row["_id"]), reverse=True)
-    return MyPage(rows[skip : skip + top], total > skip + top, total)
+    params = {"$top": str(top), "$skip": str(skip), "$count": "true"}
+    if condition:
+        params["$filter"] = condition
+    found = await me.list_my_items(uow, kind=kind, query=parse_query(params, my_items_set(kind)))
+    return MyPage(found.rows, found.last_read is not None, found.count or 0)
