@@ -6,13 +6,14 @@ a channel the caller could not open in its own channel never shows here either.
 
 from typing import Any
 
-from sqlalchemy import Select, and_, case, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, select
 
 from bot.db.tables import Channel, Item, ItemAssignee, ItemCounter, Project, Team
 from bot.directory.service import readable_channels
 from bot.items.queries import ASSIGNED_TO, OUTPUT_ONLY, item_properties
 from bot.me.schemas import ChannelStatus
 from bot.odata.model import EntitySet, Property, PropertyKind, SortKey
+from bot.odata.query import Query, count_statement
 from bot.projects.schemas import NATIVE_SOURCE
 from bot.schemas import ItemKind
 
@@ -43,26 +44,42 @@ _MY_KEY = Property("_id", ItemAssignee.item_id, K.ID)
 _MY_CREATED_AT = Property("createdAt", ItemAssignee.created_at, K.DATETIME)
 
 
+def _mine(user_id: str, kind: ItemKind) -> tuple[ColumnElement[bool], ...]:
+    """The user's assignments of `kind` in channels they may read: one range of their index,
+    each entry's channel checked against a list of the readable ones made once per statement."""
+    readable = select(Channel.id).where(readable_channels(user_id))
+    return (
+        ItemAssignee.user_id == user_id,
+        ItemAssignee.kind == kind.value,
+        ItemAssignee.channel_id.in_(readable),
+    )
+
+
 def my_items_statement(user_id: str, kind: ItemKind) -> Select[Any]:
     """Items of `kind` assigned to the user, in channels they may read, with where they live.
 
-    It starts from the user's assignments of that kind, newest first in their index, and checks
-    each one's channel: a default page reads about as many entries as it shows. The item and its
-    team are outer joins (always there by foreign key), so a count reads neither.
+    It starts from the user's assignments, newest first in their index: a default page reads
+    about as many entries as it shows. The item, its channel and team always exist (foreign keys
+    from the item down); outer joins keep the planners starting from the assignments.
     """
     item = Item.__table__.c
     return (
         select(*item, *_WHEREABOUTS)
         .select_from(ItemAssignee)
-        .join(Channel, Channel.id == ItemAssignee.channel_id)
         .outerjoin(Item, Item.id == ItemAssignee.item_id)
+        .outerjoin(Channel, Channel.id == ItemAssignee.channel_id)
         .outerjoin(Team, Team.id == Channel.team_id)
-        .where(
-            ItemAssignee.user_id == user_id,
-            ItemAssignee.kind == kind.value,
-            readable_channels(user_id),
-        )
+        .where(*_mine(user_id, kind))
     )
+
+
+def my_items_count(user_id: str, kind: ItemKind, query: Query) -> Select[Any]:
+    """How many items `my_items_statement` gives under the query's filter. Without a filter, the
+    assignments alone are counted, inside their index (SQLite would still visit outer-joined
+    tables for an aggregate)."""
+    if query.filter is not None:
+        return count_statement(my_items_statement(user_id, kind), query)
+    return select(func.count()).select_from(ItemAssignee).where(*_mine(user_id, kind))
 
 
 def my_items(kind: ItemKind) -> EntitySet:
