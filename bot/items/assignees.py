@@ -7,8 +7,9 @@ so they cannot drift; `tests/items/test_assignee_copies.py` compares them after 
 """
 
 from collections.abc import Sequence
+from typing import cast
 
-from sqlalchemy import Integer, String, bindparam, delete, insert, select
+from sqlalchemy import Integer, String, Table, bindparam, delete, insert, select
 
 from bot.db.tables import Item, ItemAssignee
 from bot.uow import UnitOfWork
@@ -35,6 +36,6 @@ async def set_assignees(
         Item.created_at,
     ).where(Item.id.in_(item_ids))
     # The Core table: given parameters, an ORM insert would take them for rows to insert.
-    statement = insert(ItemAssignee.__table__).from_select(_COLUMNS, rows)
+    statement = insert(cast(Table, ItemAssignee.__table__)).from_select(_COLUMNS, rows)
     for position, user_id in enumerate(user_ids):
         await uow.session.execute(statement, {"user_id": user_id, "position": position})
