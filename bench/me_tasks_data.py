@@ -150,6 +150,10 @@ async def _tasks(
                     "item_id": item["id"],
                     "user_id": me if number < to_me else other_users[number % len(other_users)],
                     "position": 0,
+                    # the copies bot.items.assignees keeps
+                    "kind": item["kind"],
+                    "channel_id": item["channel_id"],
+                    "created_at": item["created_at"],
                 }
             )
         await conn.execute(Item.__table__.insert(), items)

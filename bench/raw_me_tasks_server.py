@@ -21,8 +21,8 @@ from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 from sqlalchemy.engine import Dialect
 
-from bot.me.queries import my_items, my_items_statement
-from bot.odata.query import apply, count_statement, parse_query
+from bot.me.queries import my_items, my_items_count, my_items_statement
+from bot.odata.query import apply, parse_query
 from bot.schemas import ItemKind
 
 STAND_IN = "u" * 24  # the user id compiled into the statements, replaced per request
@@ -61,7 +61,7 @@ def statements(dialect: Dialect) -> tuple[Compiled, Compiled]:
     query = parse_query({"$top": "50"}, entity, count_by_default=True)
     statement = my_items_statement(STAND_IN, ItemKind.TASK)
     page = Compiled(apply(statement, query, keyed=True), dialect)
-    return page, Compiled(count_statement(statement, query), dialect)
+    return page, Compiled(my_items_count(STAND_IN, ItemKind.TASK, query), dialect)
 
 
 class Sqlite:

@@ -4,12 +4,13 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy import Row, select, update
 
 from bot.db.tables import Item, ItemAssignee
 from bot.fields.catalog import load_catalog
 from bot.ids import is_id
 from bot.items import events, rules, versions
+from bot.items.assignees import set_assignees
 from bot.items.schemas import BulkEdit, BulkResult
 from bot.mappings.rule import MAPPING_NOT_FOUND, load_mappings
 from bot.schemas import ItemKind
@@ -96,7 +97,7 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
 
     await _apply(uow, updates, now)
     if assignees is not None:
-        await _replace_assignees(uow, list(updates), assignees)
+        await set_assignees(uow, item_ids=list(updates), user_ids=assignees, replace=True)
     if updates:
         await versions.bump(uow, channel_id=uow.channel.channel_id, kind=kind)
     await events.record(
@@ -158,17 +159,3 @@ async def _apply(uow: UnitOfWork, updates: dict[str, dict[str, Any]], now: datet
             .values(**dict(values), updated_at=now, updated_by=actor, sync_at=now)
             .execution_options(synchronize_session=False)
         )
-
-
-async def _replace_assignees(uow: UnitOfWork, item_ids: list[str], user_ids: list[str]) -> None:
-    if not item_ids:
-        return
-    await uow.session.execute(delete(ItemAssignee).where(ItemAssignee.item_id.in_(item_ids)))
-    await uow.session.execute(
-        insert(ItemAssignee),
-        [
-            {"item_id": item_id, "user_id": user_id, "position": position}
-            for item_id in item_ids
-            for position, user_id in enumerate(user_ids)
-        ],
-    )

@@ -10,6 +10,7 @@ from bot.errors import Invalid, NotFound
 from bot.fields.catalog import Catalog, load_catalog, name_key
 from bot.ids import is_id, new_id
 from bot.items import events, read, rules, versions
+from bot.items.assignees import set_assignees
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.mappings import rule as mapping_rule
 from bot.projects import service as projects
@@ -99,7 +100,9 @@ async def create_item(
     }
     # A Core insert: the ORM's unit of work would only add bookkeeping to one known row.
     await uow.session.execute(insert(Item), [row])
-    await _set_assignees(uow, item_id, [user.id for user in assignees])
+    await set_assignees(
+        uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
+    )
     created = Created(row=row, assignee_ids=[user.id for user in assignees])
     await events.record(
         uow,
@@ -170,7 +173,7 @@ async def update_item(
         after = [u.id for u in await rules.resolve_assignees(uow, refs=sent["assigned_to"] or [])]
         if after != before:
             changes.append(events.change("assigned_to", before, after))
-            await _set_assignees(uow, item.id, after, replace=True)
+            await set_assignees(uow, item_ids=[item.id], user_ids=after, replace=True)
     if not changes and new.get("status_id", item.status_id) == item.status_id:
         return
     now = uow.clock.now()
@@ -283,18 +286,6 @@ async def _assignee_ids(uow: UnitOfWork, item_id: str) -> list[str]:
             .order_by(ItemAssignee.position)
         )
     )
-
-
-async def _set_assignees(
-    uow: UnitOfWork, item_id: str, user_ids: list[str], *, replace: bool = False
-) -> None:
-    if replace:
-        await uow.session.execute(delete(ItemAssignee).where(ItemAssignee.item_id == item_id))
-    if user_ids:
-        await uow.session.execute(
-            insert(ItemAssignee),
-            [{"item_id": item_id, "user_id": u, "position": i} for i, u in enumerate(user_ids)],
-        )
 
 
 def _actor_id(uow: UnitOfWork) -> str | None:

@@ -6,16 +6,14 @@ a channel the caller could not open in its own channel never shows here either.
 
 from typing import Any
 
-from sqlalchemy import Boolean, ColumnElement, ScalarSelect, Select, and_, case, func, select
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.functions import FunctionElement
+from sqlalchemy import ColumnElement, Select, and_, case, func, select
 
 from bot.db.tables import Channel, Item, ItemAssignee, ItemCounter, Project, Team
 from bot.directory.service import readable_channels
-from bot.items.queries import ASSIGNED_TO, KEY, NEWEST_FIRST, OUTPUT_ONLY, item_properties
+from bot.items.queries import ASSIGNED_TO, OUTPUT_ONLY, item_properties
 from bot.me.schemas import ChannelStatus
 from bot.odata.model import EntitySet, Property, PropertyKind, SortKey
+from bot.odata.query import Query, count_statement
 from bot.projects.schemas import NATIVE_SOURCE
 from bot.schemas import ItemKind
 
@@ -40,55 +38,60 @@ _PLACE = (
 )
 
 
-class _AmongIds(FunctionElement[bool]):
-    """`column` among the ids a scalar subquery gives (see the compilers below)."""
-
-    type = Boolean()
-    inherit_cache = True
-    name = "among_ids"
-    _is_implicitly_boolean = True  # a condition already: no `= 1` on SQLite
+# The personal list sorts and pages by the assignment's copies of the item's id and creation time
+# (`bot.items.assignees` keeps them exact): the default order is then the order of an index.
+_MY_KEY = Property("_id", ItemAssignee.item_id, K.ID)
+_MY_CREATED_AT = Property("createdAt", ItemAssignee.created_at, K.DATETIME)
 
 
-@compiles(_AmongIds)
-def _in_subquery(element: _AmongIds, compiler: SQLCompiler, **kw: Any) -> str:
-    column, ids = element.clauses
-    assert isinstance(ids, ScalarSelect)
-    return compiler.process(column.in_(ids.element), **kw)
-
-
-@compiles(_AmongIds, "postgresql")
-def _any_of_array(element: _AmongIds, compiler: SQLCompiler, **kw: Any) -> str:
-    # As `IN (subquery)`, PostgreSQL's planner hash-joins a scan of every item to the caller's
-    # assignments; an array of their ids makes it look those items up by key (about 2.5x less
-    # work per statement for 2,000 assignments among 100k items: docs/BENCHMARKS.md).
-    column, ids = element.clauses
-    return compiler.process(column == func.any(func.array(ids)), **kw)
-
-
-def assigned_to(user_id: str) -> ColumnElement[bool]:
-    """Items assigned to the user."""
-    ids = select(ItemAssignee.item_id).where(ItemAssignee.user_id == user_id)
-    return _AmongIds(Item.id, ids.scalar_subquery())
+def _mine(user_id: str, kind: ItemKind) -> tuple[ColumnElement[bool], ...]:
+    """The user's assignments of `kind` in channels they may read: one range of their index,
+    each entry's channel checked against a list of the readable ones made once per statement."""
+    readable = select(Channel.id).where(readable_channels(user_id))
+    return (
+        ItemAssignee.user_id == user_id,
+        ItemAssignee.kind == kind.value,
+        ItemAssignee.channel_id.in_(readable),
+    )
 
 
 def my_items_statement(user_id: str, kind: ItemKind) -> Select[Any]:
-    """Items of `kind` assigned to the user, in channels they may read, with where they live."""
+    """Items of `kind` assigned to the user, in channels they may read, with where they live.
+
+    It starts from the user's assignments, newest first in their index: a default page reads
+    about as many entries as it shows. The item, its channel and team always exist (foreign keys
+    from the item down); outer joins keep the planners starting from the assignments.
+    """
     item = Item.__table__.c
     return (
         select(*item, *_WHEREABOUTS)
-        .join(Channel, Channel.id == Item.channel_id)
-        .join(Team, Team.id == Channel.team_id)
-        .where(assigned_to(user_id), Item.kind == kind.value, readable_channels(user_id))
+        .select_from(ItemAssignee)
+        .outerjoin(Item, Item.id == ItemAssignee.item_id)
+        .outerjoin(Channel, Channel.id == ItemAssignee.channel_id)
+        .outerjoin(Team, Team.id == Channel.team_id)
+        .where(*_mine(user_id, kind))
     )
+
+
+def my_items_count(user_id: str, kind: ItemKind, query: Query) -> Select[Any]:
+    """How many items `my_items_statement` gives under the query's filter. Without a filter, the
+    assignments alone are counted, inside their index (SQLite would still visit outer-joined
+    tables for an aggregate)."""
+    if query.filter is not None:
+        return count_statement(my_items_statement(user_id, kind), query)
+    return select(func.count()).select_from(ItemAssignee).where(*_mine(user_id, kind))
 
 
 def my_items(kind: ItemKind) -> EntitySet:
     """The personal item list's OData face: the channel list's, where the item lives added."""
     return EntitySet(
         name=f"my{kind.plural.capitalize()}",
-        properties={**item_properties(kind), **{prop.name: prop for prop in _PLACE}},
-        key=KEY,
-        default_order=NEWEST_FIRST,
+        properties={
+            **item_properties(kind),
+            **{prop.name: prop for prop in (_MY_KEY, _MY_CREATED_AT, *_PLACE)},
+        },
+        key=_MY_KEY,
+        default_order=(SortKey(_MY_CREATED_AT, descending=True),),
         collections={ASSIGNED_TO.name: ASSIGNED_TO},
         select_only=OUTPUT_ONLY,
     )

@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import Select
 
 from bot.items import read
-from bot.me.queries import my_channels_statement, my_items_statement
+from bot.me.queries import my_channels_statement, my_items_count, my_items_statement
 from bot.me.schemas import ChannelStatus, MyChannel
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
@@ -16,8 +16,9 @@ from bot.uow import UnitOfWork
 async def list_my_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> read.Page:
     """A page of the items of `kind` assigned to the caller in every channel they may read, in
     the details shape plus `teamName` and `channelName`; the exact count if asked."""
-    statement = my_items_statement(_caller(uow), kind)
-    rows, count, last_read = await _page(uow, statement, query)
+    caller = _caller(uow)
+    statement = my_items_statement(caller, kind)
+    rows, count, last_read = await _page(uow, statement, query, my_items_count(caller, kind, query))
     details = await read.render_across_channels(uow, kind, rows)
     for shown, row in zip(details, rows, strict=True):
         shown["teamName"], shown["channelName"] = row["team_name"], row["channel_name"]
@@ -29,7 +30,7 @@ async def list_my_channels(
 ) -> tuple[list[MyChannel], int | None, Mapping[str, Any] | None]:
     """A page of the channels the caller may read, as the personal view of `kind` shows them."""
     statement = my_channels_statement(_caller(uow), kind)
-    rows, count, last_read = await _page(uow, statement, query)
+    rows, count, last_read = await _page(uow, statement, query, count_statement(statement, query))
     channels = [
         MyChannel(
             id=row["id"],
@@ -48,13 +49,13 @@ async def list_my_channels(
 
 
 async def _page(
-    uow: UnitOfWork, statement: Select[Any], query: Query
+    uow: UnitOfWork, statement: Select[Any], query: Query, counting: Select[Any]
 ) -> tuple[list[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
-    """The rows of one page (read with their sort values), the count if asked, and the last
-    row read when more follow (the next link's key)."""
+    """The rows of one page (read with their sort values), the count if asked (by `counting`),
+    and the last row read when more follow (the next link's key)."""
     fetched = (await uow.session.execute(apply(statement, query, keyed=True))).mappings().all()
     rows, more = page(fetched, query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    count = await uow.session.scalar(counting) if query.count else None
     return rows, count, rows[-1] if more else None
 
 

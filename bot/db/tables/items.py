@@ -58,15 +58,35 @@ class Item(Base):
 
 
 class ItemAssignee(Base):
+    """An item's assignee. The item's kind, channel and creation time are copied here (fixed at
+    creation, written only by `bot.items.assignees`): the personal views read a user's newest
+    items as one index range, checking each entry's channel, instead of sorting every item of
+    theirs."""
+
     __tablename__ = "item_assignees"
     item_id: Mapped[str] = mapped_column(
         ForeignKey("items.id", ondelete="CASCADE"), primary_key=True
     )
-    # Indexed: the personal views start from the user.
     user_id: Mapped[str] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
     )
     position: Mapped[int]
+    # Copies of the item's columns; the item's own foreign key removes these rows with it.
+    kind: Mapped[str] = mapped_column(String(8))
+    channel_id: Mapped[str] = mapped_column(ID)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+# A user's items of one kind, newest first (the default order, ties by item id), with the channel
+# to check: the page is the first entries whose channel the user may read, the count an index scan.
+Index(
+    "ix_item_assignees_personal_order",
+    ItemAssignee.user_id,
+    ItemAssignee.kind,
+    ItemAssignee.created_at.desc(),
+    ItemAssignee.item_id,
+    ItemAssignee.channel_id,
+)
 
 
 class ItemCounter(Base):
