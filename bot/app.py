@@ -17,6 +17,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.fields import api as fields_api
+from bot.fields import levels_api
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
@@ -57,6 +58,7 @@ ROUTE_TABLES: list[RouteTable] = [
     directory_api.routes,
     items_api.routes,
     fields_api.routes,
+    levels_api.routes,
     projects_api.routes,
     mappings_api.routes,
     me_api.routes,
