@@ -86,7 +86,7 @@ async def _authorization(credentials: AppCredentials) -> dict[str, str]:
     holder = _Headers()
     if credentials.microsoft_app_id:
         # Getting a token may call the login service with blocking requests (cached after).
-        await asyncio.to_thread(credentials.signed_session, holder)  # type: ignore[arg-type]
+        await asyncio.to_thread(credentials.signed_session, holder)
     else:
-        credentials.signed_session(holder)  # type: ignore[arg-type]
+        credentials.signed_session(holder)
     return holder.headers
