@@ -91,7 +91,7 @@ def create_app(
     )
     app[OPENAPI] = orjson.dumps(document)
     app.router.add_get("/openapi.json", meta.openapi_json)
-    install_metadata(app, endpoints)
+    install_metadata(app, endpoints, settings.public_url)
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     app.on_response_prepare.append(add_request_id)

@@ -1,4 +1,5 @@
-"""`GET /odata/$metadata`: the CSDL document of every list route declared with `odata_set=`.
+"""`GET /odata/$metadata`: the CSDL document of every list route declared with `odata_set=`,
+and `GET /odata/`, the service document that lists those sets (what Power Query reads first).
 
 Public, as api.md §1 says: it is the same for every caller, holds no data, and generic clients
 (Power Query, OData libraries) fetch it before anything else, some before they send credentials.
@@ -8,6 +9,7 @@ only by the GET route at exactly that path.
 
 from typing import get_args
 
+import orjson
 from aiohttp import web
 from pydantic import BaseModel
 
@@ -20,10 +22,32 @@ SERVICE_ROOT = "/odata/"
 PATH = f"{SERVICE_ROOT}$metadata"
 
 
-def install_metadata(app: web.Application, endpoints: list[Endpoint]) -> None:
-    """Build the document once, from the declared routes, and serve it."""
-    app[ODATA_METADATA] = csdl_document(described_sets(endpoints))
+def install_metadata(app: web.Application, endpoints: list[Endpoint], public_url: str) -> None:
+    """Build both documents once, from the declared routes, and serve them."""
+    sets = described_sets(endpoints)
+    app[ODATA_METADATA] = csdl_document(sets)
     app.router.add_get(PATH, metadata_xml)
+    service = service_document(sets, public_url)
+
+    async def service_json(_request: web.Request) -> web.Response:
+        return web.Response(
+            body=service, content_type="application/json", headers={"OData-Version": "4.0"}
+        )
+
+    app.router.add_get(SERVICE_ROOT, service_json)
+
+
+def service_document(sets: list[DescribedSet], public_url: str) -> bytes:
+    """OData's service document: each set's name and its URL relative to the service root."""
+    return orjson.dumps(
+        {
+            "@odata.context": f"{public_url}{PATH}",
+            "value": [
+                {"name": described.entity.name, "kind": "EntitySet", "url": described.entity.name}
+                for described in sets
+            ],
+        }
+    )
 
 
 def described_sets(endpoints: list[Endpoint]) -> list[DescribedSet]:

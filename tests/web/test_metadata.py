@@ -36,6 +36,20 @@ async def test_metadata_is_public_csdl_xml(client) -> None:
     assert root.attrib["Version"] == "4.0"
 
 
+async def test_the_service_document_lists_every_declared_set(client) -> None:
+    response = await client.get("/odata/")  # no credentials, like $metadata
+    assert response.status == 200
+    assert response.headers["OData-Version"] == "4.0"
+    document = await response.json()
+    assert document["@odata.context"] == "http://127.0.0.1:3978/odata/$metadata"
+    assert {"name": "bugs", "kind": "EntitySet", "url": "bugs"} in document["value"]
+    assert sorted(row["url"] for row in document["value"]) == sorted(s.name for s in DECLARED)
+    # Each URL, relative to the service root, is a list: without credentials 401, never a 404.
+    for row in document["value"]:
+        listed = await client.get(f"/odata/{row['url']}")
+        assert listed.status == 401, row
+
+
 async def test_every_declared_set_is_described_with_its_key_and_properties(client) -> None:
     root = ElementTree.fromstring(await (await client.get("/odata/$metadata")).read())
     container = {
