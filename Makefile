@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# One test process per core (pytest-xdist); each creates its own SQLite and PostgreSQL databases.
+PYTEST_WORKERS ?= auto
 # The official Teams app manifest schemas (npm), which tests/manifest validates against; installed
 # with the machine's Node and npm, under .venv so git ignores it, and only when missing.
 APP_MANIFEST := $(VENV)/npm/node_modules/@microsoft/app-manifest/package.json
@@ -23,7 +25,7 @@ run: $(STAMP)
 	$(BIN)/python app.py
 
 test: $(STAMP) $(APP_MANIFEST)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
