@@ -43,44 +43,7 @@ class StatusIn(ApiModel):
     )
 
 
-class StatusPatch(ApiModel):
-    """Every field optional; only those sent change."""
-
-    # The service refuses null for all but `type` (400): they can change, never be cleared.
-    name: Annotated[Name | None, RefusesNull] = None
-    category: Annotated[Category | None, RefusesNull] = None
-    color: Annotated[Color | None, RefusesNull] = None
-    description: Annotated[Description | None, RefusesNull] = None
-    primary: Annotated[bool | None, RefusesNull] = None
-    order: Annotated[int | None, RefusesNull] = Field(None, ge=0, le=1_000_000)
-    value: Annotated[int | None, RefusesNull] = Field(None, ge=0, le=1_000_000)
-    type: TypeLabel | None = Field(None, description="Cannot change; accepted when unchanged")
-
-
-class StatusOut(ApiModel):
-    odata_context: str = Field(alias="@odata.context")
-    odata_edit_link: str = Field(alias="@odata.editLink")
-    odata_id: str = Field(alias="@odata.id")
-    id: str = Field(alias="_id")
-    name: str
-    color: str
-    category: Category
-    description: str
-    primary: bool
-    order: int
-    value: int
-    type: TypeLabel
-    created_at: Timestamp = Field(alias="createdAt")
-    updated_at: Timestamp = Field(alias="updatedAt")
-
-
-class StatusPage(CollectionPage):
-    """An OData collection of statuses."""
-
-    value: list[StatusOut]
-
-
-# Priorities and severities ("levels"): the same shape, without a category.
+# Priorities and severities ("levels"); a status is a level with a category.
 
 
 class LevelIn(ApiModel):
@@ -135,3 +98,21 @@ class LevelPage(CollectionPage):
     """An OData collection of priorities or severities."""
 
     value: list[LevelOut]
+
+
+class StatusPatch(LevelPatch):
+    """A level's changes, plus the category."""
+
+    category: Annotated[Category | None, RefusesNull] = None
+
+
+class StatusOut(LevelOut):
+    """A status: a level of the workflow, with its category."""
+
+    category: Category
+
+
+class StatusPage(CollectionPage):
+    """An OData collection of statuses."""
+
+    value: list[StatusOut]
