@@ -5,10 +5,11 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, select, update
+from sqlalchemy import Select, bindparam, select, update
 
 from bot.auth.schemas import IssuedToken
 from bot.auth.sso import SsoIdentity
+from bot.db import driver
 from bot.db.tables import AuthToken, User
 from bot.directory import service as directory
 from bot.directory.schemas import UserOut
@@ -103,14 +104,14 @@ async def authenticate_in_channel(
 
 async def _admit(
     uow: UnitOfWork, secret: str | None, statement: Select[*tuple[Any, ...]], params: dict[str, str]
-) -> tuple[Actor, Row[Any]]:
+) -> tuple[Actor, driver.Row]:
     """The caller if the secret names a live session or token, and the row read with it."""
     if not secret:
         raise Unauthorized(NO_CREDENTIALS)
     now = uow.clock.now()
-    row = (
-        await uow.session.execute(statement, {"token_hash": hash_secret(secret), **params})
-    ).first()
+    row = await driver.fetch_one(
+        uow.session, statement, {"token_hash": hash_secret(secret), **params}
+    )
     if row is None or row.revoked_at is not None or row.expires_at <= now:
         raise Unauthorized(BAD_CREDENTIALS)
     if row.sliding_seconds:

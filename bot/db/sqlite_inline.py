@@ -103,6 +103,10 @@ class Connection:
     async def execute(self, sql: str, parameters: Any = ()) -> Cursor:
         return Cursor(self._conn.execute(sql, parameters))
 
+    async def fetch(self, sql: str, *parameters: Any) -> list[Any]:
+        """Every row of a query, as asyncpg's `Connection.fetch` answers (`bot.db.driver`)."""
+        return self._conn.execute(sql, parameters).fetchall()
+
     async def commit(self) -> None:
         self._conn.commit()
 

@@ -11,8 +11,10 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Select, select
 
+from bot.db import driver
+from bot.db.expressions import one_of
 from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
-from bot.directory.service import user_out
+from bot.directory.schemas import UserOut
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id
@@ -22,6 +24,10 @@ from bot.schemas import ItemKind, format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
 
 ITEM = Item.__table__.c
+ASSIGNEE = ItemAssignee.__table__.c
+FIELD_VALUE = FieldValue.__table__.c
+PROJECT = Project.__table__.c
+USER = User.__table__.c
 Details = dict[str, Any]
 
 
@@ -36,7 +42,7 @@ async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Detai
     row = None
     if is_id(item_id):
         statement = items_statement(scope.channel_id, kind).where(ITEM.id == item_id)
-        row = (await uow.session.execute(statement)).mappings().first()
+        row = await driver.fetch_one(uow.session, statement)
     if row is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
     return (await render(uow, kind, [row]))[0]
@@ -58,14 +64,14 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     # The version is read first, so nothing cached under it is older than it says.
     seen = await versions.version(uow, channel_id=channel_id, kind=kind) if cache else None
     paged = apply(statement, query, keyed=True)
-    fetched = (await uow.session.execute(paged)).mappings().all()
+    fetched = await driver.fetch_all(uow.session, paged)
     rows, more = page(fetched, query)
     count = None
     if query.count:
         key = versions.count_key(query, channel_id=channel_id, kind=kind)
         count = cache.get(key, seen) if cache and key and seen is not None else None
         if count is None:
-            count = await uow.session.scalar(count_statement(statement, query)) or 0
+            count = await driver.fetch_value(uow.session, count_statement(statement, query)) or 0
             if cache and key and seen is not None:
                 cache.put(key, seen, count)
     details = await render(uow, kind, rows, version=seen)
@@ -103,18 +109,13 @@ async def render_across_channels(
     if not rows:
         return []
     status_ids = {row["status_id"] for row in rows if row["status_id"]}
-    statuses = {
-        status.id: status
-        for status in await uow.session.execute(
-            select(FieldValue.id, FieldValue.category, FieldValue.value).where(
-                FieldValue.id.in_(status_ids)
-            )
-        )
-    }
-    project_rows = await uow.session.execute(
-        select(*Project.__table__.c).where(Project.id.in_({row["project_id"] for row in rows}))
+    statuses = _by_id(
+        await driver.fetch_all(uow.session, _statuses().where(one_of(FIELD_VALUE.id, status_ids)))
     )
-    projects = {project["id"]: project_ref(dict(project)) for project in project_rows.mappings()}
+    project_rows = await driver.fetch_all(
+        uow.session, _projects().where(one_of(PROJECT.id, {row["project_id"] for row in rows}))
+    )
+    projects = {project["id"]: project_ref(project) for project in project_rows}
     return await _render(uow, kind, rows, statuses, projects, _own_place)
 
 
@@ -140,7 +141,10 @@ async def _render(
 ) -> list[Details]:
     assigned, users = await _people(uow, rows)
     # The API's User shape, from the directory's one definition of it, once per person.
-    shown = {user_id: user_out(user).model_dump(mode="json") for user_id, user in users.items()}
+    shown = {
+        user_id: UserOut.model_validate(user).model_dump(mode="json")
+        for user_id, user in users.items()
+    }
     return [
         _details(
             row, kind, place_of(row), statuses, projects, users, shown, assigned.get(row["id"], [])
@@ -153,25 +157,32 @@ async def _references(
     uow: UnitOfWork, kind: ItemKind, scope: ChannelScope
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The channel's statuses of this kind and its projects, as item details embed them."""
-    statuses = {
-        status.id: status
-        for status in await uow.session.execute(
-            select(FieldValue.id, FieldValue.category, FieldValue.value).where(
-                FieldValue.channel_id == scope.channel_id,
-                FieldValue.field == STATUS,
-                FieldValue.type == kind.type_label,
-            )
+    statuses = _by_id(
+        await driver.fetch_all(
+            uow.session,
+            _statuses().where(
+                FIELD_VALUE.channel_id == scope.channel_id,
+                FIELD_VALUE.field == STATUS,
+                FIELD_VALUE.type == kind.type_label,
+            ),
         )
-    }
-    projects = {
-        project["id"]: project_ref(dict(project))
-        for project in (
-            await uow.session.execute(
-                select(*Project.__table__.c).where(Project.channel_id == scope.channel_id)
-            )
-        ).mappings()
-    }
-    return statuses, projects
+    )
+    project_rows = await driver.fetch_all(
+        uow.session, _projects().where(PROJECT.channel_id == scope.channel_id)
+    )
+    return statuses, {project["id"]: project_ref(project) for project in project_rows}
+
+
+def _statuses() -> Select[Any]:
+    return select(FIELD_VALUE.id, FIELD_VALUE.category, FIELD_VALUE.value)
+
+
+def _projects() -> Select[Any]:
+    return select(*PROJECT)
+
+
+def _by_id(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {row["id"]: row for row in rows}
 
 
 def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -218,7 +229,7 @@ def _details(
     place: Place,
     statuses: Mapping[str, Any],
     projects: Mapping[str, dict[str, Any]],
-    users: Mapping[str, User],
+    users: Mapping[str, Mapping[str, Any]],
     shown: Mapping[str, dict[str, Any]],
     assignees: list[str],
 ) -> Details:
@@ -226,8 +237,11 @@ def _details(
     details = common_fields(row)
     details.update(
         {
-            "statusId": {"_id": row["status_id"], "category": status.category if status else None},
-            "statusValue": status.value if status else None,
+            "statusId": {
+                "_id": row["status_id"],
+                "category": status["category"] if status else None,
+            },
+            "statusValue": status["value"] if status else None,
             "sync": {"status": row["sync_status"], "at": _timestamp(row["sync_at"])},
             "projectId": projects[row["project_id"]],
             "assignedTo": [shown[user_id] for user_id in assignees],
@@ -246,45 +260,44 @@ def _details(
 
 async def _people(
     uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]
-) -> tuple[dict[str, list[str]], dict[str, User]]:
+) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """Assignee ids per item (in order) and every user the rows name, in two statements."""
     assigned: dict[str, list[str]] = {}
-    for link in await uow.session.execute(
-        select(ItemAssignee.item_id, ItemAssignee.user_id)
-        .where(ItemAssignee.item_id.in_([row["id"] for row in rows]))
-        .order_by(ItemAssignee.item_id, ItemAssignee.position)
+    links = select(ASSIGNEE.item_id, ASSIGNEE.user_id).where(
+        one_of(ASSIGNEE.item_id, [row["id"] for row in rows])
+    )
+    for link in await driver.fetch_all(
+        uow.session, links.order_by(ASSIGNEE.item_id, ASSIGNEE.position)
     ):
-        assigned.setdefault(link.item_id, []).append(link.user_id)
+        assigned.setdefault(link["item_id"], []).append(link["user_id"])
     wanted = {user for ids in assigned.values() for user in ids}
     wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}
-    users: dict[str, User] = {}
-    if wanted:
-        users = {
-            u.id: u for u in await uow.session.scalars(select(User).where(User.id.in_(wanted)))
-        }
-    return assigned, users
+    if not wanted:
+        return assigned, {}
+    users = await driver.fetch_all(uow.session, select(*USER).where(one_of(USER.id, wanted)))
+    return assigned, _by_id(users)
 
 
-def _created_by(user: User | None) -> dict[str, Any] | None:
+def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if user is None:
         return None
     return {
-        "source": user.source,
-        "email": user.email or user.username,
-        "name": user.display_name,
-        "sourceId": user.source_id,
+        "source": user["source"],
+        "email": user["email"] or user["username"],
+        "name": user["display_name"],
+        "sourceId": user["source_id"],
     }
 
 
-def _updated_by(user: User | None) -> dict[str, Any] | None:
+def _updated_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if user is None:
         return None
     return {
-        "displayName": user.display_name,
+        "displayName": user["display_name"],
         "url": "",
         "_links": {"avatar": {"href": ""}},
-        "id": user.source_id,
-        "uniqueName": user.username,
+        "id": user["source_id"],
+        "uniqueName": user["username"],
         "imageUrl": "",
         "descriptor": "",
     }

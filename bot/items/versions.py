@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.sql.util import find_tables
 
+from bot.db import driver
 from bot.db.tables import Item, ItemCounter
 from bot.odata.query import Query
 from bot.schemas import ItemKind
@@ -65,9 +66,9 @@ def references_key(*, channel_id: str, kind: ItemKind) -> Key:
 
 
 async def version(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> int:
-    found = await uow.session.scalar(
-        select(ItemCounter.version).where(
-            ItemCounter.channel_id == channel_id, ItemCounter.kind == kind.value
-        )
+    counter = ItemCounter.__table__.c
+    found = await driver.fetch_value(
+        uow.session,
+        select(counter.version).where(counter.channel_id == channel_id, counter.kind == kind.value),
     )
     return found or 0
