@@ -1,17 +1,12 @@
 """Pydantic building blocks shared by every area's schemas."""
 
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
-
-def format_timestamp(value: datetime) -> str:
-    """ISO 8601 UTC with milliseconds and Z, as the spec writes every timestamp."""
-    # isoformat, not strftime: glibc's %Y writes year 235 as "235", which is no ISO 8601 date.
-    return value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
-
+from bot.timestamps import format_timestamp
 
 Timestamp = Annotated[
     datetime,

@@ -7,8 +7,9 @@ whatever transaction the session holds. What this skips is the per-execution mac
 the database did.
 
 Values go in and come out through the column types' own processors, so rows hold what
-`session.execute` would give. IN lists that expand per request are refused (their SQL changes with
-their length): use `bot.db.expressions.one_of`.
+`session.execute` would give. A statement with an IN list that expands per request (its SQL
+changes with the list's length) runs through the session instead: `bot.db.expressions.one_of`
+keeps such lists on the fast path.
 """
 
 from collections import OrderedDict
@@ -77,6 +78,9 @@ async def fetch_all(
     connection = await session.connection()
     dialect = connection.dialect
     plan, parameters = _prepare(dialect, statement, values)
+    if plan is None:
+        result = await session.execute(statement, values)
+        return [Row(row) for row in result.mappings()]
     driver = (await connection.get_raw_connection()).driver_connection
     assert driver is not None
     arguments = [
@@ -108,25 +112,28 @@ async def fetch_value(session: AsyncSession, statement: Select[Any]) -> Any:
 
 def _prepare(
     dialect: Dialect, statement: Select[Any], values: Mapping[str, Any] | None
-) -> tuple[_Plan, dict[str, Any]]:
-    """The statement's plan, from the cache when its shape was seen, and its parameter values."""
+) -> tuple[_Plan | None, dict[str, Any]]:
+    """The statement's plan, from the cache when its shape was seen, and its parameter values;
+    no plan for a statement whose SQL depends on its values."""
     key = statement._generate_cache_key()  # what SQLAlchemy's own compiled cache is keyed by
     plans = _plans.setdefault(dialect, _Plans())
     plan = plans.get(key.key) if key is not None else None
     if plan is None:
         plan = _compile(dialect, statement, key)
+        if plan is None:
+            return None, {}
         if key is not None:
             plans.put(key.key, plan)
     extracted = key.bindparams if key is not None else None
     return plan, plan.compiled.construct_params(values, extracted_parameters=extracted)
 
 
-def _compile(dialect: Dialect, statement: Select[Any], key: CacheKey | None) -> _Plan:
+def _compile(dialect: Dialect, statement: Select[Any], key: CacheKey | None) -> _Plan | None:
     # Compiled with its key, the plan can map a later statement's values onto its parameters.
     compiled = statement.compile(dialect=dialect, cache_key=key)
     assert isinstance(compiled, SQLCompiler)
     if compiled.post_compile_params:
-        raise ValueError("an expanding IN list varies the SQL; use bot.db.expressions.one_of")
+        return None
     positions = tuple(
         (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
         for name in compiled.positiontup or ()

@@ -7,7 +7,8 @@ from sqlalchemy import insert
 
 from bot.db.tables import PendingEvent
 from bot.ids import new_id
-from bot.schemas import ItemKind, format_timestamp
+from bot.schemas import ItemKind
+from bot.timestamps import format_timestamp
 from bot.uow import UnitOfWork
 
 ITEM_CREATED, ITEM_UPDATED, ITEM_DELETED = "ITEM_CREATED", "ITEM_UPDATED", "ITEM_DELETED"

@@ -7,20 +7,23 @@ again would double the cost.
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, select, type_coerce
 
 from bot.db import driver
 from bot.db.expressions import one_of
 from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
+from bot.db.types import UTCDateTime, UTCTimestampText
 from bot.directory.schemas import UserOut
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id
 from bot.items import versions
 from bot.odata.query import Query, apply, count_statement, page
-from bot.schemas import ItemKind, format_timestamp
+from bot.schemas import ItemKind
+from bot.timestamps import format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
 
 ITEM = Item.__table__.c
@@ -31,9 +34,18 @@ USER = User.__table__.c
 Details = dict[str, Any]
 
 
+# The item columns as details show them: timestamps come back as the API's text.
+SHOWN_ITEM_COLUMNS = tuple(
+    type_coerce(column, UTCTimestampText()).label(column.name)
+    if isinstance(column.type, UTCDateTime)
+    else column
+    for column in ITEM
+)
+
+
 def items_statement(channel_id: str, kind: ItemKind) -> Select[Any]:
     """The item columns of one channel and kind; nothing joined, so counts stay on one index."""
-    return select(*ITEM).where(ITEM.channel_id == channel_id, ITEM.kind == kind.value)
+    return select(*SHOWN_ITEM_COLUMNS).where(ITEM.channel_id == channel_id, ITEM.kind == kind.value)
 
 
 async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Details:
@@ -303,8 +315,10 @@ def _updated_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _timestamp(value: Any) -> str | None:
-    return None if value is None else format_timestamp(value)
+def _timestamp(value: str | datetime | None) -> str | None:
+    """Rows read for showing hold the text already (SHOWN_ITEM_COLUMNS); rows built in Python,
+    such as a created item's, hold datetimes."""
+    return format_timestamp(value) if isinstance(value, datetime) else value
 
 
 def _scope(uow: UnitOfWork) -> ChannelScope:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import orjson
 from aiohttp import web
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -17,7 +18,6 @@ from bot.odata.model import EntitySet
 from bot.settings import Settings
 from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.web.body import parse_body
-from bot.web.errors import json_response
 
 COOKIE = "graphNodeCookie"
 TEAM_HEADER = "x-svc-teamid"
@@ -196,4 +196,14 @@ def _render(endpoint: Endpoint, result: Any) -> web.StreamResponse:
         return result
     if endpoint.response is None:
         return web.Response(status=endpoint.status)
-    return json_response(to_jsonable_python(result, by_alias=True), endpoint.status)
+    return web.Response(
+        body=orjson.dumps(result, default=_jsonable, option=orjson.OPT_PASSTHROUGH_DATETIME),
+        status=endpoint.status,
+        content_type="application/json",
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    """What orjson cannot write itself (models by alias, datetimes as pydantic writes them):
+    handlers that return JSON-ready dicts, as lists do, skip pydantic's walk entirely."""
+    return to_jsonable_python(value, by_alias=True)

@@ -4,11 +4,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import func, select, type_coerce
 
 from bot.db import driver
 from bot.db.expressions import one_of
 from bot.db.tables import Item
+from bot.db.types import UTCTimestampText
 from tests.factories import Factory, create_item
 
 ITEM = Item.__table__.c
@@ -71,7 +72,22 @@ async def test_single_values_and_labels(factory: Factory, items: list[dict]) -> 
         assert await driver.fetch_one(uow.session, select(ITEM.id).where(ITEM.id == "x")) is None
 
 
-async def test_an_expanding_in_list_is_refused(factory: Factory, items: list[dict]) -> None:
-    async with factory.work() as uow:
-        with pytest.raises(ValueError, match="one_of"):
-            await driver.fetch_all(uow.session, select(ITEM.id).where(ITEM.id.in_(["a", "b"])))
+async def test_an_expanding_in_list_reads_the_same(factory: Factory, items: list[dict]) -> None:
+    ids = [item["_id"] for item in items]
+    for chosen in (ids[:1], ids[1:]):
+        statement = select(ITEM.id, ITEM.due_date).where(ITEM.id.in_(chosen)).order_by(ITEM.id)
+        expected, rows = await _both(factory, statement)
+        assert rows == expected and [row["id"] for row in rows] == sorted(chosen)
+
+
+async def test_timestamps_read_as_the_apis_text(factory: Factory, items: list[dict]) -> None:
+    shown = type_coerce(ITEM.due_date, UTCTimestampText()).label("due")
+    statement = select(shown).order_by(ITEM.internal_id)
+    expected, rows = await _both(factory, statement)
+    assert rows == expected
+    assert [row["due"] for row in rows] == [
+        "2026-12-01T08:30:15.123Z",
+        "2026-12-02T08:30:15.123Z",
+        "2026-12-03T08:30:15.123Z",
+        None,
+    ]
