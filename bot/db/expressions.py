@@ -47,6 +47,10 @@ class OneOf(ColumnElement[bool]):
         self.column = column
         self.values: BindParameter[list[str]] = bindparam(None, list(values), type_=_TextList())
 
+    @property
+    def _from_objects(self) -> list[Any]:  # the FROM the column needs
+        return self.column._from_objects
+
 
 def one_of(column: Any, values: Iterable[str]) -> OneOf:
     """Whether `column` (a string column) equals one of `values`."""

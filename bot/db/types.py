@@ -5,8 +5,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, DateTime, String
 from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import QueryableAttribute
-from sqlalchemy.types import TypeDecorator, TypeEngine
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.visitors import InternalTraversal
+from sqlalchemy.types import TypeDecorator
 
 from bot.timestamps import format_timestamp
 
@@ -34,28 +37,51 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-class UTCTimestampText(TypeDecorator[str]):
-    """A UTCDateTime column read straight as the API's text (`2026-11-22T09:30:00.000Z`), for
-    rows that are only shown: SQLite's stored text is reshaped, no datetime built on the way."""
+class _TimestampText(TypeDecorator[str]):
+    """The type of `timestamp_text`: SQLite's stored text reshaped, PostgreSQL's taken as is."""
 
-    impl = DateTime(timezone=True)
+    impl = String
     cache_ok = True
 
-    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
-        # SQLite: the stored text as it is; PostgreSQL: the driver's aware datetime.
-        if dialect.name == "sqlite":
-            return dialect.type_descriptor(String())
-        return dialect.type_descriptor(DateTime(timezone=True))
-
-    def process_result_value(self, value: str | datetime | None, dialect: Dialect) -> str | None:
-        if value is None:
-            return None
-        if isinstance(value, str):
-            # What UTCDateTime stores on SQLite: `2026-11-22 09:30:00.000000`, UTC.
-            if len(value) == _SQLITE_STORED_LENGTH:
-                return f"{value[:10]}T{value[11:23]}Z"
-            value = datetime.fromisoformat(value).replace(tzinfo=UTC)
-        return format_timestamp(value)
+    def process_result_value(self, value: str | None, dialect: Dialect) -> str | None:
+        # What UTCDateTime stores on SQLite: `2026-11-22 09:30:00.000000`, UTC.
+        if value is None or dialect.name != "sqlite":
+            return value
+        if len(value) == _SQLITE_STORED_LENGTH:
+            return f"{value[:10]}T{value[11:23]}Z"
+        return format_timestamp(datetime.fromisoformat(value).replace(tzinfo=UTC))
 
 
 _SQLITE_STORED_LENGTH = len("2026-11-22 09:30:00.000000")
+
+
+def timestamp_text(column: ColumnElement[Any]) -> ColumnElement[str]:
+    """A UTCDateTime column read straight as the API's text (`2026-11-22T09:30:00.000Z`), for
+    rows that are only shown: PostgreSQL writes the text itself, SQLite's stored text is reshaped,
+    and no datetime is built on the way."""
+    return _TimestampTextOf(column)
+
+
+class _TimestampTextOf(ColumnElement[str]):
+    type = _TimestampText()
+    inherit_cache = True
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        self.column = column
+
+    @property
+    def _from_objects(self) -> list[Any]:  # the FROM the column needs
+        return self.column._from_objects
+
+
+@compiles(_TimestampTextOf, "postgresql")
+def _timestamp_text_postgresql(element: _TimestampTextOf, compiler: SQLCompiler, **kw: Any) -> str:
+    # to_char truncates to the millisecond, as format_timestamp does.
+    column = compiler.process(element.column, **kw)
+    return f"""to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"""
+
+
+@compiles(_TimestampTextOf, "sqlite")
+def _timestamp_text_sqlite(element: _TimestampTextOf, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, select, type_coerce
+from sqlalchemy import Select, select
 
 from bot.db import driver
 from bot.db.expressions import one_of
 from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
-from bot.db.types import UTCDateTime, UTCTimestampText
+from bot.db.types import UTCDateTime, timestamp_text
 from bot.directory.schemas import UserOut
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
@@ -36,9 +36,7 @@ Details = dict[str, Any]
 
 # The item columns as details show them: timestamps come back as the API's text.
 SHOWN_ITEM_COLUMNS = tuple(
-    type_coerce(column, UTCTimestampText()).label(column.name)
-    if isinstance(column.type, UTCDateTime)
-    else column
+    timestamp_text(column).label(column.name) if isinstance(column.type, UTCDateTime) else column
     for column in ITEM
 )
 

@@ -4,12 +4,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient
-from sqlalchemy import func, select, type_coerce
+from sqlalchemy import func, select
 
 from bot.db import driver
 from bot.db.expressions import one_of
 from bot.db.tables import Item
-from bot.db.types import UTCTimestampText
+from bot.db.types import timestamp_text
 from tests.factories import Factory, create_item
 
 ITEM = Item.__table__.c
@@ -81,7 +81,7 @@ async def test_an_expanding_in_list_reads_the_same(factory: Factory, items: list
 
 
 async def test_timestamps_read_as_the_apis_text(factory: Factory, items: list[dict]) -> None:
-    shown = type_coerce(ITEM.due_date, UTCTimestampText()).label("due")
+    shown = timestamp_text(ITEM.due_date).label("due")
     statement = select(shown).order_by(ITEM.internal_id)
     expected, rows = await _both(factory, statement)
     assert rows == expected
