@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, Select, and_, case, func, select
 from bot.db.tables import Channel, Item, ItemAssignee, ItemCounter, Project, Team
 from bot.directory.service import readable_channels
 from bot.items.queries import ASSIGNED_TO, OUTPUT_ONLY, item_properties
+from bot.items.read import SHOWN_ITEM_COLUMNS
 from bot.me.schemas import ChannelStatus
 from bot.odata.model import EntitySet, Property, PropertyKind, SortKey
 from bot.odata.query import Query, count_statement
@@ -62,9 +63,8 @@ def my_items_statement(user_id: str, kind: ItemKind) -> Select[Any]:
     about as many entries as it shows. The item, its channel and team always exist (foreign keys
     from the item down); outer joins keep the planners starting from the assignments.
     """
-    item = Item.__table__.c
     return (
-        select(*item, *_WHEREABOUTS)
+        select(*SHOWN_ITEM_COLUMNS, *_WHEREABOUTS)
         .select_from(ItemAssignee)
         .outerjoin(Item, Item.id == ItemAssignee.item_id)
         .outerjoin(Channel, Channel.id == ItemAssignee.channel_id)

@@ -5,6 +5,7 @@ from typing import Any
 
 from sqlalchemy import Select
 
+from bot.db import driver
 from bot.items import read
 from bot.me.queries import my_channels_statement, my_items_count, my_items_statement
 from bot.me.schemas import ChannelStatus, MyChannel
@@ -53,9 +54,9 @@ async def _page(
 ) -> tuple[list[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
     """The rows of one page (read with their sort values), the count if asked (by `counting`),
     and the last row read when more follow (the next link's key)."""
-    fetched = (await uow.session.execute(apply(statement, query, keyed=True))).mappings().all()
+    fetched = await driver.fetch_all(uow.session, apply(statement, query, keyed=True))
     rows, more = page(fetched, query)
-    count = await uow.session.scalar(counting) if query.count else None
+    count = await driver.fetch_value(uow.session, counting) if query.count else None
     return rows, count, rows[-1] if more else None
 
 
