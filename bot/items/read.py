@@ -14,30 +14,36 @@ from sqlalchemy import Select, select
 
 from bot.db import driver
 from bot.db.expressions import one_of
-from bot.db.tables import FieldValue, Item, ItemAssignee, Project, User
+from bot.db.tables import FieldValue, Item, Project, User
 from bot.db.types import UTCDateTime, timestamp_text
 from bot.directory.schemas import UserOut
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
 from bot.ids import is_id
 from bot.items import versions
+from bot.items.assignees import assignee_ids
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
 
 ITEM = Item.__table__.c
-ASSIGNEE = ItemAssignee.__table__.c
 FIELD_VALUE = FieldValue.__table__.c
 PROJECT = Project.__table__.c
 USER = User.__table__.c
 Details = dict[str, Any]
 
 
-# The item columns as details show them: timestamps come back as the API's text.
-SHOWN_ITEM_COLUMNS = tuple(
-    timestamp_text(column).label(column.name) if isinstance(column.type, UTCDateTime) else column
-    for column in ITEM
+# The item columns as details show them: timestamps come back as the API's text, and the
+# assignees' ids come along.
+SHOWN_ITEM_COLUMNS = (
+    *(
+        timestamp_text(column).label(column.name)
+        if isinstance(column.type, UTCDateTime)
+        else column
+        for column in ITEM
+    ),
+    assignee_ids(ITEM.id).label("assignee_ids"),
 )
 
 
@@ -149,16 +155,14 @@ async def _render(
     projects: Mapping[str, dict[str, Any]],
     place_of: Callable[[Mapping[str, Any]], Place],
 ) -> list[Details]:
-    assigned, users = await _people(uow, rows)
+    users = await _people(uow, rows)
     # The API's User shape, from the directory's one definition of it, once per person.
     shown = {
         user_id: UserOut.model_validate(user).model_dump(mode="json")
         for user_id, user in users.items()
     }
     return [
-        _details(
-            row, kind, place_of(row), statuses, projects, users, shown, assigned.get(row["id"], [])
-        )
+        _details(row, kind, place_of(row), statuses, projects, users, shown, row["assignee_ids"])
         for row in rows
     ]
 
@@ -268,24 +272,13 @@ def _details(
     return details
 
 
-async def _people(
-    uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]
-) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
-    """Assignee ids per item (in order) and every user the rows name, in two statements."""
-    assigned: dict[str, list[str]] = {}
-    links = select(ASSIGNEE.item_id, ASSIGNEE.user_id).where(
-        one_of(ASSIGNEE.item_id, [row["id"] for row in rows])
-    )
-    for link in await driver.fetch_all(
-        uow.session, links.order_by(ASSIGNEE.item_id, ASSIGNEE.position)
-    ):
-        assigned.setdefault(link["item_id"], []).append(link["user_id"])
-    wanted = {user for ids in assigned.values() for user in ids}
+async def _people(uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every user the rows name (assignees, creator, last editor), in one statement."""
+    wanted = {user for row in rows for user in row["assignee_ids"]}
     wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}
     if not wanted:
-        return assigned, {}
-    users = await driver.fetch_all(uow.session, select(*USER).where(one_of(USER.id, wanted)))
-    return assigned, _by_id(users)
+        return {}
+    return _by_id(await driver.fetch_all(uow.session, select(*USER).where(one_of(USER.id, wanted))))
 
 
 def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
