@@ -77,10 +77,13 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     channel_id = _scope(uow).channel_id
     statement = items_statement(channel_id, kind)
     cache = uow.cache
-    # The version is read first, so nothing cached under it is older than it says.
-    seen = await versions.version(uow, channel_id=channel_id, kind=kind) if cache else None
     paged = apply(statement, query, keyed=True)
+    if cache:
+        paged = paged.add_columns(versions.version_column(channel_id=channel_id, kind=kind))
     fetched = await driver.fetch_all(uow.session, paged)
+    # The version is read with the page, in the same snapshot, and before any count: nothing
+    # cached under it is older than it says. An empty page caches nothing.
+    seen = fetched[0][versions.VERSION] if cache and fetched else None
     rows, more = page(fetched, query)
     count = None
     if query.count:

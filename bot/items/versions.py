@@ -11,10 +11,9 @@ are counted afresh every time, since changes there do not bump the version.
 from collections import OrderedDict
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Label, select, update
 from sqlalchemy.sql.util import find_tables
 
-from bot.db import driver
 from bot.db.tables import Item, ItemCounter
 from bot.odata.query import Query
 from bot.schemas import ItemKind
@@ -65,10 +64,13 @@ def references_key(*, channel_id: str, kind: ItemKind) -> Key:
     return ("references", channel_id, kind.value)
 
 
-async def version(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> int:
+VERSION = "_version"
+
+
+def version_column(*, channel_id: str, kind: ItemKind) -> Label[int]:
+    """The channel's version for `kind` as a column (`VERSION`) of a list's own statement."""
     counter = ItemCounter.__table__.c
-    found = await driver.fetch_value(
-        uow.session,
-        select(counter.version).where(counter.channel_id == channel_id, counter.kind == kind.value),
+    version = select(counter.version).where(
+        counter.channel_id == channel_id, counter.kind == kind.value
     )
-    return found or 0
+    return version.scalar_subquery().label(VERSION)
