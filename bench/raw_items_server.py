@@ -1,9 +1,10 @@
 """Raw-driver ceiling of the items benchmarks: the app's statements with sqlite3 or asyncpg.
 
-GET /odata/bugs runs what the app runs for the benchmark's list (caller and channel, version,
-page, assignees; the count, statuses and projects only when the version moved) and encodes the
-same JSON; POST /odata/bugs runs the create transaction (caller and channel, field values, native
-project, counter, item, event). sqlite3 is called directly, on the event loop: no thread hop.
+GET /odata/bugs runs what the app runs for the benchmark's list (caller and channel; the page
+with its version and assignees, compiled from the app's own query code; the people it names; the
+count, statuses and projects only when the version moved) and encodes the same JSON; POST
+/odata/bugs runs the create transaction (caller and channel, field values, native project,
+counter, item, event). sqlite3 is called directly, on the event loop: no thread hop.
 """
 
 import hashlib
@@ -21,25 +22,38 @@ from typing import Any
 import asyncpg
 import orjson
 from aiohttp import web
+from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
+from sqlalchemy.dialects.sqlite import dialect as SQLiteDialect
+
+from bench.items import LIST_QUERY
+from bench.raw_common import (
+    Compiled,
+    details,
+    ids_in_order,
+    project_refs,
+    user,
+    users_statement,
+    wanted_users,
+)
+from bot.items.queries import entity_set
+from bot.items.read import items_statement
+from bot.items.versions import VERSION, version_column
+from bot.odata.query import apply, count_statement, parse_query
+from bot.schemas import ItemKind
+from bot.uow import ChannelScope
 
 CALLER = """
-SELECT t.expires_at, u.id, tm.user_id, ch.id
+SELECT t.expires_at, u.id, tm.user_id, ch.id, ch.teams_id, tt.teams_id, tt.group_id
 FROM auth_tokens t JOIN users u ON u.id = t.user_id
 LEFT JOIN teams tt ON tt.teams_id = :team
 LEFT JOIN team_members tm ON tm.team_id = tt.id AND tm.user_id = u.id
 LEFT JOIN channels ch ON ch.teams_id = :channel
 WHERE t.token_hash = :hash"""
-VERSION = "SELECT version FROM item_counters WHERE channel_id = :c AND kind = 'bug'"
 ITEM_COLUMNS = (
     "id, internal_id, name, body, owner, status, status_id, priority, severity, project_id, "
     "source, source_id, start_date, due_date, completed_date, effort, phase, phase_name, bucket, "
     "bucket_name, entity_id, sync_status, sync_at, created_by, updated_by, created_at, updated_at"
 )
-PAGE = f"""
-SELECT {ITEM_COLUMNS} FROM items
-WHERE channel_id = :c AND kind = 'bug' AND status = :status
-ORDER BY due_date DESC NULLS FIRST, id LIMIT 51 OFFSET 0"""
-COUNT = "SELECT count(*) FROM items WHERE channel_id = :c AND kind = 'bug' AND status = :status"
 STATUSES = (
     "SELECT id, category, value FROM field_values "
     "WHERE channel_id = :c AND field = 'status' AND type = 'Bug'"
@@ -51,10 +65,6 @@ PROJECTS = (
 FIELD_VALUES = (
     'SELECT id, field, name, category, "primary" FROM field_values '
     "WHERE channel_id = :c AND type = 'Bug'"
-)
-ASSIGNEES = (
-    "SELECT item_id, user_id FROM item_assignees WHERE item_id IN ({ids}) "
-    "ORDER BY item_id, position"
 )
 NEXT_NUMBER = (
     "UPDATE item_counters SET last_internal_id = last_internal_id + 1, version = version + 1 "
@@ -70,7 +80,17 @@ payload, processed_at)
 VALUES (:event, :c, 'bug', :id, 'ITEM_CREATED', :user, :now, :payload, NULL)"""
 
 
+# Named values for the hand-written statements, positional ones for the compiled.
+Params = dict[str, Any] | list[Any]
 Run = Callable[[str, dict[str, Any]], Awaitable[list[Sequence[Any]]]]
+STAND_IN = "c" * 24  # the channel id compiled into the list's statements, replaced per request
+# Where the hand-written PROJECTS puts each column.
+PROJECT_AT = {
+    name: index
+    for index, name in enumerate(
+        ("id", "enable_bug", "display_name", "hostname", "project_name", "source_id", "source")
+    )
+}
 
 
 class Sqlite:
@@ -78,7 +98,9 @@ class Sqlite:
         self.connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.connection.execute("PRAGMA busy_timeout=5000")
 
-    async def rows(self, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
+    dialect = SQLiteDialect()
+
+    async def rows(self, sql: str, params: Params) -> list[Sequence[Any]]:
         return self.connection.execute(sql, params).fetchall()
 
     @asynccontextmanager
@@ -99,8 +121,10 @@ class Postgres:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
 
-    async def rows(self, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
-        text, args = _numbered(sql, params)
+    dialect = PGDialect_asyncpg()
+
+    async def rows(self, sql: str, params: Params) -> list[Sequence[Any]]:
+        text, args = _numbered(sql, params) if isinstance(params, dict) else (sql, params)
         return await self.pool.fetch(text, *args)
 
     @asynccontextmanager
@@ -137,11 +161,23 @@ def _ts(value: Any) -> str | None:
     return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
 
 
-def build(db: Any) -> web.Application:
-    counts: dict[tuple[str, str], tuple[int, int]] = {}
-    references: dict[str, tuple[int, dict[str, Any], dict[str, Any]]] = {}
+def _list_statements(dialect: Any) -> tuple[Compiled, Compiled, Compiled]:
+    """The page (with its version) and the count of the benchmark's list, and the people look-up,
+    as the app builds them."""
+    scope = ChannelScope(STAND_IN, "team", STAND_IN, "channel", None, None)
+    query = parse_query(LIST_QUERY, entity_set(ItemKind.BUG, scope))
+    items = items_statement(STAND_IN, ItemKind.BUG)
+    version = version_column(channel_id=STAND_IN, kind=ItemKind.BUG)
+    page = Compiled(apply(items, query, keyed=True).add_columns(version), dialect)
+    return page, Compiled(count_statement(items, query), dialect), users_statement(dialect)
 
-    async def caller(request: web.Request) -> tuple[str, str]:
+
+def build(db: Any) -> web.Application:
+    counts: dict[str, tuple[int, int]] = {}
+    references: dict[str, tuple[int, dict[str, Any], dict[str, Any]]] = {}
+    list_page, list_count, list_users = _list_statements(db.dialect)
+
+    async def caller(request: web.Request) -> tuple[str, str, tuple[str, str, str | None]]:
         secret = request.cookies["graphNodeCookie"]
         found = await db.rows(
             CALLER,
@@ -153,34 +189,44 @@ def build(db: Any) -> web.Application:
         )
         if not found or found[0][2] is None:
             raise web.HTTPForbidden
-        return found[0][1], found[0][3]
+        row = found[0]
+        return row[1], row[3], (row[4], row[5], row[6])
 
     async def list_bugs(request: web.Request) -> web.Response:
-        user_id, channel = await caller(request)
-        status = request.query["$filter"].split("'")[1]
-        version = (await db.rows(VERSION, {"c": channel}))[0][0]
-        rows = await db.rows(PAGE, {"c": channel, "status": status})
-        cached = counts.get((channel, status))
+        _user_id, channel, place = await caller(request)
+        replace = {STAND_IN: channel}
+        fetched = await db.rows(list_page.sql, list_page.args(replace))
+        rows, at = fetched[:50], list_page.columns
+        version = fetched[0][at[VERSION]]
+        cached = counts.get(channel)
         if cached is None or cached[0] != version:
-            count = (await db.rows(COUNT, {"c": channel, "status": status}))[0][0]
-            counts[(channel, status)] = (version, count)
-        count = counts[(channel, status)][1]
+            counts[channel] = (
+                version,
+                (await db.rows(list_count.sql, list_count.args(replace)))[0][0],
+            )
+        count = counts[channel][1]
         # Statuses and projects are cached under the version too, as the app caches them.
         if references.get(channel, (None,))[0] != version:
             statuses = {row[0]: row for row in await db.rows(STATUSES, {"c": channel})}
-            projects = {row[0]: row for row in await db.rows(PROJECTS, {"c": channel})}
+            projects = project_refs(await db.rows(PROJECTS, {"c": channel}), PROJECT_AT)
             references[channel] = (version, statuses, projects)
         _version, statuses, projects = references[channel]
-        ids = {f"i{n}": row[0] for n, row in enumerate(rows[:50])}
-        placeholders = ", ".join(f":{name}" for name in ids)
-        await db.rows(ASSIGNEES.format(ids=placeholders), ids)  # none in the generated data
-        value = [_details(row, statuses, projects) for row in rows[:50]]
+        assigned = [ids_in_order(row[at["assignee_ids"]]) for row in rows]
+        wanted = wanted_users(rows, at, assigned)
+        users = {}
+        if wanted:
+            found = await db.rows(list_users.sql, list_users.args({}, wanted))
+            users = {row[0]: user(row, list_users.columns) for row in found}
+        value = [
+            details(row, at, ids, statuses, projects, users, place)
+            for row, ids in zip(rows, assigned, strict=True)
+        ]
         body = {"@odata.context": "x", "@odata.count": count, "value": value}
         return web.Response(body=orjson.dumps(body), content_type="application/json")
 
     async def create_bug(request: web.Request) -> web.Response:
         body = await request.json()
-        user_id, channel = await caller(request)
+        user_id, channel, _place = await caller(request)
         values = await db.rows(FIELD_VALUES, {"c": channel})
         primary = {row[1]: row for row in values if row[4]}
         named = {(row[1], row[2].lower()): row for row in values}
@@ -234,51 +280,6 @@ async def _ok() -> web.Response:
     return web.Response(text="ok")
 
 
-def _details(
-    row: Sequence[Any], statuses: dict[str, Any], projects: dict[str, Any]
-) -> dict[str, Any]:
-    status = statuses.get(row[6])
-    project = projects[row[9]]
-    return {
-        "_id": row[0],
-        "internalId": row[1],
-        "name": row[2],
-        "body": row[3],
-        "owner": row[4],
-        "status": row[5],
-        "statusId": {"_id": row[6], "category": status[1] if status else None},
-        "statusValue": status[2] if status else None,
-        "priority": row[7],
-        "severity": row[8],
-        "projectId": {
-            "_id": project[0],
-            "enableBug": project[1],
-            "displayName": project[2],
-            "hostname": project[3],
-            "projectName": project[4],
-            "sourceId": project[5],
-        },
-        "source": row[10],
-        "sourceId": row[11],
-        "startDate": _ts(row[12]),
-        "dueDate": _ts(row[13]),
-        "completedDate": _ts(row[14]),
-        "effort": row[15],
-        "phase": row[16],
-        "phaseName": row[17],
-        "bucket": row[18] if isinstance(row[18], list) else json.loads(row[18]),
-        "bucketName": row[19],
-        "entityId": row[20],
-        "sync": {"status": row[21], "at": _ts(row[22])},
-        "assignedTo": [],
-        "attachments": [],
-        "createdBy": None,
-        "updatedBy": None,
-        "createdAt": _ts(row[25]),
-        "updatedAt": _ts(row[26]),
-    }
-
-
 def main(port: int, database_url: str) -> None:
     if database_url.startswith("sqlite"):
         app = build(Sqlite(database_url.split(":///", 1)[1]))
@@ -291,7 +292,7 @@ def main(port: int, database_url: str) -> None:
                 holder["db"].pool = created
                 yield
 
-        holder["db"] = Postgres(None)  # type: ignore[arg-type]
+        holder["db"] = Postgres(None)
         app = build(holder["db"])
         app.cleanup_ctx.append(pool)
     web.run_app(app, host="127.0.0.1", port=port, print=None)

@@ -13,7 +13,7 @@ keeps such lists on the fast path.
 """
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -112,7 +112,7 @@ async def fetch_value(session: AsyncSession, statement: Select[Any]) -> Any:
 
 def _prepare(
     dialect: Dialect, statement: Select[Any], values: Mapping[str, Any] | None
-) -> tuple[_Plan | None, dict[str, Any]]:
+) -> tuple[_Plan | None, Mapping[str, Any]]:
     """The statement's plan, from the cache when its shape was seen, and its parameter values;
     no plan for a statement whose SQL depends on its values."""
     key = statement._generate_cache_key()  # what SQLAlchemy's own compiled cache is keyed by
@@ -138,7 +138,7 @@ def _compile(dialect: Dialect, statement: Select[Any], key: CacheKey | None) -> 
         (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
         for name in compiled.positiontup or ()
     )
-    columns: Sequence[Any] = statement.selected_columns
+    columns = list(statement.selected_columns)
     results = tuple(
         (index, process)
         for index, column in enumerate(columns)
@@ -148,6 +148,6 @@ def _compile(dialect: Dialect, statement: Select[Any], key: CacheKey | None) -> 
         compiled=compiled,
         sql=compiled.string,
         positions=positions,
-        names=tuple(column.key for column in columns),
+        names=tuple(str(column.key) for column in columns),
         results=results,
     )

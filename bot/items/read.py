@@ -198,7 +198,7 @@ def _projects() -> Select[Any]:
     return select(*PROJECT)
 
 
-def _by_id(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _by_id(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
     return {row["id"]: row for row in rows}
 
 
@@ -275,7 +275,9 @@ def _details(
     return details
 
 
-async def _people(uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+async def _people(
+    uow: UnitOfWork, rows: Sequence[Mapping[str, Any]]
+) -> dict[str, Mapping[str, Any]]:
     """Every user the rows name (assignees, creator, last editor), in one statement."""
     wanted = {user for row in rows for user in row["assignee_ids"]}
     wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}

@@ -1,6 +1,6 @@
 """Personal views: the caller's items across channels, and the channels they may read."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Select
@@ -51,7 +51,7 @@ async def list_my_channels(
 
 async def _page(
     uow: UnitOfWork, statement: Select[Any], query: Query, counting: Select[Any]
-) -> tuple[list[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
+) -> tuple[Sequence[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
     """The rows of one page (read with their sort values), the count if asked (by `counting`),
     and the last row read when more follow (the next link's key)."""
     fetched = await driver.fetch_all(uow.session, apply(statement, query, keyed=True))
