@@ -73,7 +73,7 @@ class _IdsInOrder(TypeDecorator[list[str]]):
     cache_ok = True
 
     def process_result_value(self, value: Any, dialect: Dialect) -> list[str]:
-        if value is None:
+        if value is None or value == "[]":  # most items have no assignee
             return []
         if isinstance(value, str):
             return [user_id for _position, user_id in sorted(orjson.loads(value))]
