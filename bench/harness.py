@@ -20,6 +20,10 @@ from bot.db.migrate import head_revision
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".bench-cache"
+# The app's code that shapes every generated dataset: the demo seed and a channel's bootstrap.
+SEED_SOURCES = tuple(
+    ROOT / "bot" / path for path in ("demo.py", "workspace.py", "fields/defaults.py")
+)
 POSTGRES_SERVER = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432"
 )

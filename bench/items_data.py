@@ -16,7 +16,7 @@ import orjson
 from sqlalchemy import Table, case, func, insert, literal, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bench.harness import Dataset, run_cli, run_module
+from bench.harness import SEED_SOURCES, Dataset, run_cli, run_module
 from bot import demo, workspace
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
@@ -30,7 +30,6 @@ from bot.db.tables import (
     User,
 )
 from bot.directory import service as directory
-from bot.fields import defaults
 from bot.ids import new_id
 from bot.uow import UnitOfWork, unit_of_work
 
@@ -48,18 +47,11 @@ BUGS_OF_FIVE = 3  # the other channels hold 3 bugs for 2 tasks
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 ITEMS = cast(Table, Item.__table__)
 ASSIGNEES = cast(Table, ItemAssignee.__table__)
-# The text that shapes the data besides this file: the demo seed and a channel's bootstrap.
-SOURCES = (
-    Path(__file__),
-    Path(demo.__file__ or ""),
-    Path(workspace.__file__ or ""),
-    Path(defaults.__file__ or ""),
-)
 
 
 @dataclass(frozen=True)
 class Target:
-    """A channel and kind to fill: its ids, and the numbers its generated items start after."""
+    """A channel and kind to fill with `count` generated items: its ids, its statuses by name."""
 
     channel_id: str
     project_id: str
@@ -70,7 +62,8 @@ class Target:
 
 def dataset(bugs: int, total: int) -> Dataset:
     """The demo, `bugs` bugs in its channel, and `total` items in the database (0: no others)."""
-    return Dataset("items", SOURCES, (bugs, total, CHANNELS), partial(_generate, bugs, total))
+    sources = (Path(__file__), *SEED_SOURCES)
+    return Dataset("items", sources, (bugs, total, CHANNELS), partial(_generate, bugs, total))
 
 
 def _generate(bugs: int, total: int, env: dict[str, str]) -> None:
