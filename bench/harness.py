@@ -1,4 +1,5 @@
-"""Start servers as separate processes, load them with wrk, and read back req/s and latency."""
+"""The benchmarks' machinery: servers as separate processes loaded by wrk, and their databases
+(scratch, or generated once and cached between runs)."""
 
 import hashlib
 import os
