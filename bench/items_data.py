@@ -27,7 +27,6 @@ from bot.db.tables import (
     ItemAssignee,
     ItemCounter,
     Project,
-    User,
 )
 from bot.directory import service as directory
 from bot.ids import new_id
@@ -76,9 +75,8 @@ async def load(database_url: str, teams_channel_id: str, bugs: int, total: int) 
     engine = create_engine(database_url)
     try:
         async with unit_of_work(session_factory(engine), SystemClock()) as uow:
-            channels = await _set_up(uow, with_others=total > 0)
+            channels, users = await _set_up(uow, with_others=total > 0)
         async with engine.begin() as conn:
-            users = await _bench_users(conn)
             existing = await conn.scalar(select(func.count()).select_from(Item)) or 0
             targets = await _targets(conn, teams_channel_id, channels, bugs, total - existing)
             rng = random.Random(7)
@@ -91,11 +89,11 @@ async def load(database_url: str, teams_channel_id: str, bugs: int, total: int) 
         await engine.dispose()
 
 
-async def _set_up(uow: UnitOfWork, *, with_others: bool) -> list[str]:
-    """The bench users, in the demo team and in new teams holding the other channels, created
-    as the CLI would; the other channels' Teams ids."""
+async def _set_up(uow: UnitOfWork, *, with_others: bool) -> tuple[list[str], list[str]]:
+    """The other channels (in the demo team, then in new teams) and the bench users, members of
+    every team, through the services the CLI calls: the channels' Teams ids, the users' ids."""
     teams = [demo.TEAM_ID]
-    channels = []
+    channels, users = [], []
     for number in range(1, CHANNELS if with_others else 1):
         team, position = divmod(number, CHANNELS_PER_TEAM)
         if team > 0 and position == 0:
@@ -107,23 +105,17 @@ async def _set_up(uow: UnitOfWork, *, with_others: bool) -> list[str]:
         )
     for number in range(BENCH_USERS):
         username = f"bench.items.{number}@demo.example"
-        await directory.upsert_user(
+        user = await directory.upsert_user(
             uow,
             source_id=f"00000000-0000-0000-0002-{number:012d}",
             username=username,
             display_name=f"Bench Items {number}",
             email=username,
         )
+        users.append(user.id)
         for team_id in teams:
             await directory.add_member(uow, team_id=team_id, user_ref=username)
-    return channels
-
-
-async def _bench_users(conn: AsyncConnection) -> list[str]:
-    result = await conn.scalars(
-        select(User.id).where(User.username.like("bench.items.%")).order_by(User.username)
-    )
-    return list(result)
+    return channels, users
 
 
 async def _targets(
