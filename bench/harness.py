@@ -1,20 +1,30 @@
-"""Start servers as separate processes, load them with wrk, and read back req/s and latency."""
+"""The benchmarks' machinery: servers as separate processes loaded by wrk, and their databases
+(scratch, or generated once and cached between runs)."""
 
+import hashlib
 import os
 import re
 import secrets
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.db.migrate import head_revision
+
 ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".bench-cache"
+# The app's code that shapes every generated dataset: the demo seed and a channel's bootstrap.
+SEED_SOURCES = tuple(
+    ROOT / "bot" / path for path in ("demo.py", "workspace.py", "fields/defaults.py")
+)
 POSTGRES_SERVER = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432"
 )
@@ -128,9 +138,129 @@ def scratch_database(kind: str, folder: Path) -> Iterator[str]:
         _psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@dataclass(frozen=True)
+class Dataset:
+    """A generated database: what shapes it (source files, row counts) and how to generate it
+    into the database an environment names."""
+
+    name: str
+    sources: tuple[Path, ...]
+    counts: tuple[int, ...]
+    generate: Callable[[dict[str, str]], None]
+
+    def key(self) -> str:
+        """Changes whenever the generator's source, the schema's head or the counts do."""
+        digest = hashlib.sha256(f"{self.name} {head_revision()} {self.counts}".encode())
+        for source in self.sources:
+            digest.update(source.read_bytes())
+        return digest.hexdigest()[:16]
+
+
+@contextmanager
+def dataset_database(kind: str, folder: Path, dataset: Dataset) -> Iterator[str]:
+    """A database for one run holding the dataset: copied from the cache when its key matches
+    (unless BENCH_FRESH=1), else generated and cached for the next run."""
+    key, fresh = dataset.key(), os.environ.get("BENCH_FRESH") == "1"
+    started = time.perf_counter()
+    if kind == "sqlite":
+        generated = _sqlite_cache(folder, dataset, key, fresh)
+        run = folder / "bench.db"
+        shutil.copyfile(CACHE / f"{dataset.name}-{key}.db", run)
+        url = f"sqlite+aiosqlite:///{run}"
+    else:
+        generated = _postgres_template(folder, dataset, key, fresh)
+        name = f"tracker_bench_{secrets.token_hex(4)}"
+        # FILE_COPY copies the template's files; the default (WAL_LOG) logs every page.
+        _retry_while_in_use(
+            f'CREATE DATABASE "{name}" TEMPLATE "{_template(dataset, key)}" STRATEGY FILE_COPY'
+        )
+        url = f"{POSTGRES_SERVER}/{name}"
+    copied = time.perf_counter() - started - (generated or 0.0)
+    origin = "cache used" if generated is None else f"generated in {generated:.0f} s"
+    print(f"data     {kind:10} {dataset.name} {key}: {origin}, copied in {copied:.1f} s")
+    try:
+        yield url
+    finally:
+        if kind != "sqlite":
+            _psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _sqlite_cache(folder: Path, dataset: Dataset, key: str, fresh: bool) -> float | None:
+    """Make sure `.bench-cache/` holds the dataset's file, generating it (and dropping the
+    dataset's stale files) if not; the seconds generation took, if it ran."""
+    cached = CACHE / f"{dataset.name}-{key}.db"
+    if not fresh and cached.exists():
+        return None
+    started = time.perf_counter()
+    CACHE.mkdir(exist_ok=True)
+    building = CACHE / f"{dataset.name}-{key}.{secrets.token_hex(4)}.building"
+    try:
+        dataset.generate(_environment(f"sqlite+aiosqlite:///{building}", folder))
+        # Everything into the main file, so that copying it alone copies the database.
+        with closing(sqlite3.connect(building)) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        for stale in CACHE.glob(f"{dataset.name}-*.db"):
+            stale.unlink()
+        building.rename(cached)
+    finally:
+        for leftover in CACHE.glob(f"{building.name}*"):
+            leftover.unlink()
+    return time.perf_counter() - started
+
+
+def _postgres_template(folder: Path, dataset: Dataset, key: str, fresh: bool) -> float | None:
+    """Make sure the dataset's template database exists on the server, generating it (and
+    dropping the dataset's stale templates) if not; the seconds generation took, if it ran."""
+    template = _template(dataset, key)
+    if not fresh and _psql_value(f"SELECT 1 FROM pg_database WHERE datname = '{template}'"):
+        return None
+    started = time.perf_counter()
+    building = f"bench_build_{dataset.name}_{secrets.token_hex(4)}"
+    _psql(f'CREATE DATABASE "{building}"')
+    try:
+        dataset.generate(_environment(f"{POSTGRES_SERVER}/{building}", folder))
+        stale = _psql_value(
+            "SELECT string_agg(datname, ' ') FROM pg_database "
+            f"WHERE starts_with(datname, '{_template(dataset, '')}')"
+        )
+        for name in stale.split():
+            _psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _retry_while_in_use(f'ALTER DATABASE "{building}" RENAME TO "{template}"')
+    finally:
+        _psql(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')
+    return time.perf_counter() - started
+
+
+def _template(dataset: Dataset, key: str) -> str:
+    return f"bench_cache_{dataset.name}_{key}"
+
+
+def _environment(url: str, folder: Path) -> dict[str, str]:
+    return environment(url, DATA_DIR=str(folder), SEED_DEMO="false")
+
+
+def _retry_while_in_use(statement: str) -> None:
+    """Run a statement that needs a database unused: the generator's sessions may still be
+    ending on the server for a moment after its process exits."""
+    for _ in range(50):
+        try:
+            _psql(statement)
+            return
+        except subprocess.CalledProcessError as error:
+            if b"being accessed by other users" not in error.stderr:
+                raise
+            time.sleep(0.2)
+    _psql(statement)
+
+
 def _psql(statement: str) -> None:
     subprocess.run(
         ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-qc", statement],
         check=True,
         capture_output=True,
     )
+
+
+def _psql_value(query: str) -> str:
+    command = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-tAc", query]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()

@@ -10,18 +10,19 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from bench import items_data
 from bench.harness import (
     Load,
+    dataset_database,
     environment,
     free_port,
     run_cli,
-    run_module,
-    scratch_database,
     server,
     wrk,
 )
 
 BUGS = 100_000
+ITEMS = 1_000_000  # in the database: 20 channels
 LIST_QUERY = {
     "$filter": "status eq 'In Progress'",
     "$orderby": "dueDate desc",
@@ -33,10 +34,11 @@ BULK_RUNS = 10
 
 
 def measure(kind: str) -> dict[str, object]:
-    with tempfile.TemporaryDirectory() as folder, scratch_database(kind, Path(folder)) as url:
+    data = items_data.dataset(BUGS, ITEMS)
+    with tempfile.TemporaryDirectory() as folder, dataset_database(kind, Path(folder), data) as url:
         env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        # The demo seed is already there; this signs in afresh.
         demo = json.loads(run_cli(env, "admin", "demo"))
-        run_module(env, "bench.items_data", url, demo["channelId"], str(BUGS))
         headers = {
             "Cookie": f"graphNodeCookie={demo['cookie']}",
             "x-svc-teamid": demo["teamId"],

@@ -7,28 +7,20 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from bench.harness import (
-    Load,
-    environment,
-    free_port,
-    run_cli,
-    run_module,
-    scratch_database,
-    server,
-    wrk,
-)
+from bench import me_tasks_data
+from bench.harness import Load, dataset_database, environment, free_port, run_cli, server, wrk
 from bench.me_tasks_data import MINE, TASKS
 
 CONNECTIONS = 8
 PATH = "/api/me/tasks?$top=50"
-DEMO_USER = "ada@demo.example"  # bot.demo's first user, whom `admin demo` signs in
 
 
 def measure(kind: str) -> dict[str, Load]:
-    with tempfile.TemporaryDirectory() as folder, scratch_database(kind, Path(folder)) as url:
+    data = me_tasks_data.dataset()
+    with tempfile.TemporaryDirectory() as folder, dataset_database(kind, Path(folder), data) as url:
         env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        # The demo seed is already there; this signs in afresh.
         demo = json.loads(run_cli(env, "admin", "demo"))
-        run_module(env, "bench.me_tasks_data", url, demo["channelId"], DEMO_USER)
         headers = {
             "Cookie": f"graphNodeCookie={demo['cookie']}",
             "x-svc-entityId": demo["entityId"],

@@ -4,14 +4,18 @@ and each of the others to one of 200 other users (so the planners' statistics se
 assignments as the small set they are)."""
 
 import asyncio
+import json
 import random
 import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bench.harness import SEED_SOURCES, Dataset, run_cli, run_module
+from bot import demo
 from bot.db.engine import create_engine
 from bot.db.tables import (
     Channel,
@@ -36,6 +40,19 @@ BATCH = 5000
 STATUS_MIX = ["Not Started", "In Progress", "Completed", "Not Started"]
 PRIORITIES = ["Urgent", "High", "Normal", "Low"]
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def dataset() -> Dataset:
+    """The demo, then the teams, channels, users and tasks above, the demo's first user the
+    member and assignee."""
+    counts = (TEAMS, CHANNELS_PER_TEAM, MEMBER_TEAMS, TASKS, MINE, OTHER_USERS)
+    return Dataset("me_tasks", (Path(__file__), *SEED_SOURCES), counts, _generate)
+
+
+def _generate(env: dict[str, str]) -> None:
+    signed_in = json.loads(run_cli(env, "admin", "demo"))
+    url, username = env["DATABASE_URL"], demo.USERS[0][1]
+    run_module(env, "bench.me_tasks_data", url, signed_in["channelId"], username)
 
 
 async def load(database_url: str, demo_channel: str, username: str) -> None:
