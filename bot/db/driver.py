@@ -75,6 +75,11 @@ async def fetch_all(
     session: AsyncSession, statement: Select[Any], values: Mapping[str, Any] | None = None
 ) -> list[Row]:
     """The rows of `statement`, read with the raw driver; `values` for its named bindparams."""
+    # Plain reads only: before the session's first statement of its own, PostgreSQL has not
+    # begun the transaction yet (asyncpg's adapter begins lazily), so a row lock taken here
+    # would not be held.
+    if statement._for_update_arg is not None:
+        raise ValueError("FOR UPDATE belongs to the session's transaction: use session.execute")
     connection = await session.connection()
     dialect = connection.dialect
     plan, parameters = _prepare(dialect, statement, values)

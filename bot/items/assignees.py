@@ -28,6 +28,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import TypeDecorator
 
+from bot.db.expressions import one_of
 from bot.db.tables import Item, ItemAssignee
 from bot.uow import UnitOfWork
 
@@ -50,7 +51,9 @@ async def set_assignees(
     if not item_ids:
         return
     if replace:
-        await uow.session.execute(delete(ItemAssignee).where(ItemAssignee.item_id.in_(item_ids)))
+        await uow.session.execute(
+            delete(ItemAssignee).where(one_of(ItemAssignee.item_id, item_ids))
+        )
     # One set-based statement per assignee (a list names a few), each covering every item.
     rows = select(
         Item.id,
@@ -59,7 +62,7 @@ async def set_assignees(
         Item.kind,
         Item.channel_id,
         Item.created_at,
-    ).where(Item.id.in_(item_ids))
+    ).where(one_of(Item.id, item_ids))
     # The Core table: given parameters, an ORM insert would take them for rows to insert.
     statement = insert(cast(Table, ItemAssignee.__table__)).from_select(_COLUMNS, rows)
     for position, user_id in enumerate(user_ids):

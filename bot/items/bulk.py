@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import Row, select, update
 
+from bot.db.expressions import one_of
 from bot.db.tables import Item, ItemAssignee
 from bot.fields.catalog import load_catalog
 from bot.ids import is_id
@@ -124,7 +125,7 @@ async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Ro
             *(getattr(Item, field) for field in EDITABLE),
         )
         .where(
-            Item.id.in_(wanted),
+            one_of(Item.id, wanted),
             Item.channel_id == uow.channel.channel_id,
             Item.kind == kind.value,
         )
@@ -138,7 +139,7 @@ async def _assignees(uow: UnitOfWork, item_ids: list[str]) -> dict[str, list[str
     if item_ids:
         rows = await uow.session.execute(
             select(ItemAssignee.item_id, ItemAssignee.user_id)
-            .where(ItemAssignee.item_id.in_(item_ids))
+            .where(one_of(ItemAssignee.item_id, item_ids))
             .order_by(ItemAssignee.item_id, ItemAssignee.position)
         )
         for item_id, user_id in rows:
@@ -155,7 +156,7 @@ async def _apply(uow: UnitOfWork, updates: dict[str, dict[str, Any]], now: datet
     for values, item_ids in groups.items():
         await uow.session.execute(
             update(Item)
-            .where(Item.id.in_(item_ids))
+            .where(one_of(Item.id, item_ids))
             .values(**dict(values), updated_at=now, updated_by=actor, sync_at=now)
             .execution_options(synchronize_session=False)
         )

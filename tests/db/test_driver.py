@@ -91,3 +91,9 @@ async def test_timestamps_read_as_the_apis_text(factory: Factory, items: list[di
         "2026-12-03T08:30:15.123Z",
         None,
     ]
+
+
+async def test_a_locking_read_is_left_to_the_session(factory: Factory, items: list[dict]) -> None:
+    async with factory.work() as uow:
+        with pytest.raises(ValueError, match="FOR UPDATE"):
+            await driver.fetch_all(uow.session, select(ITEM.id).with_for_update())
