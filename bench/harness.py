@@ -2,6 +2,7 @@
 (scratch, or generated once and cached between runs)."""
 
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -264,3 +265,12 @@ def _psql(statement: str) -> None:
 def _psql_value(query: str) -> str:
     command = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-tAc", query]
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def same_rows(app_body: bytes, raw_body: bytes) -> None:
+    """Stop the run unless a raw ceiling served the app's rows and count: a ceiling that does
+    less work than the app would flatter nothing but itself."""
+    app, raw = json.loads(app_body), json.loads(raw_body)
+    for key in ("value", "@odata.count"):
+        if app.get(key) != raw.get(key):
+            raise RuntimeError(f"the raw ceiling's {key} differs from the app's")

@@ -17,6 +17,7 @@ from bench.harness import (
     environment,
     free_port,
     run_cli,
+    same_rows,
     server,
     wrk,
 )
@@ -72,9 +73,11 @@ def measure(kind: str) -> dict[str, object]:
                 )["value"]
             ]
             results["bulk_ms"] = _bulk_times(running.base, headers, ids[:BULK_IDS])
+            served = _request(running.base, "GET", list_path, headers)
         port = free_port()
         command = [sys.executable, "-m", "bench.raw_items_server", str(port), url]
         with server(command, env, port) as running:
+            same_rows(served, _request(running.base, "GET", list_path, headers))
             results["list_raw"] = wrk(running.base + list_path, headers=headers, connections=8)
             results["create_raw"] = wrk(
                 running.base + "/odata/bugs",

@@ -8,7 +8,16 @@ import urllib.request
 from pathlib import Path
 
 from bench import me_tasks_data
-from bench.harness import Load, dataset_database, environment, free_port, run_cli, server, wrk
+from bench.harness import (
+    Load,
+    dataset_database,
+    environment,
+    free_port,
+    run_cli,
+    same_rows,
+    server,
+    wrk,
+)
 from bench.me_tasks_data import MINE, TASKS
 
 CONNECTIONS = 8
@@ -45,6 +54,8 @@ def measure(kind: str) -> dict[str, Load]:
         port = free_port()
         command = [sys.executable, "-m", "bench.raw_me_tasks_server", str(port), url]
         with server(command, env, port) as running:
+            request = urllib.request.Request(running.base + PATH, headers=headers)
+            same_rows(body, urllib.request.urlopen(request, timeout=60).read())
             results["raw"] = wrk(running.base + PATH, headers=headers, connections=CONNECTIONS)
         return results
 
