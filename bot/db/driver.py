@@ -80,14 +80,11 @@ async def fetch_all(
     # would not be held.
     if statement._for_update_arg is not None:
         raise ValueError("FOR UPDATE belongs to the session's transaction: use session.execute")
-    connection = await session.connection()
-    dialect = connection.dialect
+    dialect, driver = await _driver_connection(session)
     plan, parameters = _prepare(dialect, statement, values)
     if plan is None:
         result = await session.execute(statement, values)
         return [Row(row) for row in result.mappings()]
-    driver = (await connection.get_raw_connection()).driver_connection
-    assert driver is not None
     arguments = [
         parameters[name] if process is None else process(parameters[name])
         for name, process in plan.positions
@@ -113,6 +110,22 @@ async def fetch_value(session: AsyncSession, statement: Select[Any]) -> Any:
     """The first column of the first row of `statement`, or None."""
     row = await fetch_one(session, statement)
     return None if row is None else next(iter(row.values()))
+
+
+async def _driver_connection(session: AsyncSession) -> tuple[Dialect, Any]:
+    """The dialect and driver connection of the session's transaction, found once per
+    transaction (asking the session each time costs more than a short query does)."""
+    transaction = session.sync_session.get_transaction()
+    kept = session.info.get(_KEPT)
+    if kept is not None and transaction is not None and kept[0] is transaction:
+        return kept[1], kept[2]
+    connection = await session.connection()
+    driver = (await connection.get_raw_connection()).driver_connection
+    session.info[_KEPT] = (session.sync_session.get_transaction(), connection.dialect, driver)
+    return connection.dialect, driver
+
+
+_KEPT = "bot.db.driver"
 
 
 def _prepare(

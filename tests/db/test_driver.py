@@ -97,3 +97,18 @@ async def test_a_locking_read_is_left_to_the_session(factory: Factory, items: li
     async with factory.work() as uow:
         with pytest.raises(ValueError, match="FOR UPDATE"):
             await driver.fetch_all(uow.session, select(ITEM.id).with_for_update())
+
+
+async def test_each_transaction_of_a_session_reads_on_its_own_connection(
+    client: TestClient, factory: Factory, items: list[dict]
+) -> None:
+    count = select(func.count()).select_from(Item)
+    async with factory.work() as uow:
+        session = uow.session
+    async with session.begin():
+        assert await driver.fetch_value(session, count) == 4
+    member = await factory.member()
+    await create_item(client, member, name="Added between the transactions")
+    async with session.begin():
+        assert await driver.fetch_value(session, count) == 5
+    await session.close()
