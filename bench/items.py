@@ -98,11 +98,13 @@ def _first_and_last_pages(base: str, headers: dict[str, str]) -> tuple[str, str]
     """The first page of all bugs by due date, and the last page as its next link asks for it."""
     order = {"$orderby": "dueDate desc", "$top": "50"}
     first = "/odata/bugs?" + urllib.parse.urlencode(order, quote_via=urllib.parse.quote)
-    # The row just before the last page: the 51st in the reverse order.
-    reverse = {"$orderby": "dueDate asc,_id desc", "$top": "51", "$select": "dueDate"}
+    # The row just before the last page: the 51st in the reverse order (nulls first, ties by id
+    # going up), where the bugs created without a due date come first.
+    reverse = {"$orderby": "dueDate asc,_id asc", "$top": "51", "$select": "dueDate"}
     query = urllib.parse.urlencode(reverse, quote_via=urllib.parse.quote)
     before_last = json.loads(_request(base, "GET", f"/odata/bugs?{query}", headers))["value"][-1]
-    sort_values = [before_last["dueDate"].replace("Z", "+00:00"), before_last["_id"]]
+    due = before_last["dueDate"]
+    sort_values = [due and due.replace("Z", "+00:00"), before_last["_id"]]
     token = base64.urlsafe_b64encode(json.dumps(sort_values).encode()).decode().rstrip("=")
     last_query = {**order, "$skiptoken": token}
     last = "/odata/bugs?" + urllib.parse.urlencode(last_query, quote_via=urllib.parse.quote)
