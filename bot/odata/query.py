@@ -4,7 +4,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, TypeVarTuple
 
-from sqlalchemy import ColumnElement, Select, UnaryExpression, func
+from sqlalchemy import ColumnElement, Select, func
 
 from bot.errors import BadRequest
 from bot.odata import keyset
@@ -66,13 +66,11 @@ def apply(statement: Select[*Row], query: Query, *, keyed: bool = False) -> Sele
     """
     if query.filter is not None:
         statement = statement.where(query.filter)
-    if query.after is not None:
-        statement = statement.where(keyset.after(query.order, query.after))
-    order = [_order_by(key) for key in query.order]
-    paged = statement.order_by(*order).limit(query.top + 1).offset(query.skip)
     if keyed:  # same rows, a few more columns: the result type a caller reads stays usable
-        return paged.add_columns(*keyset.sort_columns(query.order))
-    return paged
+        statement = statement.add_columns(*keyset.sort_columns(query.order))
+    return keyset.sorted_page(
+        statement, query.order, query.after, limit=query.top + 1, offset=query.skip, keyed=keyed
+    )
 
 
 def count_statement(statement: Select[*Row], query: Query) -> Select[int]:
@@ -101,7 +99,9 @@ def _order(text: str | None, entity: EntitySet) -> tuple[SortKey, ...]:
             raise invalid("$orderby", f"'{name}' is listed twice")
     if entity.key.name in names:
         return keys
-    return (*keys, SortKey(entity.key))  # a unique last key keeps pages stable
+    # A unique last key keeps pages stable; going the last key's way, an index on (…, key, id)
+    # gives the whole order read in one direction.
+    return (*keys, SortKey(entity.key, descending=bool(keys) and keys[-1].descending))
 
 
 def _sort_key(part: str, entity: EntitySet) -> SortKey:
@@ -118,16 +118,6 @@ def _sort_key(part: str, entity: EntitySet) -> SortKey:
     if prop is None or not prop.sortable:
         raise invalid("$orderby", f"'{name}' cannot be sorted")
     return SortKey(prop, descending=len(words) == 2 and words[1].lower() == "desc")
-
-
-def _order_by(key: SortKey) -> UnaryExpression[Any]:
-    prop = key.property
-    expression = keyset.sort_expression(key)
-    ordered = expression.desc() if key.descending else expression.asc()
-    if not prop.nullable:
-        return ordered
-    # PostgreSQL's order (nulls after every value), said out loud so SQLite sorts the same.
-    return ordered.nulls_first() if key.descending else ordered.nulls_last()
 
 
 def _whole_number(option: str, text: str | None, default: int) -> int:

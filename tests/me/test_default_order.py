@@ -34,7 +34,7 @@ async def test_default_pages_are_newest_first_ties_by_id_with_the_exact_count(
         place = {key: value for key, value in (("team", team), ("channel", channel)) if value}
         made.append(await make(client, grace, name=f"t{number}", assignedTo=[ada.user.id], **place))
     await make(client, grace, name="Grace's", assignedTo=[grace.user.id])
-    expected = sorted(made, key=lambda item: item["_id"])
+    expected = sorted(made, key=lambda item: item["_id"], reverse=True)  # ties go the same way
     expected.sort(key=lambda item: item["createdAt"], reverse=True)
 
     seen, pages = [], 0

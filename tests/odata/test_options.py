@@ -27,11 +27,11 @@ async def test_text_sorts_by_code_point_after_lower_casing_on_both_databases(
     assert rows == [14, 11, 2, 1]  # bug…, release…, ärger, ärger im büro
 
 
-async def test_nulls_sort_last_ascending_and_first_descending(lister: Lister) -> None:
+async def test_nulls_sort_first_ascending_and_last_descending(lister: Lister) -> None:
     ascending, _, _ = await lister({"$filter": "internalId le 6", "$orderby": "dueDate asc"})
     descending, _, _ = await lister({"$filter": "internalId le 6", "$orderby": "dueDate desc"})
-    assert ascending == [3, 2, 1, 5, 4, 6]
-    assert descending == [4, 6, 5, 1, 2, 3]  # ties broken by the key, ascending
+    assert ascending == [4, 6, 3, 2, 1, 5]  # OData's rule: nulls before every value going up
+    assert descending == [5, 1, 2, 3, 6, 4]  # and after them going down, ties the same way
 
 
 async def test_top_and_skip_page_in_the_database(lister: Lister) -> None:

@@ -1,9 +1,9 @@
 """Bugs and tasks, their assignees, their per-channel numbers, and the events they raise."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, ForeignKey, Index, String, Table, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.tables.base import ID, Base
@@ -14,15 +14,7 @@ class Item(Base):
     """A bug or a task in a channel."""
 
     __tablename__ = "items"
-    __table_args__ = (
-        UniqueConstraint("channel_id", "kind", "internal_id"),
-        # Lists are per channel and kind, usually filtered by status and sorted by due date.
-        Index(None, "channel_id", "kind", "status", "due_date"),
-        Index(None, "channel_id", "kind", "due_date"),
-        # The default order, newest first: an index ending with the sort key keeps a page read
-        # short even under PostgreSQL's generic plan for a bound LIMIT.
-        Index(None, "channel_id", "kind", "created_at"),
-    )
+    __table_args__ = (UniqueConstraint("channel_id", "kind", "internal_id"),)
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     channel_id: Mapped[str] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(8))  # bug | task
@@ -57,6 +49,33 @@ class Item(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
+def _index_with_nulls_first(*columns: Column[Any]) -> None:
+    """An index on `columns` whose nulls sort before every value, as lists sort them: SQLite's
+    only order (its indexes cannot say NULLS FIRST), declared for PostgreSQL. Each database gets
+    its own, named for what it holds (Alembic pairs indexes by name); `info["dialect"]` keeps the
+    other out of that database's drift check."""
+    words = [column.name for column in columns]
+    said = [f"{c.name}_nulls_first" if c.nullable else c.name for c in columns]
+    Index(_index_name(words), *columns, info={"dialect": "sqlite"}).ddl_if(dialect="sqlite")
+    declared = [column.nulls_first() if column.nullable else column for column in columns]
+    postgresql = Index(_index_name(said), *declared, info={"dialect": "postgresql"})
+    postgresql.ddl_if(dialect="postgresql")
+
+
+def _index_name(words: list[str]) -> str:
+    return "_".join(["ix", Item.__tablename__, *words])
+
+
+# Lists are per channel and kind, newest first by default, often filtered by status and sorted by
+# due date. Each index ends with the id, which breaks ties the sort key's way, so a page of these
+# orders, either way, is one range of an index read forwards or backwards: no sort, and a last
+# page by next link costs what the first does.
+_ITEM = cast(Table, Item.__table__).c
+Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.created_at, _ITEM.id)
+_index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.due_date, _ITEM.id)
+_index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.status, _ITEM.due_date, _ITEM.id)
+
+
 class ItemAssignee(Base):
     """An item's assignee. The item's kind, channel and creation time are copied here (fixed at
     creation, written only by `bot.items.assignees`): the personal views read a user's newest
@@ -77,13 +96,14 @@ class ItemAssignee(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
-# A user's items of one kind, newest first (the default order, ties by item id), with the channel
-# to check: the page is the first entries whose channel the user may read, the count an index scan.
+# A user's items of one kind, read backwards for newest first (the default order, ties by item id
+# the same way), with the channel to check: the page is the first entries whose channel the user
+# may read, the count an index scan.
 Index(
     "ix_item_assignees_personal_order",
     ItemAssignee.user_id,
     ItemAssignee.kind,
-    ItemAssignee.created_at.desc(),
+    ItemAssignee.created_at,
     ItemAssignee.item_id,
     ItemAssignee.channel_id,
 )
