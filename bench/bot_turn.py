@@ -116,8 +116,11 @@ async def _assign_some(url: str) -> None:
     async with engine.begin() as connection:
         await connection.execute(
             text(
-                "INSERT INTO item_assignees (item_id, user_id, position) "
-                "SELECT items.id, users.id, 0 FROM items, users "
+                # With the item's copies, as `bot.items.assignees.set_assignees` writes them.
+                "INSERT INTO item_assignees "
+                "(item_id, user_id, position, kind, channel_id, created_at) "
+                "SELECT items.id, users.id, 0, items.kind, items.channel_id, items.created_at "
+                "FROM items, users "
                 "WHERE users.source_id = :user AND NOT EXISTS (SELECT 1 FROM item_assignees a "
                 "WHERE a.item_id = items.id AND a.user_id = users.id) "
                 "ORDER BY items.id LIMIT :mine"

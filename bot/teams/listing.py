@@ -53,7 +53,7 @@ async def list_card_for(
     page = ItemList(
         title=_title(command, in_chat=ctx.channel is None),
         kind=kind,
-        items=[views.details_model(kind, row) for row in rows],
+        items=[views.list_row(row) for row in rows],
         command=text,
         channel_id=ctx.channel.teams_channel_id if ctx.channel else None,
         skip=skip,

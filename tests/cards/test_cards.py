@@ -32,6 +32,7 @@ from tests.cards.samples import (
     choices,
     details,
     inputs,
+    list_rows,
     longest,
     statuses,
     text_of,
@@ -74,12 +75,12 @@ def every_card() -> dict[str, Card]:
             TASK, channel_id=CHANNEL, choices=ChannelChoices([], [], [], [])
         ),
         "list channel": list_card(
-            ItemList("Bugs", BUG, rows, "bugs", CHANNEL, more=True, total=120)
+            ItemList("Bugs", BUG, list_rows(*rows), "bugs", CHANNEL, more=True, total=120)
         ),
         "list longest": list_card(
-            ItemList("Bugs", BUG, [longest(n) for n in range(1, 51)], "bugs", CHANNEL)
+            ItemList("Bugs", BUG, list_rows(*map(longest, range(1, 51))), "bugs", CHANNEL)
         ),
-        "list personal": list_card(ItemList("My tasks", TASK, rows, "tasks/my")),
+        "list personal": list_card(ItemList("My tasks", TASK, list_rows(*rows), "tasks/my")),
         "list empty": list_card(ItemList("Bugs", BUG, [], "bugs", CHANNEL)),
         "bulk": bulk_form(BUG, channel_id=CHANNEL, ids=[r.id for r in rows], choices=MANY_MEMBERS),
         "help": help_card(
@@ -242,7 +243,9 @@ def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
 
 
 def test_list_card_rows_show_number_title_status_assignee() -> None:
-    card = list_card(ItemList("Bugs", BUG, [details(4), bare(5)], "bugs", CHANNEL, total=2))
+    card = list_card(
+        ItemList("Bugs", BUG, list_rows(details(4), bare(5)), "bugs", CHANNEL, total=2)
+    )
     text = text_of(card)
     assert "1–2 of 2" in text
     for shown in ("#4", "Login fails on Safari 4", "In Progress", "Ada Lovelace", "#5", "Nobody"):
@@ -251,7 +254,7 @@ def test_list_card_rows_show_number_title_status_assignee() -> None:
 
 
 def test_list_card_more_continues_after_the_rows_shown() -> None:
-    rows = [details(n) for n in range(1, 41)]
+    rows = list_rows(*map(details, range(1, 41)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs/status/in progress", CHANNEL, skip=20))
     shown = sum(1 for key in inputs(card) if key.startswith("select:"))
     assert shown == MAX_ROWS
@@ -260,7 +263,7 @@ def test_list_card_more_continues_after_the_rows_shown() -> None:
 
 
 def test_list_card_cut_for_size_still_offers_the_rest() -> None:
-    rows = [longest(n) for n in range(1, 51)]
+    rows = list_rows(*map(longest, range(1, 51)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL))
     shown = sum(1 for key in inputs(card) if key.startswith("select:"))
     assert 0 < shown < MAX_ROWS
@@ -268,7 +271,7 @@ def test_list_card_cut_for_size_still_offers_the_rest() -> None:
 
 
 def test_list_card_selection_feeds_bulk_edit() -> None:
-    rows = [details(n) for n in range(1, 4)]
+    rows = list_rows(*map(details, range(1, 4)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL))
     sent = submitted(card, "Bulk edit selected")
     sent.update({f"select:{rows[0].id}": "true", f"select:{rows[2].id}": "true"})
@@ -280,7 +283,7 @@ def test_list_card_selection_feeds_bulk_edit() -> None:
 
 
 def test_personal_list_has_no_selection_and_no_bulk_edit() -> None:
-    card = list_card(ItemList("My bugs", BUG, [details(1)], "bugs/my"))
+    card = list_card(ItemList("My bugs", BUG, list_rows(details(1)), "bugs/my"))
     assert inputs(card) == {}
     assert "Bulk edit selected" not in [found.get("title") for found in actions(card)]
 
