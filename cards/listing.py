@@ -10,6 +10,7 @@ from cards.layout import (
     Element,
     envelope,
     execute,
+    execute_data,
     heading,
     largest_fitting,
     plain,
@@ -17,7 +18,7 @@ from cards.layout import (
     subtle,
     text_block,
 )
-from cards.verbs import SELECT_PREFIX, BulkEdit, ItemAction, More, Verb
+from cards.verbs import SELECT_PREFIX, BulkEdit, More, Verb, item_action_data
 
 # A chat card is read on a phone too; a row with its buttons takes about 0.7 KB of the 28 KB.
 MAX_ROWS = 25
@@ -94,14 +95,14 @@ def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
         if selectable
         else text_block(number)
     )
-    show = ItemAction(verb=Verb.SHOW_ITEM, kind=kind, item_id=item.id, channel_id=item.channel_id)
+    show = item_action_data(Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id)
     assignee = assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX)
     return {
         "type": "ColumnSet",
         "separator": True,
         "columns": [
             _column("auto", lead),
-            _column("stretch", plain(shorten(item.name, ROW_TITLE_MAX)), execute(None, show)),
+            _column("stretch", plain(shorten(item.name, ROW_TITLE_MAX)), execute_data(None, show)),
             _column("auto", text_block(shorten(item.status, ROW_NAME_MAX))),
             _column("auto", text_block(assignee)),
         ],

@@ -9,7 +9,7 @@ from cards.bulk import bulk_form
 from cards.form import ChannelChoices, Prefill, item_form
 from cards.help import CommandHelp, error_card, help_card
 from cards.item import item_card
-from cards.layout import Card
+from cards.layout import Card, action_data
 from cards.listing import MAX_ROWS, ItemList, list_card
 from cards.verbs import (
     ApplyBulkEdit,
@@ -280,6 +280,13 @@ def test_list_card_selection_feeds_bulk_edit() -> None:
     assert selected_ids(sent) == [rows[0].id, rows[2].id]
     opened = ItemAction.model_validate(actions(card)[0]["data"])
     assert (opened.verb, opened.item_id) == (Verb.SHOW_ITEM, rows[0].id)
+
+
+def test_a_rows_button_carries_what_the_item_action_model_dumps() -> None:
+    row = list_rows(details(4))[0]
+    card = list_card(ItemList("Bugs", BUG, [row], "bugs", CHANNEL))
+    model = ItemAction(verb=Verb.SHOW_ITEM, kind=BUG, item_id=row.id, channel_id=row.channel_id)
+    assert actions(card)[0]["data"] == action_data(model)
 
 
 def test_personal_list_has_no_selection_and_no_bulk_edit() -> None:
