@@ -10,6 +10,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+import orjson
+
 from bot.schemas import ApiModel
 from cards.verbs import ActionData, RunCommand
 
@@ -21,6 +23,8 @@ CARD_BUDGET_BYTES = 26 * 1024
 ELLIPSIS = "…"
 NO_INPUTS = "none"  # an action's associatedInputs: send none of the card's inputs
 COMPACT = "compact"  # a ChoiceSet's style: a drop-down
+
+_ASCII = bytes(range(128))
 
 Card = dict[str, Any]
 Element = dict[str, Any]
@@ -43,17 +47,38 @@ def size_bytes(card: Card) -> int:
     return len(json.dumps(card).encode())
 
 
+def size_bound(card: Card) -> int:
+    """At least `size_bytes(card)`, some 50 times faster: orjson's compact UTF-8, plus a byte for
+    every `,` and `:` (json.dumps follows each separator with a space), 2 for every non-ASCII
+    byte (a character of 2, 3 or 4 UTF-8 bytes is escaped as 6, 6 or 12) and 5 for every DEL
+    (escaped as 6, sent as is by orjson). Every other character is written alike by both."""
+    compact = orjson.dumps(card)
+    non_ascii = len(compact.translate(None, _ASCII))
+    separators = compact.count(b",") + compact.count(b":")
+    return len(compact) + separators + 2 * non_ascii + 5 * compact.count(b"\x7f")
+
+
+def fits(card: Card) -> bool:
+    """Within the budget: the bound decides most cards, `size_bytes` the ones near the limit."""
+    try:
+        if size_bound(card) <= CARD_BUDGET_BYTES:
+            return True
+    except orjson.JSONEncodeError:  # a lone surrogate, which json.dumps escapes
+        pass
+    return size_bytes(card) <= CARD_BUDGET_BYTES
+
+
 def largest_fitting(build: Callable[[int], Card], count: int) -> Card:
     """`build(n)` for the largest n ≤ count whose card fits the budget (n = 0 must fit)."""
     low, high = 0, count
     best = build(count)
-    if size_bytes(best) <= CARD_BUDGET_BYTES:
+    if fits(best):
         return best
     best = build(0)
     while low < high - 1:
         middle = (low + high) // 2
         candidate = build(middle)
-        if size_bytes(candidate) <= CARD_BUDGET_BYTES:
+        if fits(candidate):
             low, best = middle, candidate
         else:
             high = middle
