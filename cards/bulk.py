@@ -5,15 +5,7 @@ from collections.abc import Sequence
 from bot.schemas import ItemKind
 from cards.form import ChannelChoices, first_members, member_choices, members_note
 from cards.item import status_choices
-from cards.layout import (
-    Card,
-    choice,
-    choice_set,
-    envelope,
-    execute,
-    heading,
-    largest_fitting,
-)
+from cards.layout import Card, choice, choice_set, envelope, execute, heading, largest_fitting
 from cards.verbs import BulkTarget, Verb
 
 UNCHANGED = "Unchanged"

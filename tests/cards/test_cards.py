@@ -6,6 +6,7 @@ import pytest
 
 from bot.schemas import ItemKind
 from cards.bulk import bulk_form
+from cards.choice import MAX_PLACES, Place, channel_choice
 from cards.form import ChannelChoices, Prefill, item_form
 from cards.help import CommandHelp, error_card, help_card
 from cards.item import item_card
@@ -48,6 +49,11 @@ MANY_MEMBERS = ChannelChoices(
 )
 
 
+def places(count: int) -> list[Place]:
+    """Channels with the longest names, to choose among."""
+    return [Place(f"19:team-{n}", f"19:channel-{n}", LONG, LONG) for n in range(count)]
+
+
 def every_card() -> dict[str, Card]:
     """Each builder with realistic, empty, unicode and maximum inputs, bugs and tasks."""
     rows = [details(n) for n in range(1, 51)]
@@ -87,6 +93,8 @@ def every_card() -> dict[str, Card]:
             [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs")] * 40, suggestion=LONG
         ),
         "error": error_card(LONG * 10),
+        "choice": channel_choice("Which channel?", command="bug 12", places=places(2)),
+        "choice cut": channel_choice(LONG, command=LONG, places=places(MAX_PLACES + 2)),
     }
 
 
@@ -328,6 +336,15 @@ def test_help_card_lists_commands_suggests_and_runs_shortcuts() -> None:
     assert RunCommand.model_validate(action(card, "My bugs")["data"]).command == "bugs/my"
     assert [found["title"] for found in actions(card)] == ["My bugs"]
     assert "Did you mean" not in text_of(help_card(entries))
+
+
+def test_channel_choice_runs_the_command_in_each_channel_offered() -> None:
+    card = channel_choice("Which channel?", command="bug 12", places=places(MAX_PLACES + 2))
+    sent = [RunCommand.model_validate(found["data"]) for found in actions(card)]
+    assert [(run.command, run.team_id, run.channel_id) for run in sent] == [
+        ("bug 12", f"19:team-{n}", f"19:channel-{n}") for n in range(MAX_PLACES)
+    ]
+    assert f"The first {MAX_PLACES} of {MAX_PLACES + 2} channels" in text_of(card)
 
 
 def test_error_card_is_one_short_line_shown_as_typed() -> None:
