@@ -12,7 +12,7 @@ from bot import demo
 from bot.clock import Clock
 from bot.directory import service as directory
 from bot.errors import Forbidden
-from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
+from bot.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
 
 NOT_ON_ROSTER = (
     "Sorry, I can only work for members of this team, and you are not on its roster yet. "
@@ -62,11 +62,13 @@ class BotContext:
     sessions: async_sessionmaker[AsyncSession]
     clock: Clock
     public_url: str = ""  # the base of the app's own item links
+    # The app's list cache, as the REST API's requests use it (statuses, projects, counts).
+    cache: VersionedCache | None = None
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:
         """One transaction acting as the caller in the channel (committed when the block ends)."""
-        async with unit_of_work(self.sessions, self.clock, write=write) as uow:
+        async with unit_of_work(self.sessions, self.clock, write=write, cache=self.cache) as uow:
             uow.actor, uow.channel = self.actor, self.channel
             yield uow
 
