@@ -34,7 +34,10 @@ def main(only: list[str]) -> None:
         print(
             f"\nBot turn: bugs/my over {bot_turn.BUGS:,} bugs, reply recorded by a local connector"
         )
-        print(f"{'':12} {'db':10} {'p50 ms':>7} {'turns/s':>8} {'bare p50':>8} {'bare req/s':>10}")
+        print(
+            f"{'':12} {'db':10} {'p50 ms':>7} {'cpu ms':>7} {'turns/s':>8} {'bare p50':>8} "
+            f"{'bare req/s':>10}"
+        )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
 

@@ -127,6 +127,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
             app[CLOCK],
             emulator_allowed=not runtime.verifies_senders,
             public_url=settings.public_url,
+            cache=app[LIST_CACHE],
         )
         app[NOTIFIER] = Notifier(runtime, app[SESSIONS], app[CLOCK])
         try:

@@ -2,13 +2,10 @@
 
 from collections.abc import Sequence
 
-from adaptive_cards import card as ac
-from adaptive_cards import types
-
 from bot.schemas import ItemKind
 from cards.form import ChannelChoices, first_members, member_choices, members_note
 from cards.item import status_choices
-from cards.layout import Card, envelope, execute, heading, largest_fitting
+from cards.layout import Card, choice, choice_set, envelope, execute, heading, largest_fitting
 from cards.verbs import BulkTarget, Verb
 
 UNCHANGED = "Unchanged"
@@ -24,28 +21,25 @@ def bulk_form(
     noun = kind.value if count == 1 else kind.plural
 
     def build(member_count: int) -> Card:
-        body: list[object] = [
+        body = [
             heading(f"Edit {count} {noun}"),
-            ac.InputChoiceSet(
-                id="status",
-                label="Status",
-                choices=status_choices(choices.statuses, kind),
+            choice_set(
+                "status",
+                "Status",
+                status_choices(choices.statuses, kind),
                 placeholder=UNCHANGED,
-                style=types.ChoiceInputStyle.COMPACT,
             ),
-            ac.InputChoiceSet(
-                id="priority",
-                label="Priority",
-                choices=[ac.InputChoice(title=name, value=name) for name in choices.priorities],
+            choice_set(
+                "priority",
+                "Priority",
+                [choice(name, name) for name in choices.priorities],
                 placeholder=UNCHANGED,
-                style=types.ChoiceInputStyle.COMPACT,
             ),
-            ac.InputChoiceSet(
-                id="assignee",
-                label="Assign to",
-                choices=member_choices(members[:member_count]),
+            choice_set(
+                "assignee",
+                "Assign to",
+                member_choices(members[:member_count]),
                 placeholder=UNCHANGED,
-                style=types.ChoiceInputStyle.COMPACT,
             ),
         ]
         note = members_note(member_count, len(members))

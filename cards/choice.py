@@ -4,9 +4,7 @@ could take; each button runs the command again in one channel."""
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adaptive_cards import card as ac
-
-from cards.layout import Card, envelope, execute, heading, shorten
+from cards.layout import Card, envelope, execute, heading, shorten, subtle
 from cards.verbs import RunCommand, Verb
 
 # Teams folds buttons away after about six; a longer list is cut, and the card says so.
@@ -28,16 +26,13 @@ class Place:
 
 def channel_choice(question: str, *, command: str, places: Sequence[Place]) -> Card:
     """A question and one button per channel, each running `command` there."""
-    body: list[object] = [heading(question)]
+    body = [heading(question)]
     if len(places) > MAX_PLACES:
-        body.append(
-            ac.TextBlock(
-                text=f"The first {MAX_PLACES} of {len(places)} channels; "
-                "to reach another, run the command in that channel.",
-                is_subtle=True,
-                wrap=True,
-            )
+        note = (
+            f"The first {MAX_PLACES} of {len(places)} channels; "
+            "to reach another, run the command in that channel."
         )
+        body.append(subtle(note, wrap=True))
     actions = [
         execute(
             place.label,

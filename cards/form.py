@@ -2,16 +2,27 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from adaptive_cards import card as ac
-from adaptive_cards import types
+from typing import Any
 
 from bot.directory.schemas import UserOut
 from bot.fields.schemas import StatusOut
 from bot.items.schemas import BugDetails, TaskDetails
 from bot.schemas import ItemKind
-from cards.item import NAME_MAX, NO_INPUTS, status_choices
-from cards.layout import Card, envelope, execute, heading, largest_fitting, shorten, submit
+from cards.item import NAME_MAX, status_choices
+from cards.layout import (
+    NO_INPUTS,
+    Card,
+    Element,
+    choice,
+    choice_set,
+    envelope,
+    execute,
+    heading,
+    largest_fitting,
+    shorten,
+    submit,
+    subtle,
+)
 from cards.verbs import FormTarget, ItemAction, Verb
 
 TITLE_MAX = 255  # as the API's item name
@@ -37,11 +48,8 @@ class Prefill:
     description: str = ""
 
 
-def member_choices(members: Sequence[UserOut]) -> list[ac.InputChoice]:
-    return [
-        ac.InputChoice(title=shorten(user.display_name, NAME_MAX), value=user.id)
-        for user in members
-    ]
+def member_choices(members: Sequence[UserOut]) -> list[Element]:
+    return [choice(shorten(user.display_name, NAME_MAX), user.id) for user in members]
 
 
 def first_members(members: Sequence[UserOut], keep: Sequence[str]) -> list[UserOut]:
@@ -49,27 +57,20 @@ def first_members(members: Sequence[UserOut], keep: Sequence[str]) -> list[UserO
     return sorted(members, key=lambda user: user.id not in keep)
 
 
-def members_note(shown: int, total: int) -> ac.TextBlock | None:
+def members_note(shown: int, total: int) -> Element | None:
     if shown >= total:
         return None
-    return ac.TextBlock(
-        text=f"{shown} of {total} members listed; assign others in a chat command.",
-        is_subtle=True,
-        wrap=True,
-        size=types.FontSize.SMALL,
-    )
+    note = f"{shown} of {total} members listed; assign others in a chat command."
+    return subtle(note, wrap=True, size="small")
 
 
-def _named_choice(
-    input_id: str, label: str, names: Sequence[str], value: str | None
-) -> ac.InputChoiceSet:
-    return ac.InputChoiceSet(
-        id=input_id,
-        label=label,
-        choices=[ac.InputChoice(title=name, value=name) for name in names],
+def _named_choice(input_id: str, label: str, names: Sequence[str], value: str | None) -> Element:
+    return choice_set(
+        input_id,
+        label,
+        [choice(name, name) for name in names],
         value=value if value in names else None,
         placeholder="Channel default",
-        style=types.ChoiceInputStyle.COMPACT,
     )
 
 
@@ -96,41 +97,31 @@ def item_form(
         verb=Verb.SAVE_ITEM, kind=kind, channel_id=channel_id, item_id=item.id if item else None
     )
     label = f"Save {kind.value}" if item else f"Create {kind.value}"
-    actions: list[ac.ActionExecute | ac.ActionSubmit] = [
-        submit(label, save) if in_dialog else execute(label, save)
-    ]
+    actions = [submit(label, save) if in_dialog else execute(label, save)]
     if item and not in_dialog:
         back = ItemAction(verb=Verb.SHOW_ITEM, kind=kind, item_id=item.id, channel_id=channel_id)
-        actions.append(execute("Cancel", back, associated_inputs=NO_INPUTS))
+        actions.append(execute("Cancel", back, associatedInputs=NO_INPUTS))
 
     def build(member_count: int) -> Card:
-        body: list[object] = [
+        body = [
             heading(f"Edit {kind.value} #{item.internal_id}" if item else f"New {kind.value}"),
-            ac.InputText(
-                id="title",
-                label="Title",
-                value=shorten(title, TITLE_MAX) or None,
-                max_length=TITLE_MAX,
-                is_required=True,
-                error_message="A title is required",
+            _input_text(
+                "title",
+                "Title",
+                shorten(title, TITLE_MAX),
+                maxLength=TITLE_MAX,
+                isRequired=True,
+                errorMessage="A title is required",
             ),
         ]
         if len(description) <= DESCRIPTION_MAX:
-            body.append(
-                ac.InputText(
-                    id="description",
-                    label="Description",
-                    value=description or None,
-                    is_multiline=True,
-                )
-            )
+            body.append(_input_text("description", "Description", description, isMultiline=True))
         body.append(
-            ac.InputChoiceSet(
-                id="status",
-                label="Status",
-                choices=status_choices(choices.statuses, kind),
+            choice_set(
+                "status",
+                "Status",
+                status_choices(choices.statuses, kind),
                 value=_status_value(choices.statuses, kind, item),
-                style=types.ChoiceInputStyle.COMPACT,
             )
         )
         body.append(
@@ -142,24 +133,33 @@ def item_form(
             severity = item.severity if isinstance(item, BugDetails) else None
             body.append(_named_choice("severity", "Severity", choices.severities, severity))
         body.append(
-            ac.InputChoiceSet(
-                id="assignees",
-                label="Assigned to",
-                choices=member_choices(members[:member_count]),
+            choice_set(
+                "assignees",
+                "Assigned to",
+                member_choices(members[:member_count]),
                 value=",".join(assigned) or None,
-                is_multi_select=True,
+                isMultiSelect=True,
                 placeholder="Nobody",
-                style=types.ChoiceInputStyle.COMPACT,
             )
         )
         note = members_note(member_count, len(members))
         if note:
             body.append(note)
-        due = item.due_date.date().isoformat() if item and item.due_date else None
-        body.append(ac.InputDate(id="dueDate", label="Due date", value=due))
+        due: Element = {"type": "Input.Date", "id": "dueDate", "label": "Due date"}
+        if item and item.due_date:
+            due["value"] = item.due_date.date().isoformat()
+        body.append(due)
         return envelope(body, actions)
 
     return largest_fitting(build, len(members))
+
+
+def _input_text(input_id: str, label: str, value: str, **options: Any) -> Element:
+    """An Input.Text, starting empty when `value` is."""
+    element: Element = {"type": "Input.Text", "id": input_id, "label": label, **options}
+    if value:
+        element["value"] = value
+    return element
 
 
 def _status_value(

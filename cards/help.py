@@ -3,14 +3,12 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adaptive_cards import card as ac
-from adaptive_cards import types
-
-from cards.layout import Card, envelope, execute, heading, shorten
+from cards.layout import Card, envelope, execute, heading, rich_text, shorten, text_run
 from cards.verbs import RunCommand, Verb
 
 ERROR_MAX = 300
 MAX_SHORTCUTS = 5  # Teams shows about six buttons before folding them away
+MONOSPACE = "monospace"  # a TextRun's fontType: commands as typed
 
 
 @dataclass(frozen=True)
@@ -24,23 +22,19 @@ class CommandHelp:
 
 def help_card(commands: Sequence[CommandHelp], *, suggestion: str | None = None) -> Card:
     """Every command with its description; buttons run the ones with a shortcut."""
-    body: list[object] = [heading("What I can do")]
+    body = [heading("What I can do")]
     if suggestion:
         body.append(
-            ac.RichTextBlock(
-                inlines=[
-                    ac.TextRun(text="Did you mean "),
-                    ac.TextRun(text=suggestion, font_type=types.FontType.MONOSPACE),
-                    ac.TextRun(text="?"),
-                ]
+            rich_text(
+                text_run("Did you mean "),
+                text_run(suggestion, fontType=MONOSPACE),
+                text_run("?"),
             )
         )
     body.extend(
-        ac.RichTextBlock(
-            inlines=[
-                ac.TextRun(text=entry.command, font_type=types.FontType.MONOSPACE),
-                ac.TextRun(text=f"  {entry.description}", is_subtle=True),
-            ]
+        rich_text(
+            text_run(entry.command, fontType=MONOSPACE),
+            text_run(f"  {entry.description}", isSubtle=True),
         )
         for entry in commands
     )
@@ -58,5 +52,4 @@ def help_card(commands: Sequence[CommandHelp], *, suggestion: str | None = None)
 def error_card(message: str) -> Card:
     """One short friendly line."""
     # A TextRun shows the text as written: an error may quote what the user typed.
-    line = ac.TextRun(text=shorten(message, ERROR_MAX), color=types.Colors.ATTENTION)
-    return envelope([ac.RichTextBlock(inlines=[line])])
+    return envelope([rich_text(text_run(shorten(message, ERROR_MAX), color="attention"))])

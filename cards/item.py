@@ -2,14 +2,21 @@
 
 from collections.abc import Sequence
 
-from adaptive_cards import card as ac
-from adaptive_cards import types
-
-from bot.directory.schemas import UserOut
 from bot.fields.schemas import StatusOut
 from bot.items.schemas import BugDetails, TaskDetails
 from bot.schemas import ItemKind
-from cards.layout import Card, envelope, execute, plain, shorten
+from cards.layout import (
+    NO_INPUTS,
+    Card,
+    Element,
+    choice,
+    choice_set,
+    envelope,
+    execute,
+    plain,
+    shorten,
+    subtle,
+)
 from cards.verbs import ItemAction, Verb
 
 NOBODY = "Nobody"
@@ -17,7 +24,6 @@ NO_DATE = "None"
 NAMES_SHOWN = 3
 NAME_MAX = 40
 STATUS_INPUT = "status"
-NO_INPUTS = types.AssociatedInputs.NONE
 
 
 def kind_of(item: TaskDetails) -> ItemKind:
@@ -34,55 +40,53 @@ def facts(item: TaskDetails) -> list[tuple[str, str]]:
     rows = [("ID", f"#{item.internal_id}"), ("Status", item.status), ("Priority", item.priority)]
     if isinstance(item, BugDetails):
         rows.append(("Severity", item.severity or "None"))
-    rows.append(("Assigned to", assignee_names(item.assigned_to)))
+    rows.append(("Assigned to", assignee_names([user.display_name for user in item.assigned_to])))
     rows.append(("Due", item.due_date.date().isoformat() if item.due_date else NO_DATE))
     return rows
 
 
 def assignee_names(
-    users: Sequence[UserOut], *, shown: int = NAMES_SHOWN, name_max: int = NAME_MAX
+    names: Sequence[str], *, shown: int = NAMES_SHOWN, name_max: int = NAME_MAX
 ) -> str:
     """The first few names, each shortened, then how many more: a card must stay small."""
-    if not users:
+    if not names:
         return NOBODY
-    names = ", ".join(shorten(user.display_name, name_max) for user in users[:shown])
-    rest = len(users) - shown
-    return f"{names} and {rest} more" if rest > 0 else names
+    listed = ", ".join(shorten(name, name_max) for name in names[:shown])
+    rest = len(names) - shown
+    return f"{listed} and {rest} more" if rest > 0 else listed
 
 
-def status_choices(statuses: Sequence[StatusOut], kind: ItemKind) -> list[ac.InputChoice]:
+def status_choices(statuses: Sequence[StatusOut], kind: ItemKind) -> list[Element]:
     """The kind's statuses in the channel's order."""
     own = sorted((s for s in statuses if s.type == kind.type_label), key=lambda s: s.order)
-    return [ac.InputChoice(title=status.name, value=status.name) for status in own]
+    return [choice(status.name, status.name) for status in own]
 
 
 def item_card(item: TaskDetails, *, statuses: Sequence[StatusOut]) -> Card:
     """A bug or task as the channel sees it after any change."""
     kind = kind_of(item)
     choices = status_choices(statuses, kind)
-    current = next((c.value for c in choices if c.value == item.status), None)
+    current = next((c["value"] for c in choices if c["value"] == item.status), None)
     body = [
-        ac.TextBlock(
-            text=f"{kind.type_label} #{item.internal_id}",
-            is_subtle=True,
-            spacing=types.Spacing.NONE,
-        ),
-        plain(item.name, spacing=types.Spacing.SMALL),
-        ac.FactSet(facts=[ac.Fact(title=label, value=value) for label, value in facts(item)]),
-        ac.InputChoiceSet(
-            id=STATUS_INPUT,
-            label="Change status",
-            choices=choices,
+        subtle(f"{kind.type_label} #{item.internal_id}", spacing="none"),
+        plain(item.name, spacing="small"),
+        {
+            "type": "FactSet",
+            "facts": [{"title": label, "value": value} for label, value in facts(item)],
+        },
+        choice_set(
+            STATUS_INPUT,
+            "Change status",
+            choices,
             value=current,
-            style=types.ChoiceInputStyle.COMPACT,
-            is_required=True,
-            error_message="Choose a status",
+            isRequired=True,
+            errorMessage="Choose a status",
         ),
     ]
     actions = [
         execute("Set status", item_action(item, Verb.SET_STATUS)),
         # These two ignore the status input, so an item whose status is gone can still change.
-        execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associated_inputs=NO_INPUTS),
-        execute("Edit", item_action(item, Verb.EDIT_ITEM), associated_inputs=NO_INPUTS),
+        execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associatedInputs=NO_INPUTS),
+        execute("Edit", item_action(item, Verb.EDIT_ITEM), associatedInputs=NO_INPUTS),
     ]
     return envelope(body, actions)

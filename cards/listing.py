@@ -3,19 +3,39 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from adaptive_cards import card as ac
-from adaptive_cards import types
-
-from bot.items.schemas import TaskDetails
 from bot.schemas import ItemKind
 from cards.item import assignee_names
-from cards.layout import Card, envelope, execute, heading, largest_fitting, plain, shorten
-from cards.verbs import SELECT_PREFIX, BulkEdit, ItemAction, More, Verb
+from cards.layout import (
+    Card,
+    Element,
+    envelope,
+    execute,
+    execute_data,
+    heading,
+    largest_fitting,
+    plain,
+    shorten,
+    subtle,
+    text_block,
+)
+from cards.verbs import SELECT_PREFIX, BulkEdit, More, Verb, item_action_data
 
 # A chat card is read on a phone too; a row with its buttons takes about 0.7 KB of the 28 KB.
 MAX_ROWS = 25
 ROW_TITLE_MAX = 80
 ROW_NAME_MAX = 24
+
+
+@dataclass(frozen=True, slots=True)
+class ListRow:
+    """What a row shows of an item (a list reads 25 of them a turn, so no model per row)."""
+
+    id: str  # the item's _id
+    internal_id: int
+    name: str
+    status: str
+    channel_id: str  # the Teams channel (thread) id
+    assignees: Sequence[str]  # display names, in order
 
 
 @dataclass(frozen=True)
@@ -24,7 +44,7 @@ class ItemList:
 
     title: str
     kind: ItemKind
-    items: Sequence[TaskDetails]
+    items: Sequence[ListRow]
     command: str  # the listing command: "more" runs it again from the first row not shown
     channel_id: str | None = None  # None: the caller's items across channels (no bulk edit)
     skip: int = 0
@@ -38,14 +58,14 @@ def list_card(page: ItemList) -> Card:
     return largest_fitting(lambda count: _card(page, rows[:count], len(page.items)), len(rows))
 
 
-def _card(page: ItemList, rows: Sequence[TaskDetails], given: int) -> Card:
+def _card(page: ItemList, rows: Sequence[ListRow], given: int) -> Card:
     selectable = page.channel_id is not None
-    body: list[object] = [heading(page.title)]
+    body = [heading(page.title)]
     if rows:
         body.append(_summary(page, len(rows)))
         body.extend(_row(page.kind, item, selectable=selectable) for item in rows)
     else:
-        body.append(ac.TextBlock(text=f"No {page.kind.plural} here.", wrap=True))
+        body.append(text_block(f"No {page.kind.plural} here.", wrap=True))
     actions = []
     if page.more or len(rows) < given:
         more = More(
@@ -62,31 +82,35 @@ def _card(page: ItemList, rows: Sequence[TaskDetails], given: int) -> Card:
     return envelope(body, actions, full_width=True)
 
 
-def _summary(page: ItemList, shown: int) -> ac.TextBlock:
+def _summary(page: ItemList, shown: int) -> Element:
     first, last = page.skip + 1, page.skip + shown
     of = f" of {page.total}" if page.total is not None else ""
-    return ac.TextBlock(text=f"{first}–{last}{of}", is_subtle=True, spacing=types.Spacing.NONE)
+    return subtle(f"{first}–{last}{of}", spacing="none")
 
 
-def _row(kind: ItemKind, item: TaskDetails, *, selectable: bool) -> ac.ColumnSet:
+def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
     number = f"#{item.internal_id}"
-    lead: ac.InputToggle | ac.TextBlock = (
-        ac.InputToggle(id=SELECT_PREFIX + item.id, title=number)
+    lead = (
+        {"type": "Input.Toggle", "id": SELECT_PREFIX + item.id, "title": number}
         if selectable
-        else ac.TextBlock(text=number)
+        else text_block(number)
     )
-    show = ItemAction(verb=Verb.SHOW_ITEM, kind=kind, item_id=item.id, channel_id=item.channel_id)
-    assignee = assignee_names(item.assigned_to, shown=1, name_max=ROW_NAME_MAX)
-    return ac.ColumnSet(
-        columns=[
-            ac.Column(width="auto", items=[lead]),
-            ac.Column(
-                width="stretch",
-                items=[plain(shorten(item.name, ROW_TITLE_MAX))],
-                select_action=execute(None, show),
-            ),
-            ac.Column(width="auto", items=[ac.TextBlock(text=shorten(item.status, ROW_NAME_MAX))]),
-            ac.Column(width="auto", items=[ac.TextBlock(text=assignee)]),
+    show = item_action_data(Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id)
+    assignee = assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX)
+    return {
+        "type": "ColumnSet",
+        "separator": True,
+        "columns": [
+            _column("auto", lead),
+            _column("stretch", plain(shorten(item.name, ROW_TITLE_MAX)), execute_data(None, show)),
+            _column("auto", text_block(shorten(item.status, ROW_NAME_MAX))),
+            _column("auto", text_block(assignee)),
         ],
-        separator=True,
-    )
+    }
+
+
+def _column(width: str, item: Element, select_action: Element | None = None) -> Element:
+    column: Element = {"type": "Column", "width": width, "items": [item]}
+    if select_action:
+        column["selectAction"] = select_action
+    return column

@@ -59,6 +59,14 @@ class ItemAction(ActionData):
     channel_id: str = Field(alias="channelId", description="The Teams channel (thread) id")
 
 
+def item_action_data(
+    verb: Verb, kind: ItemKind, *, item_id: str, channel_id: str
+) -> dict[str, str]:
+    """An ItemAction's data as a button carries it, without the model: a list card has one per
+    row, and a model each cost more than the rest of the row (tests compare the two)."""
+    return {"verb": verb.value, "kind": kind.value, "itemId": item_id, "channelId": channel_id}
+
+
 class SetStatus(ItemAction):
     status: str = Field(min_length=1, description="The status name chosen on the card")
 

@@ -1,6 +1,7 @@
 """Directory rules: upserts from the CLI, SSO and roster sync; lookups for authorization."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
@@ -299,6 +300,52 @@ def admit_to_channel(row: Any, *, team_id: str, channel_id: str) -> ChannelScope
         group_id=row.scope_group_id,
         tenant_id=row.scope_tenant_id,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who a bot activity comes from, read with the team and channel it names."""
+
+    actor: Actor
+    on_roster: bool  # a member of the named team (False when none is named)
+    access: Any  # a row with the CHANNEL_ACCESS columns, for `admit_to_channel`
+
+
+# Columns, not entities, and one statement: every bot turn runs this.
+_CALLER = join_channel_access(
+    select(
+        User.id.label("user_id"),
+        User.source_id,
+        User.username,
+        User.display_name,
+        User.email,
+        User.source,
+        *CHANNEL_ACCESS,
+    )
+    .select_from(User)
+    .where(User.source_id == bindparam("object_id")),
+    User.id,
+)
+
+
+async def find_caller(
+    uow: UnitOfWork, *, object_id: str, team_id: str | None, channel_id: str | None
+) -> Caller | None:
+    """The user with this Entra object id and their access to the team and channel named (the
+    Teams ids of an activity), or None for a user the directory does not know."""
+    params = {"object_id": object_id, "team": team_id, "channel": channel_id}
+    row = (await uow.session.execute(_CALLER, params)).first()
+    if row is None:
+        return None
+    actor = Actor(
+        user_id=row.user_id,
+        source_id=row.source_id,
+        username=row.username,
+        display_name=row.display_name,
+        email=row.email,
+        source=row.source,
+    )
+    return Caller(actor, on_roster=row.scope_member is not None, access=row)
 
 
 def readable_channels(user_id: SqlExpression | str) -> ColumnElement[bool]:

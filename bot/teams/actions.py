@@ -156,7 +156,7 @@ async def _apply_bulk_edit(
     page = ItemList(
         title=f"{len(done)} of {len(results)} {noun} updated",
         kind=data.kind,
-        items=[views.details_model(data.kind, row) for row in rows],
+        items=[views.list_row(row) for row in rows],
         command=noun,
         channel_id=data.channel_id,
     )

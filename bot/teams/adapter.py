@@ -20,6 +20,7 @@ from urllib3 import Retry
 from bot.clock import Clock
 from bot.settings import Settings
 from bot.teams import openid
+from bot.teams.kept_clients import KeptClientsAuthentication
 from bot.teams.openid import OpenIdKeys
 from bot.teams.replies_http import post_activity
 
@@ -110,7 +111,7 @@ def create_runtime(
         CALLER_ID=CallerIdConstants.public_azure_channel,
         VALIDATE_AUTHORITY=True,
     )
-    auth = ConfigurationBotFrameworkAuthentication(configuration, credentials_factory=credentials)
+    auth = KeptClientsAuthentication(configuration, credentials_factory=credentials)
     for key_set in keys:
         openid.install(key_set)
     _cheapen_retry_policy()

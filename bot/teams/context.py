@@ -6,15 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from botbuilder.core import TurnContext
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import demo
 from bot.clock import Clock
-from bot.db.tables import Team, TeamMember, User
 from bot.directory import service as directory
 from bot.errors import Forbidden
-from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
+from bot.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
 
 NOT_ON_ROSTER = (
     "Sorry, I can only work for members of this team, and you are not on its roster yet. "
@@ -64,11 +62,13 @@ class BotContext:
     sessions: async_sessionmaker[AsyncSession]
     clock: Clock
     public_url: str = ""  # the base of the app's own item links
+    # The app's list cache, as the REST API's requests use it (statuses, projects, counts).
+    cache: VersionedCache | None = None
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:
         """One transaction acting as the caller in the channel (committed when the block ends)."""
-        async with unit_of_work(self.sessions, self.clock, write=write) as uow:
+        async with unit_of_work(self.sessions, self.clock, write=write, cache=self.cache) as uow:
             uow.actor, uow.channel = self.actor, self.channel
             yield uow
 
@@ -79,35 +79,28 @@ async def resolve_caller(
     """The roster user and, in a channel, the channel they may act in; Forbidden otherwise."""
     if address.is_emulator and emulator_allowed:
         return await _demo_caller(uow)
-    user = None
+    team_id, channel_id = address.team_id, address.channel_id
+    caller = None
     if address.user_object_id:
-        user = await uow.session.scalar(
-            select(User).where(User.source_id == address.user_object_id)
+        caller = await directory.find_caller(
+            uow, object_id=address.user_object_id, team_id=team_id, channel_id=channel_id
         )
-    if user is None:
-        raise Forbidden(NOT_ON_ROSTER if address.team_id else UNKNOWN_USER)
-    actor = directory.actor_of(directory.user_out(user))
-    if not address.team_id or not address.channel_id:
-        return actor, None
-    member = await uow.session.scalar(
-        select(TeamMember.user_id)
-        .join(Team, Team.id == TeamMember.team_id)
-        .where(Team.teams_id == address.team_id, TeamMember.user_id == user.id)
-    )
-    if member is None:
+    if caller is None:
+        raise Forbidden(NOT_ON_ROSTER if team_id else UNKNOWN_USER)
+    if not team_id or not channel_id:
+        return caller.actor, None
+    if not caller.on_roster:
         raise Forbidden(NOT_ON_ROSTER)
-    channel = await directory.resolve_channel(
-        uow, user_id=user.id, team_id=address.team_id, channel_id=address.channel_id
-    )
-    return actor, channel
+    channel = directory.admit_to_channel(caller.access, team_id=team_id, channel_id=channel_id)
+    return caller.actor, channel
 
 
 async def _demo_caller(uow: UnitOfWork) -> tuple[Actor, ChannelScope]:
-    object_id = demo.USERS[0][0]
-    user = await uow.session.scalar(select(User).where(User.source_id == object_id))
-    if user is None:
-        raise Forbidden(DEMO_MISSING)
-    channel = await directory.resolve_channel(
-        uow, user_id=user.id, team_id=demo.TEAM_ID, channel_id=demo.CHANNEL_ID
+    team_id, channel_id = demo.TEAM_ID, demo.CHANNEL_ID
+    caller = await directory.find_caller(
+        uow, object_id=demo.USERS[0][0], team_id=team_id, channel_id=channel_id
     )
-    return directory.actor_of(directory.user_out(user)), channel
+    if caller is None:
+        raise Forbidden(DEMO_MISSING)
+    channel = directory.admit_to_channel(caller.access, team_id=team_id, channel_id=channel_id)
+    return caller.actor, channel

@@ -14,7 +14,7 @@ from bot.directory import service as directory
 from bot.errors import DomainError
 from bot.teams import commands, grammar, invokes, references, roster
 from bot.teams.context import BotContext, TeamsAddress, resolve_caller
-from bot.uow import UnitOfWork, unit_of_work
+from bot.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.web.requestid import current_request_id
 
 log = logging.getLogger(__name__)
@@ -30,8 +30,10 @@ class TrackerBot(TeamsActivityHandler):
         *,
         emulator_allowed: bool,
         public_url: str = "",
+        cache: VersionedCache | None = None,
     ) -> None:
         self._sessions, self._clock, self._public_url = sessions, clock, public_url
+        self._cache = cache
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
 
@@ -79,6 +81,7 @@ class TrackerBot(TeamsActivityHandler):
             sessions=self._sessions,
             clock=self._clock,
             public_url=self._public_url,
+            cache=self._cache,
         )
 
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:

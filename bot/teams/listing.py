@@ -5,19 +5,23 @@ validation; user text is quoted as an OData string. In a chat, lists show the ca
 across their channels (the personal view).
 """
 
+from functools import lru_cache
+
 from bot.directory import service as directory
 from bot.errors import NotFound
 from bot.items import read
 from bot.items.queries import entity_set
-from bot.odata.query import parse_query
+from bot.odata.query import Query, parse_query
+from bot.schemas import ItemKind
 from bot.teams import grammar, personal, views
 from bot.teams.context import BotContext
-from bot.uow import UnitOfWork
+from bot.uow import ChannelScope, UnitOfWork
 from cards.layout import Card
 from cards.listing import MAX_ROWS, ItemList, list_card
 
 # The highest number first: the newest, in the order people know them.
 NEWEST_FIRST = "internalId desc"
+QUERIES_KEPT = 1024  # parsed list queries, by kind, channel, filter and first row
 
 
 def quoted(text: str) -> str:
@@ -39,21 +43,13 @@ async def list_card_for(
             )
             rows, more, total = mine.rows, mine.more, mine.total
         else:
-            params = {
-                "$top": str(MAX_ROWS),
-                "$skip": str(skip),
-                "$count": "true",
-                "$orderby": NEWEST_FIRST,
-            }
-            if condition:
-                params["$filter"] = condition
-            query = parse_query(params, entity_set(kind, ctx.channel))
+            query = _channel_query(kind, ctx.channel, condition, skip)
             found = await read.list_items(uow, kind=kind, query=query)
             rows, more, total = found.rows, found.last_read is not None, found.count
     page = ItemList(
         title=_title(command, in_chat=ctx.channel is None),
         kind=kind,
-        items=[views.details_model(kind, row) for row in rows],
+        items=[views.list_row(row) for row in rows],
         command=text,
         channel_id=ctx.channel.teams_channel_id if ctx.channel else None,
         skip=skip,
@@ -61,6 +57,16 @@ async def list_card_for(
         total=total,
     )
     return list_card(page)
+
+
+@lru_cache(maxsize=QUERIES_KEPT)
+def _channel_query(kind: ItemKind, scope: ChannelScope, condition: str | None, skip: int) -> Query:
+    """A page of a channel's list, filtered by `condition`. Kept: people repeat the same few
+    commands, and parsing and translating a filter costs more than building the card."""
+    params = {"$top": str(MAX_ROWS), "$skip": str(skip), "$count": "true", "$orderby": NEWEST_FIRST}
+    if condition:
+        params["$filter"] = condition
+    return parse_query(params, entity_set(kind, scope))
 
 
 async def _filter(uow: UnitOfWork, ctx: BotContext, command: grammar.ListItems) -> str | None:

@@ -17,6 +17,7 @@ from cards.choice import Place
 from cards.form import ChannelChoices
 from cards.item import item_card
 from cards.layout import Card
+from cards.listing import ListRow
 
 
 def status_shown(status: FieldValue) -> StatusOut:
@@ -37,6 +38,18 @@ def status_shown(status: FieldValue) -> StatusOut:
 
 def details_model(kind: ItemKind, row: read.Details) -> TaskDetails:
     return (BugDetails if kind is ItemKind.BUG else TaskDetails).model_validate(row)
+
+
+def list_row(row: read.Details) -> ListRow:
+    """A list card's row from an item's details, read by their API names."""
+    return ListRow(
+        id=row["_id"],
+        internal_id=row["internalId"],
+        name=row["name"],
+        status=row["status"],
+        channel_id=row["channelId"],
+        assignees=[user["displayName"] for user in row["assignedTo"]],
+    )
 
 
 async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:

@@ -13,6 +13,7 @@ from bot.fields.schemas import StatusOut
 from bot.items.schemas import BugDetails, TaskDetails
 from cards.form import ChannelChoices
 from cards.layout import TEAMS_LIMIT_BYTES, Card, size_bytes
+from cards.listing import ListRow
 
 CHANNEL = "19:channel-a@thread.tacv2"
 WHEN = "2026-11-21T09:30:00.000Z"
@@ -139,6 +140,21 @@ def longest(number: int = 7, *, bug: bool = True) -> TaskDetails:
     """Maximum lengths and multi-byte text everywhere a user can type."""
     people = [user(n, LONG[:255]).model_dump(by_alias=True) for n in range(1, 51)]
     return details(number, bug=bug, name=LONG[:255], body=LONG * 5, assignedTo=people)
+
+
+def list_rows(*items: TaskDetails) -> list[ListRow]:
+    """The items as a list card's rows."""
+    return [
+        ListRow(
+            id=item.id,
+            internal_id=item.internal_id,
+            name=item.name,
+            status=item.status,
+            channel_id=item.channel_id,
+            assignees=[user.display_name for user in item.assigned_to],
+        )
+        for item in items
+    ]
 
 
 def walk(node: Any) -> list[dict[str, Any]]:

@@ -6,10 +6,11 @@ import pytest
 
 from bot.schemas import ItemKind
 from cards.bulk import bulk_form
+from cards.choice import MAX_PLACES, Place, channel_choice
 from cards.form import ChannelChoices, Prefill, item_form
 from cards.help import CommandHelp, error_card, help_card
 from cards.item import item_card
-from cards.layout import Card
+from cards.layout import Card, action_data
 from cards.listing import MAX_ROWS, ItemList, list_card
 from cards.verbs import (
     ApplyBulkEdit,
@@ -32,6 +33,7 @@ from tests.cards.samples import (
     choices,
     details,
     inputs,
+    list_rows,
     longest,
     statuses,
     text_of,
@@ -45,6 +47,11 @@ MANY_MEMBERS = ChannelChoices(
     severities=["Critical", "High", "Medium", "Low"],
     members=[user(number, LONG[:255]) for number in range(1, 51)],
 )
+
+
+def places(count: int) -> list[Place]:
+    """Channels with the longest names, to choose among."""
+    return [Place(f"19:team-{n}", f"19:channel-{n}", LONG, LONG) for n in range(count)]
 
 
 def every_card() -> dict[str, Card]:
@@ -74,18 +81,20 @@ def every_card() -> dict[str, Card]:
             TASK, channel_id=CHANNEL, choices=ChannelChoices([], [], [], [])
         ),
         "list channel": list_card(
-            ItemList("Bugs", BUG, rows, "bugs", CHANNEL, more=True, total=120)
+            ItemList("Bugs", BUG, list_rows(*rows), "bugs", CHANNEL, more=True, total=120)
         ),
         "list longest": list_card(
-            ItemList("Bugs", BUG, [longest(n) for n in range(1, 51)], "bugs", CHANNEL)
+            ItemList("Bugs", BUG, list_rows(*map(longest, range(1, 51))), "bugs", CHANNEL)
         ),
-        "list personal": list_card(ItemList("My tasks", TASK, rows, "tasks/my")),
+        "list personal": list_card(ItemList("My tasks", TASK, list_rows(*rows), "tasks/my")),
         "list empty": list_card(ItemList("Bugs", BUG, [], "bugs", CHANNEL)),
         "bulk": bulk_form(BUG, channel_id=CHANNEL, ids=[r.id for r in rows], choices=MANY_MEMBERS),
         "help": help_card(
             [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs")] * 40, suggestion=LONG
         ),
         "error": error_card(LONG * 10),
+        "choice": channel_choice("Which channel?", command="bug 12", places=places(2)),
+        "choice cut": channel_choice(LONG, command=LONG, places=places(MAX_PLACES + 2)),
     }
 
 
@@ -242,7 +251,9 @@ def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
 
 
 def test_list_card_rows_show_number_title_status_assignee() -> None:
-    card = list_card(ItemList("Bugs", BUG, [details(4), bare(5)], "bugs", CHANNEL, total=2))
+    card = list_card(
+        ItemList("Bugs", BUG, list_rows(details(4), bare(5)), "bugs", CHANNEL, total=2)
+    )
     text = text_of(card)
     assert "1–2 of 2" in text
     for shown in ("#4", "Login fails on Safari 4", "In Progress", "Ada Lovelace", "#5", "Nobody"):
@@ -251,7 +262,7 @@ def test_list_card_rows_show_number_title_status_assignee() -> None:
 
 
 def test_list_card_more_continues_after_the_rows_shown() -> None:
-    rows = [details(n) for n in range(1, 41)]
+    rows = list_rows(*map(details, range(1, 41)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs/status/in progress", CHANNEL, skip=20))
     shown = sum(1 for key in inputs(card) if key.startswith("select:"))
     assert shown == MAX_ROWS
@@ -260,7 +271,7 @@ def test_list_card_more_continues_after_the_rows_shown() -> None:
 
 
 def test_list_card_cut_for_size_still_offers_the_rest() -> None:
-    rows = [longest(n) for n in range(1, 51)]
+    rows = list_rows(*map(longest, range(1, 51)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL))
     shown = sum(1 for key in inputs(card) if key.startswith("select:"))
     assert 0 < shown < MAX_ROWS
@@ -268,7 +279,7 @@ def test_list_card_cut_for_size_still_offers_the_rest() -> None:
 
 
 def test_list_card_selection_feeds_bulk_edit() -> None:
-    rows = [details(n) for n in range(1, 4)]
+    rows = list_rows(*map(details, range(1, 4)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL))
     sent = submitted(card, "Bulk edit selected")
     sent.update({f"select:{rows[0].id}": "true", f"select:{rows[2].id}": "true"})
@@ -279,8 +290,15 @@ def test_list_card_selection_feeds_bulk_edit() -> None:
     assert (opened.verb, opened.item_id) == (Verb.SHOW_ITEM, rows[0].id)
 
 
+def test_a_rows_button_carries_what_the_item_action_model_dumps() -> None:
+    row = list_rows(details(4))[0]
+    card = list_card(ItemList("Bugs", BUG, [row], "bugs", CHANNEL))
+    model = ItemAction(verb=Verb.SHOW_ITEM, kind=BUG, item_id=row.id, channel_id=row.channel_id)
+    assert actions(card)[0]["data"] == action_data(model)
+
+
 def test_personal_list_has_no_selection_and_no_bulk_edit() -> None:
-    card = list_card(ItemList("My bugs", BUG, [details(1)], "bugs/my"))
+    card = list_card(ItemList("My bugs", BUG, list_rows(details(1)), "bugs/my"))
     assert inputs(card) == {}
     assert "Bulk edit selected" not in [found.get("title") for found in actions(card)]
 
@@ -318,6 +336,15 @@ def test_help_card_lists_commands_suggests_and_runs_shortcuts() -> None:
     assert RunCommand.model_validate(action(card, "My bugs")["data"]).command == "bugs/my"
     assert [found["title"] for found in actions(card)] == ["My bugs"]
     assert "Did you mean" not in text_of(help_card(entries))
+
+
+def test_channel_choice_runs_the_command_in_each_channel_offered() -> None:
+    card = channel_choice("Which channel?", command="bug 12", places=places(MAX_PLACES + 2))
+    sent = [RunCommand.model_validate(found["data"]) for found in actions(card)]
+    assert [(run.command, run.team_id, run.channel_id) for run in sent] == [
+        ("bug 12", f"19:team-{n}", f"19:channel-{n}") for n in range(MAX_PLACES)
+    ]
+    assert f"The first {MAX_PLACES} of {MAX_PLACES + 2} channels" in text_of(card)
 
 
 def test_error_card_is_one_short_line_shown_as_typed() -> None:
