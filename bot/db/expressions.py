@@ -31,6 +31,9 @@ class _TextList(TypeDecorator[list[str]]):
         return orjson.dumps(value).decode()
 
 
+_TEXT_LIST = _TextList()  # one instance: SQLAlchemy memoizes per type instance
+
+
 class OneOf(ColumnElement[bool]):
     """`column IN (values)` with the values in one bound parameter, so the SQL is the same for
     any number of them: one cached plan, one prepared statement."""
@@ -45,7 +48,7 @@ class OneOf(ColumnElement[bool]):
 
     def __init__(self, column: ColumnElement[Any], values: Iterable[str]) -> None:
         self.column = column
-        self.values: BindParameter[list[str]] = bindparam(None, list(values), type_=_TextList())
+        self.values: BindParameter[list[str]] = bindparam(None, list(values), type_=_TEXT_LIST)
 
     @property
     def _from_objects(self) -> list[Any]:  # the FROM the column needs

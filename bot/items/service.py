@@ -1,9 +1,9 @@
 """Item rules for one item at a time: create, update, delete (bulk edit is in bulk.py)."""
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Table, delete, insert, select, update
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, ItemCounter, Project
 from bot.errors import Invalid, NotFound
@@ -18,6 +18,10 @@ from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
+_ITEMS = cast(Table, Item.__table__)
+_COUNTERS = cast(Table, ItemCounter.__table__)
+# Values given as parameters, so the compiled statement is the same for every item.
+_INSERT_ITEM = insert(_ITEMS)
 # Fields that always hold a value: PATCH may change them, never clear them.
 NOT_NULL = ("name", "status", "priority", "severity", "project_id")
 # Free fields, stored as given.
@@ -98,8 +102,9 @@ async def create_item(
         "created_at": now,
         "updated_at": now,
     }
-    # A Core insert: the ORM's unit of work would only add bookkeeping to one known row.
-    await uow.session.execute(insert(Item), [row])
+    # A Core insert of the table: the ORM's unit of work (or its bulk insert) would only add
+    # bookkeeping to one known row.
+    await uow.session.execute(_INSERT_ITEM, row)
     await set_assignees(
         uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
     )
@@ -220,11 +225,12 @@ def created_fields(created: Created, kind: ItemKind) -> dict[str, Any]:
 async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) -> int:
     # One UPDATE … RETURNING: the row lock (PostgreSQL) or the write lock (SQLite) makes
     # concurrent creates take turns, so no number is given twice.
+    counter = _COUNTERS.c  # Core: the ORM's bulk-update bookkeeping buys nothing here
     number = await uow.session.scalar(
-        update(ItemCounter)
-        .where(ItemCounter.channel_id == channel_id, ItemCounter.kind == kind.value)
-        .values(last_internal_id=ItemCounter.last_internal_id + 1, version=ItemCounter.version + 1)
-        .returning(ItemCounter.last_internal_id)
+        update(_COUNTERS)
+        .where(counter.channel_id == channel_id, counter.kind == kind.value)
+        .values(last_internal_id=counter.last_internal_id + 1, version=counter.version + 1)
+        .returning(counter.last_internal_id)
     )
     assert number is not None, "channels get their counters when they are added"
     return number
