@@ -120,15 +120,7 @@ async def _admit(
             await uow.session.execute(
                 update(AuthToken).where(AuthToken.id == row.token_id).values(expires_at=slid)
             )
-    actor = Actor(
-        user_id=row.user_id,
-        source_id=row.source_id,
-        username=row.username,
-        display_name=row.display_name,
-        email=row.email,
-        source=row.source,
-    )
-    return actor, row
+    return directory.actor_of_row(row), row
 
 
 async def revoke(uow: UnitOfWork, *, secret: str) -> None:

@@ -69,6 +69,18 @@ def actor_of(user: UserOut) -> Actor:
     )
 
 
+def actor_of_row(row: Any) -> Actor:
+    """The actor of a row read with the user's columns, its id labelled `user_id`."""
+    return Actor(
+        user_id=row.user_id,
+        source_id=row.source_id,
+        username=row.username,
+        display_name=row.display_name,
+        email=row.email,
+        source=row.source,
+    )
+
+
 def actor_out(actor: Actor) -> UserOut:
     """The signed-in user as the API shows users (already loaded by authentication)."""
     return UserOut(
@@ -337,15 +349,7 @@ async def find_caller(
     row = (await uow.session.execute(_CALLER, params)).first()
     if row is None:
         return None
-    actor = Actor(
-        user_id=row.user_id,
-        source_id=row.source_id,
-        username=row.username,
-        display_name=row.display_name,
-        email=row.email,
-        source=row.source,
-    )
-    return Caller(actor, on_roster=row.scope_member is not None, access=row)
+    return Caller(actor_of_row(row), on_roster=row.scope_member is not None, access=row)
 
 
 def readable_channels(user_id: SqlExpression | str) -> ColumnElement[bool]:
