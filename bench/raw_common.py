@@ -7,7 +7,7 @@ query code at start-up, with stand-in values replaced per request) and encodes t
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import asyncpg
@@ -205,10 +205,18 @@ def details(
     return shown
 
 
-def wanted_users(
-    rows: Sequence[Sequence[Any]], at: dict[str, int], assigned: Sequence[list[str]]
-) -> list[str]:
-    """Every user the rows name: assignees, creators, last editors."""
+Run = Callable[[str, list[Any]], Awaitable[Sequence[Sequence[Any]]]]
+
+
+async def people(
+    run: Run, users_of: Compiled, rows: Sequence[Sequence[Any]], at: dict[str, int]
+) -> tuple[list[list[str]], dict[str, dict[str, Any]]]:
+    """Each row's assignee ids, and every user the rows name (assignees, creators, last
+    editors) looked up in one statement, as `bot.items.read` does."""
+    assigned = [ids_in_order(row[at["assignee_ids"]]) for row in rows]
     wanted = {user_id for ids in assigned for user_id in ids}
     wanted |= {row[at[key]] for row in rows for key in ("created_by", "updated_by") if row[at[key]]}
-    return list(wanted)
+    if not wanted:
+        return assigned, {}
+    found = await run(users_of.sql, users_of.args({}, list(wanted)))
+    return assigned, {row[0]: user(row, users_of.columns) for row in found}

@@ -29,11 +29,9 @@ from bench.items import LIST_QUERY
 from bench.raw_common import (
     Compiled,
     details,
-    ids_in_order,
+    people,
     project_refs,
-    user,
     users_statement,
-    wanted_users,
 )
 from bot.items.queries import entity_set
 from bot.items.read import items_statement
@@ -211,12 +209,7 @@ def build(db: Any) -> web.Application:
             projects = project_refs(await db.rows(PROJECTS, {"c": channel}), PROJECT_AT)
             references[channel] = (version, statuses, projects)
         _version, statuses, projects = references[channel]
-        assigned = [ids_in_order(row[at["assignee_ids"]]) for row in rows]
-        wanted = wanted_users(rows, at, assigned)
-        users = {}
-        if wanted:
-            found = await db.rows(list_users.sql, list_users.args({}, wanted))
-            users = {row[0]: user(row, list_users.columns) for row in found}
+        assigned, users = await people(db.rows, list_users, rows, at)
         value = [
             details(row, at, ids, statuses, projects, users, place)
             for row, ids in zip(rows, assigned, strict=True)

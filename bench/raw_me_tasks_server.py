@@ -21,13 +21,11 @@ from bench.raw_common import (
     Compiled,
     Driver,
     details,
-    ids_in_order,
+    people,
     project_refs,
     projects_statement,
     statuses_statement,
-    user,
     users_statement,
-    wanted_users,
 )
 from bot.me.queries import my_items, my_items_count, my_items_statement
 from bot.odata.query import apply, parse_query
@@ -67,12 +65,7 @@ def build(db: Driver) -> web.Application:
         projects = project_refs(
             await db.rows(projects_of.sql, projects_of.args({}, project_ids)), projects_of.columns
         )
-        assigned = [ids_in_order(row[at["assignee_ids"]]) for row in rows]
-        wanted = wanted_users(rows, at, assigned)
-        users = {}
-        if wanted:
-            found_users = await db.rows(users_of.sql, users_of.args({}, wanted))
-            users = {row[0]: user(row, users_of.columns) for row in found_users}
+        assigned, users = await people(db.rows, users_of, rows, at)
         value = []
         for row, ids in zip(rows, assigned, strict=True):
             place = (row[at["teams_channel_id"]], row[at["teams_team_id"]], row[at["group_id"]])
