@@ -25,6 +25,7 @@ from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.compiler import SQLCompiler
 
 Processor = Callable[[Any], Any]
+AnySelect = Select[*tuple[Any, ...]]  # a select of any columns
 # Plans kept per dialect: statement shapes are few, but a $filter's structure is the client's.
 PLANS_KEPT = 512
 
@@ -72,7 +73,7 @@ _plans: WeakKeyDictionary[Dialect, _Plans] = WeakKeyDictionary()
 
 
 async def fetch_all(
-    session: AsyncSession, statement: Select[Any], values: Mapping[str, Any] | None = None
+    session: AsyncSession, statement: AnySelect, values: Mapping[str, Any] | None = None
 ) -> list[Row]:
     """The rows of `statement`, read with the raw driver; `values` for its named bindparams."""
     # Plain reads only: before the session's first statement of its own, PostgreSQL has not
@@ -99,14 +100,14 @@ async def fetch_all(
 
 
 async def fetch_one(
-    session: AsyncSession, statement: Select[Any], values: Mapping[str, Any] | None = None
+    session: AsyncSession, statement: AnySelect, values: Mapping[str, Any] | None = None
 ) -> Row | None:
     """The first row of `statement`, or None."""
     rows = await fetch_all(session, statement, values)
     return rows[0] if rows else None
 
 
-async def fetch_value(session: AsyncSession, statement: Select[Any]) -> Any:
+async def fetch_value(session: AsyncSession, statement: AnySelect) -> Any:
     """The first column of the first row of `statement`, or None."""
     row = await fetch_one(session, statement)
     return None if row is None else next(iter(row.values()))
@@ -129,7 +130,7 @@ _KEPT = "bot.db.driver"
 
 
 def _prepare(
-    dialect: Dialect, statement: Select[Any], values: Mapping[str, Any] | None
+    dialect: Dialect, statement: AnySelect, values: Mapping[str, Any] | None
 ) -> tuple[_Plan | None, Mapping[str, Any]]:
     """The statement's plan, from the cache when its shape was seen, and its parameter values;
     no plan for a statement whose SQL depends on its values."""
@@ -146,7 +147,7 @@ def _prepare(
     return plan, plan.compiled.construct_params(values, extracted_parameters=extracted)
 
 
-def _compile(dialect: Dialect, statement: Select[Any], key: CacheKey | None) -> _Plan | None:
+def _compile(dialect: Dialect, statement: AnySelect, key: CacheKey | None) -> _Plan | None:
     # Compiled with its key, the plan can map a later statement's values onto its parameters.
     compiled = statement.compile(dialect=dialect, cache_key=key)
     assert isinstance(compiled, SQLCompiler)

@@ -6,6 +6,7 @@ from typing import Any, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, delete, or_, select
 
+from bot.db import driver
 from bot.db.tables import Channel, Team, TeamMember, Tenant, User
 from bot.db.types import SqlExpression
 from bot.directory.schemas import (
@@ -346,7 +347,7 @@ async def find_caller(
     """The user with this Entra object id and their access to the team and channel named (the
     Teams ids of an activity), or None for a user the directory does not know."""
     params = {"object_id": object_id, "team": team_id, "channel": channel_id}
-    row = (await uow.session.execute(_CALLER, params)).first()
+    row = await driver.fetch_one(uow.session, _CALLER, params)
     if row is None:
         return None
     return Caller(actor_of_row(row), on_roster=row.scope_member is not None, access=row)
