@@ -33,12 +33,7 @@ _LOOKUP = (
         AuthToken.expires_at,
         AuthToken.revoked_at,
         AuthToken.sliding_seconds,
-        User.id.label("user_id"),
-        User.source_id,
-        User.username,
-        User.display_name,
-        User.email,
-        User.source,
+        *directory.ACTOR_COLUMNS,
     )
     .join(User, User.id == AuthToken.user_id)
     .where(AuthToken.token_hash == bindparam("token_hash"))

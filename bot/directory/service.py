@@ -70,8 +70,19 @@ def actor_of(user: UserOut) -> Actor:
     )
 
 
+# The user's columns as a caller's row carries them: `actor_of_row` reads them back.
+ACTOR_COLUMNS = (
+    User.id.label("user_id"),
+    User.source_id,
+    User.username,
+    User.display_name,
+    User.email,
+    User.source,
+)
+
+
 def actor_of_row(row: Any) -> Actor:
-    """The actor of a row read with the user's columns, its id labelled `user_id`."""
+    """The actor of a row read with ACTOR_COLUMNS."""
     return Actor(
         user_id=row.user_id,
         source_id=row.source_id,
@@ -327,12 +338,7 @@ class Caller:
 # Columns, not entities, and one statement: every bot turn runs this.
 _CALLER = join_channel_access(
     select(
-        User.id.label("user_id"),
-        User.source_id,
-        User.username,
-        User.display_name,
-        User.email,
-        User.source,
+        *ACTOR_COLUMNS,
         *CHANNEL_ACCESS,
     )
     .select_from(User)
