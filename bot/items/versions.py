@@ -4,8 +4,10 @@ Each channel and kind has a version in `item_counters`, bumped in the same trans
 change to those items or to how they render (their statuses). List counts and the statuses and
 projects items refer to are cached with the version read before they were computed, and served
 only while the version is unchanged, so they can never be stale; several processes share the
-versions through the database. Filters that reach outside the items table (assignees, statuses)
-are counted afresh every time, since changes there do not bump the version.
+versions through the database. A filter may also read the assignments: they change only with
+their item, in a transaction that bumps the version (`bot.items.assignees` is their one writer).
+Filters that reach further (the assignees' names, the statuses) are counted afresh every time,
+since changes there do not bump the version.
 """
 
 from collections import OrderedDict
@@ -14,7 +16,7 @@ from typing import Any
 from sqlalchemy import Label, select, update
 from sqlalchemy.sql.util import find_tables
 
-from bot.db.tables import Item, ItemCounter
+from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.odata.query import Query
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -52,9 +54,12 @@ async def bump(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> None:
     )
 
 
+_VERSIONED_TABLES = {Item.__table__, ItemAssignee.__table__}
+
+
 def count_key(query: Query, *, channel_id: str, kind: ItemKind) -> Key | None:
     """The cache key of a query's count, or None when its filter reads other tables."""
-    if query.filter is not None and set(find_tables(query.filter)) - {Item.__table__}:
+    if query.filter is not None and set(find_tables(query.filter)) - _VERSIONED_TABLES:
         return None
     return ("count", channel_id, kind.value, query.filter_text or "")
 

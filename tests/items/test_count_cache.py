@@ -59,17 +59,44 @@ async def test_counts_follow_status_renames_and_deletions(client, factory: Facto
     assert await counted(client, ada, {"$filter": "status eq 'Invalid'"}) == 1
 
 
-async def test_filters_on_assignees_are_counted_afresh(client, factory: Factory) -> None:
-    ada = await factory.member("Ada")
-    bug = await (
-        await client.post("/odata/bugs", json={"name": "b"}, headers=ada.in_channel())
-    ).json()
+async def test_counts_on_assignees_follow_every_assignment_change(client, factory: Factory) -> None:
+    ada, bob = await factory.member("Ada"), await factory.member("Bob")
+    headers = ada.in_channel()
     mine = {"$filter": f"assignedTo/any(u: u/_id eq '{ada.user.id}')"}
+    by_name = {"$filter": "assignedTo/any(u: u/displayName eq 'Ada')"}  # reads the users too
     assert await counted(client, ada, mine) == 0
+    first = await (
+        await client.post(
+            "/odata/bugs", json={"name": "a", "assignedTo": [ada.user.id]}, headers=headers
+        )
+    ).json()
+    assert await counted(client, ada, mine) == 1  # created assigned
+    second = await (await client.post("/odata/bugs", json={"name": "b"}, headers=headers)).json()
+    assert await counted(client, ada, mine) == 1
     await client.patch(
-        f"/odata/bugs({bug['_id']})", json={"assignedTo": [ada.user.id]}, headers=ada.in_channel()
+        f"/odata/bugs({second['_id']})", json={"assignedTo": [ada.user.id]}, headers=headers
+    )
+    assert await counted(client, ada, mine) == 2  # PATCH
+    assert await counted(client, ada, by_name) == 2
+    ids = [first["_id"], second["_id"]]
+    edited = await client.post(
+        "/api/bulk/bug", json={"ids": ids, "assignedTo": [bob.user.id]}, headers=headers
+    )
+    assert edited.status == 200
+    assert await counted(client, ada, mine) == 0  # bulk edit
+    assert await counted(client, ada, by_name) == 0
+    await client.patch(
+        f"/odata/bugs({first['_id']})", json={"assignedTo": [ada.user.id]}, headers=headers
     )
     assert await counted(client, ada, mine) == 1
+    await client.patch(f"/odata/bugs({first['_id']})", json={"assignedTo": []}, headers=headers)
+    assert await counted(client, ada, mine) == 0  # cleared
+    await client.patch(
+        f"/odata/bugs({second['_id']})", json={"assignedTo": [ada.user.id]}, headers=headers
+    )
+    assert await counted(client, ada, mine) == 1
+    await client.delete(f"/odata/bugs({second['_id']})", headers=headers)
+    assert await counted(client, ada, mine) == 0  # deleted
 
 
 @pytest.fixture
