@@ -2,7 +2,6 @@
 each row once, in OData's order (nulls before every value going up, after them going down; ties
 by the key, the last sort key's way), whatever the page size and the sort."""
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,6 +15,7 @@ from bot.db.types import UTCDateTime
 from bot.odata import keyset
 from bot.odata.model import EntitySet, Property, PropertyKind, SortKey
 from bot.odata.query import apply, page, parse_query
+from tests.odata.scratch import scratch_tables
 
 metadata = MetaData()
 rows_table = Table(
@@ -61,11 +61,8 @@ def _rows() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def paging_database(database_url: str) -> Iterator[str]:
-    asyncio.run(_fill(database_url))
-    try:
-        yield database_url
-    finally:
-        asyncio.run(_drop(database_url))
+    with scratch_tables(database_url, metadata, {rows_table: _rows()}) as url:
+        yield url
 
 
 @pytest.fixture
@@ -75,26 +72,6 @@ async def engine(paging_database: str) -> AsyncIterator[AsyncEngine]:
         yield made
     finally:
         await made.dispose()
-
-
-async def _fill(url: str) -> None:
-    engine = create_engine(url)
-    try:
-        async with engine.begin() as conn:
-            await conn.run_sync(metadata.drop_all)  # left over by an interrupted run
-            await conn.run_sync(metadata.create_all)
-            await conn.execute(rows_table.insert(), _rows())
-    finally:
-        await engine.dispose()
-
-
-async def _drop(url: str) -> None:
-    engine = create_engine(url)
-    try:
-        async with engine.begin() as conn:
-            await conn.run_sync(metadata.drop_all)
-    finally:
-        await engine.dispose()
 
 
 async def walk(engine: AsyncEngine, options: dict[str, str], *, keyed: bool = True) -> list[str]:
