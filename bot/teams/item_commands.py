@@ -53,24 +53,21 @@ async def show(ctx: BotContext, command: grammar.ShowItem) -> Card:
 
 
 async def set_status(ctx: BotContext, command: grammar.SetStatus) -> Card:
-    kind, number = command.kind, command.internal_id
-
-    async def change(uow: UnitOfWork, item_id: str) -> None:
-        patch = _patch(kind, status=command.status)
-        await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
-
-    text = f"{kind.value}/update/{number}/status/{command.status}"
-    return await _on_item(ctx, kind, number, text, change)
+    return await _set_field(ctx, command.kind, command.internal_id, "status", command.status)
 
 
 async def set_priority(ctx: BotContext, command: grammar.SetPriority) -> Card:
-    kind, number = command.kind, command.internal_id
+    return await _set_field(ctx, command.kind, command.internal_id, "priority", command.priority)
+
+
+async def _set_field(ctx: BotContext, kind: ItemKind, number: int, field: str, value: str) -> Card:
+    """`<kind>/update/<number>/<field>/<value>`: one field of the item changed, its card shown."""
 
     async def change(uow: UnitOfWork, item_id: str) -> None:
-        patch = _patch(kind, priority=command.priority)
+        patch = _patch(kind, **{field: value})
         await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
 
-    text = f"{kind.value}/update/{number}/priority/{command.priority}"
+    text = f"{kind.value}/update/{number}/{field}/{value}"
     return await _on_item(ctx, kind, number, text, change)
 
 
