@@ -23,6 +23,8 @@ from bot.db.migrate import head_revision
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".bench-cache"
 # The app's code that shapes every generated dataset: the demo seed and a channel's bootstrap.
+# What shapes every generated item row (part of each dataset's cache key).
+ROWS_SOURCE = ROOT / "bench" / "generated_rows.py"
 SEED_SOURCES = tuple(
     ROOT / "bot" / path for path in ("demo.py", "workspace.py", "fields/defaults.py")
 )

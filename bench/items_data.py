@@ -16,7 +16,8 @@ import orjson
 from sqlalchemy import Table, case, func, insert, literal, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bench.harness import SEED_SOURCES, Dataset, run_cli, run_module
+from bench.generated_rows import item_row
+from bench.harness import ROWS_SOURCE, SEED_SOURCES, Dataset, run_cli, run_module
 from bot import demo, workspace
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
@@ -29,7 +30,6 @@ from bot.db.tables import (
     Project,
 )
 from bot.directory import service as directory
-from bot.ids import new_id
 from bot.uow import UnitOfWork, unit_of_work
 
 CHANNELS = 20  # the measured one included
@@ -61,7 +61,7 @@ class Target:
 
 def dataset(bugs: int, total: int) -> Dataset:
     """The demo, `bugs` bugs in its channel, and `total` items in the database (0: no others)."""
-    sources = (Path(__file__), *SEED_SOURCES)
+    sources = (Path(__file__), ROWS_SOURCE, *SEED_SOURCES)
     return Dataset("items", sources, (bugs, total, CHANNELS), partial(_generate, bugs, total))
 
 
@@ -174,38 +174,19 @@ def _item(target: Target, number: int, rng: random.Random) -> dict[str, Any]:
     status = STATUS_MIX[number % len(STATUS_MIX)]
     created = NOW - timedelta(minutes=rng.randrange(0, 60 * 24 * 90))
     due = NOW + timedelta(minutes=rng.randrange(0, 60 * 24 * 90))
-    item_id = new_id()
-    return {
-        "id": item_id,
-        "channel_id": target.channel_id,
-        "kind": target.kind,
-        "internal_id": number,
-        "name": f"Generated {target.kind} {number}",
-        "body": "Generated for the benchmarks.",
-        "owner": None,
-        "status": status,
-        "status_id": target.statuses[status],
-        "priority": rng.choice(PRIORITIES),
-        "severity": rng.choice(SEVERITIES) if target.kind == "bug" else None,
-        "project_id": target.project_id,
-        "source": "Svc.Native",
-        "source_id": item_id,
-        "start_date": None,
-        "due_date": None if rng.randrange(NO_DUE_DATE_EVERY) == 0 else due,
-        "completed_date": None,
-        "effort": None,
-        "phase": None,
-        "phase_name": None,
-        "bucket": [],
-        "bucket_name": None,
-        "entity_id": None,
-        "sync_status": None,
-        "sync_at": created,
-        "created_by": None,
-        "updated_by": None,
-        "created_at": created,
-        "updated_at": created,
-    }
+    return item_row(
+        channel_id=target.channel_id,
+        kind=target.kind,
+        internal_id=number,
+        name=f"Generated {target.kind} {number}",
+        status=status,
+        status_id=target.statuses[status],
+        priority=rng.choice(PRIORITIES),
+        severity=rng.choice(SEVERITIES) if target.kind == "bug" else None,
+        project_id=target.project_id,
+        due_date=None if rng.randrange(NO_DUE_DATE_EVERY) == 0 else due,
+        created=created,
+    )
 
 
 async def _insert(conn: AsyncConnection, table: Table, rows: list[dict[str, Any]]) -> None:

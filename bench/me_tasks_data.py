@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bench.harness import SEED_SOURCES, Dataset, run_cli, run_module
+from bench.generated_rows import item_row
+from bench.harness import ROWS_SOURCE, SEED_SOURCES, Dataset, run_cli, run_module
 from bot import demo
 from bot.db.engine import create_engine
 from bot.db.tables import (
@@ -46,7 +47,7 @@ def dataset() -> Dataset:
     """The demo, then the teams, channels, users and tasks above, the demo's first user the
     member and assignee."""
     counts = (TEAMS, CHANNELS_PER_TEAM, MEMBER_TEAMS, TASKS, MINE, OTHER_USERS)
-    return Dataset("me_tasks", (Path(__file__), *SEED_SOURCES), counts, _generate)
+    return Dataset("me_tasks", (Path(__file__), ROWS_SOURCE, *SEED_SOURCES), counts, _generate)
 
 
 def _generate(env: dict[str, str]) -> None:
@@ -246,39 +247,20 @@ def _task(
     rng: random.Random,
 ) -> dict[str, Any]:
     status = STATUS_MIX[number % len(STATUS_MIX)]
-    item_id = new_id()
     created = NOW - timedelta(minutes=rng.randrange(0, 60 * 24 * 90))
-    return {
-        "id": item_id,
-        "channel_id": channel,
-        "kind": "task",
-        "internal_id": internal_id,
-        "name": f"Generated task {number}",
-        "body": "Generated for the benchmarks.",
-        "owner": None,
-        "status": status,
-        "status_id": statuses[(channel, status)],
-        "priority": rng.choice(PRIORITIES),
-        "severity": None,
-        "project_id": project,
-        "source": "Svc.Native",
-        "source_id": item_id,
-        "start_date": None,
-        "due_date": created + timedelta(days=rng.randrange(1, 30)),
-        "completed_date": None,
-        "effort": None,
-        "phase": None,
-        "phase_name": None,
-        "bucket": [],
-        "bucket_name": None,
-        "entity_id": None,
-        "sync_status": None,
-        "sync_at": created,
-        "created_by": None,
-        "updated_by": None,
-        "created_at": created,
-        "updated_at": created,
-    }
+    return item_row(
+        channel_id=channel,
+        kind="task",
+        internal_id=internal_id,
+        name=f"Generated task {number}",
+        status=status,
+        status_id=statuses[(channel, status)],
+        priority=rng.choice(PRIORITIES),
+        severity=None,
+        project_id=project,
+        due_date=created + timedelta(days=rng.randrange(1, 30)),
+        created=created,
+    )
 
 
 if __name__ == "__main__":
