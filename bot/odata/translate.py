@@ -183,9 +183,9 @@ class _Translator:
         items = node.right.val
         values = [_value(field, item) for item in items if not isinstance(item, ast.Null)]
         if _exact(field.kind, ast.Eq):  # `in` is a run of `eq`s
-            listed = field.column.in_(values)
+            listed = _one_of(field.column, values)
         else:
-            listed = fold_case(field.column).in_([_folded(value) for value in values])
+            listed = _one_of(fold_case(field.column), [_folded(value) for value in values])
         matched = _two_valued(field, listed)
         if len(values) < len(items):  # null is one of the values
             return or_(field.column.is_(None), matched)
@@ -325,6 +325,19 @@ def _instant(text: str) -> datetime:
         return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except (ValueError, OverflowError):
         raise _invalid(f"'{text}' is not a valid date and time") from None
+
+
+def _one_of(expression: ColumnElement[Any], values: list[Any]) -> ColumnElement[bool]:
+    """`expression IN (…)` with one parameter per value: the SQL is fixed by the filter's text
+    (SQLAlchemy's own lists expand per run, which prepared list statements cannot)."""
+    if not values:
+        return false()
+    return expression.in_(
+        [
+            value if isinstance(value, ColumnElement) else literal(value, expression.type)
+            for value in values
+        ]
+    )
 
 
 def _chain(node: ast.BoolOp) -> list[ast._Node]:
