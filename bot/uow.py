@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.db.engine import take_sqlite_write_lock
+from bot.db.reads import PooledReads, Reads, SessionReads
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +47,40 @@ class VersionedCache(Protocol):
     def put(self, key: tuple[str, ...], version: int, value: Any) -> None: ...
 
 
-@dataclass(slots=True)
 class UnitOfWork:
-    session: AsyncSession
-    clock: Clock
-    actor: Actor | None = None
-    channel: ChannelScope | None = None
-    cache: VersionedCache | None = None
+    """What a service acts through: one transaction's session (opened on first use by a unit
+    that only reads), the reads on the driver (`bot.db.reads`), the clock, who and where."""
+
+    __slots__ = ("_session", "_sessions", "actor", "cache", "channel", "clock", "reads")
+
+    def __init__(
+        self,
+        *,
+        clock: Clock,
+        reads: Reads,
+        session: AsyncSession | None = None,
+        sessions: async_sessionmaker[AsyncSession] | None = None,
+        cache: VersionedCache | None = None,
+    ) -> None:
+        self.clock = clock
+        self.reads = reads
+        self.cache = cache
+        self.actor: Actor | None = None
+        self.channel: ChannelScope | None = None
+        self._session = session
+        self._sessions = sessions
+
+    @property
+    def session(self) -> AsyncSession:
+        if self._session is None:
+            assert self._sessions is not None
+            self._session = self._sessions()  # begins at its first statement
+        return self._session
+
+    @property
+    def opened(self) -> AsyncSession | None:
+        """The session, if one was opened."""
+        return self._session
 
 
 _sqlite_writers: WeakKeyDictionary[Engine | Connection, asyncio.Lock] = WeakKeyDictionary()
@@ -66,17 +94,38 @@ async def unit_of_work(
     write: bool = True,
     cache: VersionedCache | None = None,
 ) -> AsyncIterator[UnitOfWork]:
-    """One transaction: committed when the block ends normally, rolled back on any exception."""
+    """One transaction: committed when the block ends normally, rolled back on any exception.
+    A unit that only reads (`write=False`) opens a session only if something asks for one, and
+    reads on a pooled connection of its own."""
+    if not write:
+        async with _reading(sessions, clock, cache) as uow:
+            yield uow
+        return
     async with sessions() as session, AsyncExitStack() as stack:
         bind = session.get_bind()
-        sqlite_write = write and bind.dialect.name == "sqlite"
-        if sqlite_write:
+        if bind.dialect.name == "sqlite":
             # Writers queue here, one at a time per engine: SQLite's own busy handler sleeps up
             # to 100 ms a turn, which stretches a short queue of writers into seconds.
             await stack.enter_async_context(_sqlite_writers.setdefault(bind, asyncio.Lock()))
         await stack.enter_async_context(session.begin())
-        if sqlite_write:
+        if bind.dialect.name == "sqlite":
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
             await take_sqlite_write_lock(session)
-        yield UnitOfWork(session=session, clock=clock, cache=cache)
+        yield UnitOfWork(session=session, clock=clock, cache=cache, reads=SessionReads(session))
+
+
+@asynccontextmanager
+async def _reading(
+    sessions: async_sessionmaker[AsyncSession], clock: Clock, cache: VersionedCache | None
+) -> AsyncIterator[UnitOfWork]:
+    reads = PooledReads(sessions.kw["bind"])
+    uow = UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=sessions)
+    try:
+        yield uow
+        if uow.opened is not None:
+            await uow.opened.commit()  # a read may write a little (a session's sliding expiry)
+    finally:
+        if uow.opened is not None:
+            await uow.opened.close()
+        await reads.close()

@@ -52,8 +52,8 @@ class Factory:
             await engine.dispose()
 
     @asynccontextmanager
-    async def work(self) -> AsyncIterator[UnitOfWork]:
-        async with unit_of_work(self._sessions, self.clock) as uow:
+    async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:
+        async with unit_of_work(self._sessions, self.clock, write=write) as uow:
             yield uow
 
     async def team(

@@ -3,9 +3,8 @@
 import hashlib
 import secrets
 from datetime import timedelta
-from typing import Any
 
-from sqlalchemy import Select, bindparam, select, update
+from sqlalchemy import bindparam, select, update
 
 from bot.auth.schemas import IssuedToken
 from bot.auth.sso import SsoIdentity
@@ -43,6 +42,8 @@ _LOOKUP = (
 _LOOKUP_IN_CHANNEL = directory.join_channel_access(
     _LOOKUP.add_columns(*directory.CHANNEL_ACCESS), User.id
 )
+_CALLER = driver.Prepared(_LOOKUP)
+_CALLER_IN_CHANNEL = driver.Prepared(_LOOKUP_IN_CHANNEL)
 
 
 def hash_secret(secret: str) -> str:
@@ -84,7 +85,7 @@ async def sign_in_with_sso(
 
 async def authenticate(uow: UnitOfWork, *, secret: str | None) -> Actor:
     """The user behind a session or token; slides a session's expiry forward."""
-    actor, _row = await _admit(uow, secret, _LOOKUP, {})
+    actor, _row = await _admit(uow, secret, _CALLER, {})
     return actor
 
 
@@ -93,20 +94,18 @@ async def authenticate_in_channel(
 ) -> tuple[Actor, ChannelScope]:
     """The caller and the channel they act in, read in one statement (every channel request)."""
     params = {"team": team_id, "channel": channel_id}
-    actor, row = await _admit(uow, secret, _LOOKUP_IN_CHANNEL, params)
+    actor, row = await _admit(uow, secret, _CALLER_IN_CHANNEL, params)
     return actor, directory.admit_to_channel(row, team_id=team_id, channel_id=channel_id)
 
 
 async def _admit(
-    uow: UnitOfWork, secret: str | None, statement: Select[*tuple[Any, ...]], params: dict[str, str]
+    uow: UnitOfWork, secret: str | None, lookup: driver.Prepared, params: dict[str, str]
 ) -> tuple[Actor, driver.Row]:
     """The caller if the secret names a live session or token, and the row read with it."""
     if not secret:
         raise Unauthorized(NO_CREDENTIALS)
     now = uow.clock.now()
-    row = await driver.fetch_one(
-        uow.session, statement, {"token_hash": hash_secret(secret), **params}
-    )
+    row = await lookup.one(uow.reads, {"token_hash": hash_secret(secret), **params})
     if row is None or row.revoked_at is not None or row.expires_at <= now:
         raise Unauthorized(BAD_CREDENTIALS)
     if row.sliding_seconds:

@@ -1,28 +1,28 @@
 """Hot reads on the driver's own connection (asyncpg, or sqlite3 through `sqlite_inline`).
 
-SQLAlchemy stays the query language: a Core select is compiled once per shape, keyed by
-SQLAlchemy's own cache key, and its SQL runs on the driver connection under the session, inside
-whatever transaction the session holds. What this skips is the per-execution machinery
-(execution context, result objects, the ORM's compile state): on a list request it cost more than
-the database did.
+SQLAlchemy stays the query language: a Core select is compiled once per shape and its SQL runs
+on the driver connection a unit of work reads on (`bot.db.reads`). What this skips is the
+per-execution machinery (execution context, result objects, the ORM's compile state): on a list
+request it cost more than the database did. A statement built afresh is recognised by
+SQLAlchemy's own cache key; one built once and run often (`Prepared`) skips even that.
 
 Values go in and come out through the column types' own processors, so rows hold what
-`session.execute` would give. A statement with an IN list that expands per request (its SQL
-changes with the list's length) runs through the session instead: `bot.db.expressions.one_of`
-keeps such lists on the fast path.
+`session.execute` would give. An IN list that expands per request (its SQL changes with the
+list's length) is refused: `bot.db.expressions.one_of` binds a list as one parameter.
 """
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.compiler import SQLCompiler
+
+from bot.db.reads import Reads
 
 Processor = Callable[[Any], Any]
 AnySelect = Select[*tuple[Any, ...]]  # a select of any columns
@@ -37,6 +37,23 @@ class _Plan:
     positions: tuple[tuple[str, Processor | None], ...]  # bind names in the driver's order
     names: tuple[str, ...]  # result columns
     results: tuple[tuple[int, Processor], ...]  # the columns whose type converts the value
+
+    def arguments(self, parameters: Mapping[str, Any]) -> list[Any]:
+        """The driver's positional arguments for these parameter values."""
+        return [
+            parameters[name] if process is None else process(parameters[name])
+            for name, process in self.positions
+        ]
+
+    def rows(self, records: Sequence[Sequence[Any]]) -> list["Row"]:
+        """The driver's records as rows by column name, values converted by their types."""
+        names = self.names
+        rows = [Row(zip(names, record, strict=True)) for record in records]
+        for index, process in self.results:
+            name = names[index]
+            for row in rows:
+                row[name] = process(row[name])
+        return rows
 
 
 class Row(dict[str, Any]):
@@ -73,86 +90,96 @@ _plans: WeakKeyDictionary[Dialect, _Plans] = WeakKeyDictionary()
 
 
 async def fetch_all(
-    session: AsyncSession, statement: AnySelect, values: Mapping[str, Any] | None = None
+    reads: Reads, statement: AnySelect, values: Mapping[str, Any] | None = None
 ) -> list[Row]:
-    """The rows of `statement`, read with the raw driver; `values` for its named bindparams."""
-    # Plain reads only: before the session's first statement of its own, PostgreSQL has not
-    # begun the transaction yet (asyncpg's adapter begins lazily), so a row lock taken here
-    # would not be held.
-    if statement._for_update_arg is not None:
-        raise ValueError("FOR UPDATE belongs to the session's transaction: use session.execute")
-    dialect, driver = await _driver_connection(session)
+    """The rows of `statement`; `values` for its named bindparams."""
+    _refuse_locks(statement)
+    dialect, driver = await reads.connection()
     plan, parameters = _prepare(dialect, statement, values)
-    if plan is None:
-        result = await session.execute(statement, values)
-        return [Row(row) for row in result.mappings()]
-    arguments = [
-        parameters[name] if process is None else process(parameters[name])
-        for name, process in plan.positions
-    ]
-    records = await driver.fetch(plan.sql, *arguments)
-    rows = [Row(zip(plan.names, record, strict=True)) for record in records]
-    for index, process in plan.results:
-        name = plan.names[index]
-        for row in rows:
-            row[name] = process(row[name])
-    return rows
+    return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
 
 
 async def fetch_one(
-    session: AsyncSession, statement: AnySelect, values: Mapping[str, Any] | None = None
+    reads: Reads, statement: AnySelect, values: Mapping[str, Any] | None = None
 ) -> Row | None:
     """The first row of `statement`, or None."""
-    rows = await fetch_all(session, statement, values)
+    rows = await fetch_all(reads, statement, values)
     return rows[0] if rows else None
 
 
-async def fetch_value(session: AsyncSession, statement: AnySelect) -> Any:
+async def fetch_value(reads: Reads, statement: AnySelect) -> Any:
     """The first column of the first row of `statement`, or None."""
-    row = await fetch_one(session, statement)
+    row = await fetch_one(reads, statement)
     return None if row is None else next(iter(row.values()))
 
 
-async def _driver_connection(session: AsyncSession) -> tuple[Dialect, Any]:
-    """The dialect and driver connection of the session's transaction, found once per
-    transaction (asking the session each time costs more than a short query does)."""
-    transaction = session.sync_session.get_transaction()
-    kept = session.info.get(_KEPT)
-    if kept is not None and transaction is not None and kept[0] is transaction:
-        return kept[1], kept[2]
-    connection = await session.connection()
-    driver = (await connection.get_raw_connection()).driver_connection
-    session.info[_KEPT] = (session.sync_session.get_transaction(), connection.dialect, driver)
-    return connection.dialect, driver
+class Prepared:
+    """A select built once (at import) and run often, its per-request values given by name
+    (`bindparam("name")`): compiled once per dialect, it skips even the cache key by which
+    `fetch_all` recognises a statement built afresh. The hot paths' fixed statements (the
+    caller, the people on a page) and each cached list plan (`bot.items.plans`) are these."""
+
+    def __init__(self, statement: AnySelect) -> None:
+        _refuse_locks(statement)
+        self.statement = statement
+        self._plans: WeakKeyDictionary[Dialect, tuple[_Plan, dict[str, Any]]] = WeakKeyDictionary()
+
+    async def all(self, reads: Reads, values: Mapping[str, Any] | None = None) -> list[Row]:
+        """The rows."""
+        dialect, driver = await reads.connection()
+        kept = self._plans.get(dialect)
+        if kept is None:
+            kept = self._plans[dialect] = self._compile(dialect)
+        plan, fixed = kept
+        parameters = {**fixed, **values} if values else fixed
+        return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
+
+    async def one(self, reads: Reads, values: Mapping[str, Any] | None = None) -> Row | None:
+        """The first row, or None."""
+        rows = await self.all(reads, values)
+        return rows[0] if rows else None
+
+    async def value(self, reads: Reads, values: Mapping[str, Any] | None = None) -> Any:
+        """The first column of the first row, or None."""
+        row = await self.one(reads, values)
+        return None if row is None else next(iter(row.values()))
+
+    def _compile(self, dialect: Dialect) -> tuple[_Plan, dict[str, Any]]:
+        plan = _compile(dialect, self.statement, None)
+        if plan.compiled.post_compile_params:
+            raise ValueError("a prepared statement's SQL must not depend on its values")
+        # The values the statement carries (its literals); named ones come with each call.
+        return plan, dict(plan.compiled.construct_params(_check=False))
 
 
-_KEPT = "bot.db.driver"
+def _refuse_locks(statement: AnySelect) -> None:
+    # Plain reads only: a unit of work that only reads has no transaction to hold a row lock,
+    # and PostgreSQL's adapter begins a session's transaction lazily, at its own first statement.
+    if statement._for_update_arg is not None:
+        raise ValueError("FOR UPDATE belongs to the session's transaction: use session.execute")
 
 
 def _prepare(
     dialect: Dialect, statement: AnySelect, values: Mapping[str, Any] | None
-) -> tuple[_Plan | None, Mapping[str, Any]]:
-    """The statement's plan, from the cache when its shape was seen, and its parameter values;
-    no plan for a statement whose SQL depends on its values."""
+) -> tuple[_Plan, Mapping[str, Any]]:
+    """The statement's plan, from the cache when its shape was seen, and its parameter values."""
     key = statement._generate_cache_key()  # what SQLAlchemy's own compiled cache is keyed by
     plans = _plans.setdefault(dialect, _Plans())
     plan = plans.get(key.key) if key is not None else None
     if plan is None:
         plan = _compile(dialect, statement, key)
-        if plan is None:
-            return None, {}
+        if plan.compiled.post_compile_params:
+            raise ValueError("an IN list's SQL changes with its length: use expressions.one_of")
         if key is not None:
             plans.put(key.key, plan)
     extracted = key.bindparams if key is not None else None
     return plan, plan.compiled.construct_params(values, extracted_parameters=extracted)
 
 
-def _compile(dialect: Dialect, statement: AnySelect, key: CacheKey | None) -> _Plan | None:
+def _compile(dialect: Dialect, statement: AnySelect, key: CacheKey | None) -> _Plan:
     # Compiled with its key, the plan can map a later statement's values onto its parameters.
     compiled = statement.compile(dialect=dialect, cache_key=key)
     assert isinstance(compiled, SQLCompiler)
-    if compiled.post_compile_params:
-        return None
     positions = tuple(
         (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
         for name in compiled.positiontup or ()

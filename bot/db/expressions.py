@@ -46,9 +46,9 @@ class OneOf(ColumnElement[bool]):
         ("values", InternalTraversal.dp_clauseelement),
     ]
 
-    def __init__(self, column: ColumnElement[Any], values: Iterable[str]) -> None:
+    def __init__(self, column: ColumnElement[Any], values: BindParameter[list[str]]) -> None:
         self.column = column
-        self.values: BindParameter[list[str]] = bindparam(None, list(values), type_=_TEXT_LIST)
+        self.values = values
 
     @property
     def _from_objects(self) -> list[Any]:  # the FROM the column needs
@@ -57,7 +57,16 @@ class OneOf(ColumnElement[bool]):
 
 def one_of(column: Any, values: Iterable[str]) -> OneOf:
     """Whether `column` (a string column) equals one of `values`."""
-    return OneOf(column.expression if hasattr(column, "expression") else column, values)
+    return OneOf(_column(column), bindparam(None, list(values), type_=_TEXT_LIST))
+
+
+def one_of_named(column: Any, name: str) -> OneOf:
+    """`one_of` with the values given when it runs, as the parameter `name` (`driver.Prepared`)."""
+    return OneOf(_column(column), bindparam(name, type_=_TEXT_LIST, required=True))
+
+
+def _column(column: Any) -> ColumnElement[Any]:
+    return column.expression if hasattr(column, "expression") else column
 
 
 @compiles(OneOf, "postgresql")

@@ -11,8 +11,6 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import TypeDecorator
 
-from bot.timestamps import format_timestamp
-
 # A Core expression, or a mapped attribute such as `Item.name`.
 SqlExpression = ColumnElement[Any] | QueryableAttribute[Any]
 
@@ -37,33 +35,15 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-class _TimestampText(TypeDecorator[str]):
-    """The type of `timestamp_text`: SQLite's stored text reshaped, PostgreSQL's taken as is."""
-
-    impl = String
-    cache_ok = True
-
-    def process_result_value(self, value: str | None, dialect: Dialect) -> str | None:
-        # What UTCDateTime stores on SQLite: `2026-11-22 09:30:00.000000`, UTC.
-        if value is None or dialect.name != "sqlite":
-            return value
-        if len(value) == _SQLITE_STORED_LENGTH:
-            return f"{value[:10]}T{value[11:23]}Z"
-        return format_timestamp(datetime.fromisoformat(value).replace(tzinfo=UTC))
-
-
-_SQLITE_STORED_LENGTH = len("2026-11-22 09:30:00.000000")
-
-
 def timestamp_text(column: ColumnElement[Any]) -> ColumnElement[str]:
     """A UTCDateTime column read straight as the API's text (`2026-11-22T09:30:00.000Z`), for
-    rows that are only shown: PostgreSQL writes the text itself, SQLite's stored text is reshaped,
-    and no datetime is built on the way."""
+    rows that are only shown: the database writes the text (PostgreSQL formats, SQLite reshapes
+    what it stores), and no datetime is built on the way."""
     return _TimestampTextOf(column)
 
 
 class _TimestampTextOf(ColumnElement[str]):
-    type = _TimestampText()
+    type = String()
     inherit_cache = True
     _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]
 
@@ -84,4 +64,10 @@ def _timestamp_text_postgresql(element: _TimestampTextOf, compiler: SQLCompiler,
 
 @compiles(_TimestampTextOf, "sqlite")
 def _timestamp_text_sqlite(element: _TimestampTextOf, compiler: SQLCompiler, **kw: Any) -> str:
-    return compiler.process(element.column, **kw)
+    # UTCDateTime stores `2026-11-22 09:30:00.123456`; text written without the fraction (SQL
+    # defaults such as CURRENT_TIMESTAMP) reads as `.000`. NULL stays NULL through `||`.
+    column = compiler.process(element.column, **kw)
+    return (
+        f"(substr({column}, 1, 10) || 'T' || substr({column}, 12, 8) || '.' "
+        f"|| substr({column} || '.000000', 21, 3) || 'Z')"
+    )

@@ -336,14 +336,16 @@ class Caller:
 
 
 # Columns, not entities, and one statement: every bot turn runs this.
-_CALLER = join_channel_access(
-    select(
-        *ACTOR_COLUMNS,
-        *CHANNEL_ACCESS,
+_CALLER = driver.Prepared(
+    join_channel_access(
+        select(
+            *ACTOR_COLUMNS,
+            *CHANNEL_ACCESS,
+        )
+        .select_from(User)
+        .where(User.source_id == bindparam("object_id")),
+        User.id,
     )
-    .select_from(User)
-    .where(User.source_id == bindparam("object_id")),
-    User.id,
 )
 
 
@@ -353,7 +355,7 @@ async def find_caller(
     """The user with this Entra object id and their access to the team and channel named (the
     Teams ids of an activity), or None for a user the directory does not know."""
     params = {"object_id": object_id, "team": team_id, "channel": channel_id}
-    row = await driver.fetch_one(uow.session, _CALLER, params)
+    row = await _CALLER.one(uow.reads, params)
     if row is None:
         return None
     return Caller(actor_of_row(row), on_roster=row.scope_member is not None, access=row)

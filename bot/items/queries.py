@@ -1,6 +1,7 @@
 """What item lists expose to OData: properties by their JSON names, and assignees for any/all."""
 
 from dataclasses import replace
+from functools import lru_cache
 
 from sqlalchemy import ColumnElement, String, literal, select
 from sqlalchemy.sql.util import find_tables
@@ -11,6 +12,7 @@ from bot.schemas import ItemKind
 from bot.uow import ChannelScope
 
 K = PropertyKind
+ENTITY_SETS_KEPT = 512  # channels and kinds whose lists were asked for lately
 
 
 def _assigned(condition: ColumnElement[bool] | None) -> ColumnElement[bool]:
@@ -102,8 +104,10 @@ def item_properties(kind: ItemKind) -> dict[str, Property]:
     return dict(LISTS[kind].properties)
 
 
+@lru_cache(maxsize=ENTITY_SETS_KEPT)
 def entity_set(kind: ItemKind, scope: ChannelScope) -> EntitySet:
-    """The item list's OData face in one channel, whose team and channel ids are constants."""
+    """The item list's OData face in one channel, whose team and channel ids are constants.
+    One object per channel and kind: parsed queries are kept per entity set."""
     constants = (
         Property("channelId", literal(scope.teams_channel_id, String), K.NAME),
         Property("teamId", literal(scope.teams_team_id, String), K.NAME),

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Select, select
+from sqlalchemy import ColumnElement, Select, select
 
 from bot.db import driver
-from bot.db.expressions import one_of
+from bot.db.expressions import one_of_named
 from bot.db.tables import FieldValue, Item, Project, User
 from bot.db.types import UTCDateTime, timestamp_text
 from bot.directory.schemas import UserOut
@@ -22,7 +22,8 @@ from bot.fields.catalog import STATUS
 from bot.ids import is_id
 from bot.items import versions
 from bot.items.assignees import assignee_ids
-from bot.odata.query import Query, apply, count_statement, page
+from bot.odata.plans import ListStatements, counted
+from bot.odata.query import Query, page
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
@@ -58,7 +59,7 @@ async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Detai
     row = None
     if is_id(item_id):
         statement = items_statement(scope.channel_id, kind).where(ITEM.id == item_id)
-        row = await driver.fetch_one(uow.session, statement)
+        row = await driver.fetch_one(uow.reads, statement)
     if row is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
     return (await render(uow, kind, [row]))[0]
@@ -72,29 +73,39 @@ class Page:
     last_read: Mapping[str, Any] | None
 
 
+# The channel lists' page and count statements, prepared once per channel, kind and shape.
+_STATEMENTS = ListStatements()
+
+
 async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     """A page of the channel's items, the exact count if asked, and where the next page starts."""
-    channel_id = _scope(uow).channel_id
-    statement = items_statement(channel_id, kind)
+    scope = _scope(uow)
+    channel_id = scope.channel_id
     cache = uow.cache
-    paged = apply(statement, query, keyed=True)
-    if cache:
-        paged = paged.add_columns(versions.version_column(channel_id=channel_id, kind=kind))
-    fetched = await driver.fetch_all(uow.session, paged)
+
+    def rows() -> Select[Any]:
+        return items_statement(channel_id, kind)
+
+    def version() -> tuple[ColumnElement[int], ...]:
+        return (versions.version_column(channel_id=channel_id, kind=kind),) if cache else ()
+
+    statement, values = _STATEMENTS.page((kind, scope, cache is None), query, rows, version)
+    fetched = await statement.all(uow.reads, values)
     # The version is read with the page, in the same snapshot, and before any count: nothing
     # cached under it is older than it says. An empty page caches nothing.
     seen = fetched[0][versions.VERSION] if cache and fetched else None
-    rows, more = page(fetched, query)
+    page_rows, more = page(fetched, query)
     count = None
     if query.count:
         key = versions.count_key(query, channel_id=channel_id, kind=kind)
         count = cache.get(key, seen) if cache and key and seen is not None else None
         if count is None:
-            count = await driver.fetch_value(uow.session, count_statement(statement, query)) or 0
+            counting = _STATEMENTS.count((kind, scope), query, counted(rows, query))
+            count = await counting.value(uow.reads) or 0
             if cache and key and seen is not None:
                 cache.put(key, seen, count)
-    details = await render(uow, kind, rows, version=seen)
-    return Page(details, count, rows[-1] if more else None)
+    details = await render(uow, kind, page_rows, version=seen)
+    return Page(details, count, page_rows[-1] if more else None)
 
 
 async def render(
@@ -127,13 +138,10 @@ async def render_across_channels(
     projects the rows name are looked up by id."""
     if not rows:
         return []
-    status_ids = {row["status_id"] for row in rows if row["status_id"]}
-    statuses = _by_id(
-        await driver.fetch_all(uow.session, _statuses().where(one_of(FIELD_VALUE.id, status_ids)))
-    )
-    project_rows = await driver.fetch_all(
-        uow.session, _projects().where(one_of(PROJECT.id, {row["project_id"] for row in rows}))
-    )
+    status_ids = list({row["status_id"] for row in rows if row["status_id"]})
+    statuses = _by_id(await _STATUSES_BY_ID.all(uow.reads, {"ids": status_ids}))
+    project_ids = list({row["project_id"] for row in rows})
+    project_rows = await _PROJECTS_BY_ID.all(uow.reads, {"ids": project_ids})
     projects = {project["id"]: project_ref(project) for project in project_rows}
     return await _render(uow, kind, rows, statuses, projects, _own_place)
 
@@ -159,11 +167,7 @@ async def _render(
     place_of: Callable[[Mapping[str, Any]], Place],
 ) -> list[Details]:
     users = await _people(uow, rows)
-    # The API's User shape, from the directory's one definition of it, once per person.
-    shown = {
-        user_id: UserOut.model_validate(user).model_dump(mode="json")
-        for user_id, user in users.items()
-    }
+    shown = {user_id: _shown_user(user) for user_id, user in users.items()}
     return [
         _details(row, kind, place_of(row), statuses, projects, users, shown, row["assignee_ids"])
         for row in rows
@@ -176,7 +180,7 @@ async def _references(
     """The channel's statuses of this kind and its projects, as item details embed them."""
     statuses = _by_id(
         await driver.fetch_all(
-            uow.session,
+            uow.reads,
             _statuses().where(
                 FIELD_VALUE.channel_id == scope.channel_id,
                 FIELD_VALUE.field == STATUS,
@@ -185,7 +189,7 @@ async def _references(
         )
     )
     project_rows = await driver.fetch_all(
-        uow.session, _projects().where(PROJECT.channel_id == scope.channel_id)
+        uow.reads, _projects().where(PROJECT.channel_id == scope.channel_id)
     )
     return statuses, {project["id"]: project_ref(project) for project in project_rows}
 
@@ -196,6 +200,10 @@ def _statuses() -> Select[Any]:
 
 def _projects() -> Select[Any]:
     return select(*PROJECT)
+
+
+_STATUSES_BY_ID = driver.Prepared(_statuses().where(one_of_named(FIELD_VALUE.id, "ids")))
+_PROJECTS_BY_ID = driver.Prepared(_projects().where(one_of_named(PROJECT.id, "ids")))
 
 
 def _by_id(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
@@ -283,7 +291,19 @@ async def _people(
     wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}
     if not wanted:
         return {}
-    return _by_id(await driver.fetch_all(uow.session, select(*USER).where(one_of(USER.id, wanted))))
+    return _by_id(await _USERS.all(uow.reads, {"ids": list(wanted)}))
+
+
+_USERS = driver.Prepared(select(*USER).where(one_of_named(USER.id, "ids")))
+
+
+# The API's User shape, from the directory's one definition of it (`UserOut`: its fields are the
+# users table's columns), filled without validation: the row is the database's own.
+_USER_FIELDS = tuple((field.alias or name, name) for name, field in UserOut.model_fields.items())
+
+
+def _shown_user(user: Mapping[str, Any]) -> dict[str, Any]:
+    return {alias: user[name] for alias, name in _USER_FIELDS}
 
 
 def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -14,7 +14,6 @@ from collections import OrderedDict
 from typing import Any
 
 from sqlalchemy import Label, select, update
-from sqlalchemy.sql.util import find_tables
 
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.odata.query import Query
@@ -59,7 +58,7 @@ _VERSIONED_TABLES = {Item.__table__, ItemAssignee.__table__}
 
 def count_key(query: Query, *, channel_id: str, kind: ItemKind) -> Key | None:
     """The cache key of a query's count, or None when its filter reads other tables."""
-    if query.filter is not None and set(find_tables(query.filter)) - _VERSIONED_TABLES:
+    if query.filter_tables - _VERSIONED_TABLES:
         return None
     return ("count", channel_id, kind.value, query.filter_text or "")
 

@@ -1,25 +1,33 @@
 """Personal views: the caller's items across channels, and the channels they may read."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Select
 
-from bot.db import driver
 from bot.items import read
 from bot.me.queries import my_channels_statement, my_items_count, my_items_statement
 from bot.me.schemas import ChannelStatus, MyChannel
-from bot.odata.query import Query, apply, count_statement, page
+from bot.odata.plans import ListStatements, counted
+from bot.odata.query import Query, page
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
+
+# The personal lists' statements, prepared once per caller, list and shape.
+_STATEMENTS = ListStatements()
 
 
 async def list_my_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> read.Page:
     """A page of the items of `kind` assigned to the caller in every channel they may read, in
     the details shape plus `teamName` and `channelName`; the exact count if asked."""
     caller = _caller(uow)
-    statement = my_items_statement(caller, kind)
-    rows, count, last_read = await _page(uow, statement, query, my_items_count(caller, kind, query))
+    rows, count, last_read = await _page(
+        uow,
+        ("items", kind, caller),
+        query,
+        lambda: my_items_statement(caller, kind),
+        lambda: my_items_count(caller, kind, query),
+    )
     details = await read.render_across_channels(uow, kind, rows)
     for shown, row in zip(details, rows, strict=True):
         shown["teamName"], shown["channelName"] = row["team_name"], row["channel_name"]
@@ -30,8 +38,13 @@ async def list_my_channels(
     uow: UnitOfWork, *, kind: ItemKind, query: Query
 ) -> tuple[list[MyChannel], int | None, Mapping[str, Any] | None]:
     """A page of the channels the caller may read, as the personal view of `kind` shows them."""
-    statement = my_channels_statement(_caller(uow), kind)
-    rows, count, last_read = await _page(uow, statement, query, count_statement(statement, query))
+    caller = _caller(uow)
+
+    def statement() -> Select[Any]:
+        return my_channels_statement(caller, kind)
+
+    scope = ("channels", kind, caller)
+    rows, count, last_read = await _page(uow, scope, query, statement, counted(statement, query))
     channels = [
         MyChannel(
             id=row["id"],
@@ -50,13 +63,19 @@ async def list_my_channels(
 
 
 async def _page(
-    uow: UnitOfWork, statement: Select[Any], query: Query, counting: Select[Any]
+    uow: UnitOfWork,
+    scope: Hashable,
+    query: Query,
+    statement: Callable[[], Select[Any]],
+    counting: Callable[[], Select[Any]],
 ) -> tuple[Sequence[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
     """The rows of one page (read with their sort values), the count if asked (by `counting`),
     and the last row read when more follow (the next link's key)."""
-    fetched = await driver.fetch_all(uow.session, apply(statement, query, keyed=True))
-    rows, more = page(fetched, query)
-    count = await driver.fetch_value(uow.session, counting) if query.count else None
+    paged, values = _STATEMENTS.page(scope, query, statement)
+    rows, more = page(await paged.all(uow.reads, values), query)
+    count = None
+    if query.count:
+        count = await _STATEMENTS.count(scope, query, counting).value(uow.reads)
     return rows, count, rows[-1] if more else None
 
 

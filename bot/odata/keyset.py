@@ -15,6 +15,7 @@ from typing import Any, TypeVarTuple, cast
 
 import orjson
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Label,
     Select,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     and_,
     column,
     false,
+    literal,
     literal_column,
     or_,
     select,
@@ -150,7 +152,14 @@ def _beyond_row(order: Sequence[SortKey], values: Sequence[Any]) -> ColumnElemen
     if len(expressions) == 1:
         row, bound = expressions[0], values[0]
     else:
-        row, bound = tuple_(*expressions), tuple(values)
+        # Each value typed by its key; a value may be a parameter already (`bot.odata.plans`).
+        row = tuple_(*expressions)
+        bound = tuple_(
+            *(
+                value if isinstance(value, BindParameter) else literal(value, expression.type)
+                for expression, value in zip(expressions, values, strict=True)
+            )
+        )
     return row < bound if order[0].descending else row > bound
 
 

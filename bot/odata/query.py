@@ -1,10 +1,12 @@
 """A list request's query options → a checked Query, and a Query → SQL."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, TypeVar, TypeVarTuple
 
-from sqlalchemy import ColumnElement, Select, func
+from sqlalchemy import ColumnElement, FromClause, Select, func
+from sqlalchemy.sql.util import find_tables
 
 from bot.errors import BadRequest
 from bot.odata import keyset
@@ -36,6 +38,11 @@ class Query:
     select: tuple[str, ...] | None  # None: every field; else the names, the key among them
     after: tuple[Any, ...] | None = None  # from $skiptoken: the sort values rows must follow
 
+    @cached_property
+    def filter_tables(self) -> frozenset[FromClause]:
+        """The tables the filter reads (none without one)."""
+        return frozenset() if self.filter is None else frozenset(find_tables(self.filter))
+
 
 def parse_query(
     params: Mapping[str, str], entity: EntitySet, *, count_by_default: bool = False
@@ -57,6 +64,11 @@ def parse_query(
         select=_select(params.get("$select"), entity),
         after=None if token is None else keyset.decode(token, order),
     )
+
+
+def with_cursor(query: Query, token: str) -> Query:
+    """`query` continued after the row a next link's `$skiptoken` names."""
+    return replace(query, after=keyset.decode(token, query.order))
 
 
 def apply(statement: Select[*Row], query: Query, *, keyed: bool = False) -> Select[*Row]:

@@ -1,19 +1,36 @@
 """Rendering OData list responses: $select projection, the envelope and the next link."""
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
+from multidict import MultiDict
 from yarl import URL
 
-from bot.odata import envelope
+from bot.odata import envelope, keyset
 from bot.odata.model import EntitySet
-from bot.odata.query import Query, parse_query
+from bot.odata.query import Query, parse_query, with_cursor
 from bot.web.routing import Call
+
+# Parsed options kept: clients repeat the same few lists, and parsing and translating a $filter
+# costs more than SQLite takes to run a page.
+QUERIES_KEPT = 512
 
 
 def query_of(call: Call, entity: EntitySet) -> Query:
-    """The request's OData options checked against the entity set (`@odata.count` by default)."""
-    return parse_query(call.request.query, entity, count_by_default=True)
+    """The request's OData options checked against the entity set (`@odata.count` by default).
+    The options are parsed once per entity set and text; a next link's cursor is read apart."""
+    params = call.request.query
+    options = tuple((name, value) for name, value in params.items() if name != keyset.TOKEN)
+    query = _parsed(entity, options)
+    token = params.get(keyset.TOKEN)
+    return query if token is None else with_cursor(query, token)
+
+
+@lru_cache(maxsize=QUERIES_KEPT)
+def _parsed(entity: EntitySet, options: tuple[tuple[str, str], ...]) -> Query:
+    """`entity` is one object per list (module constants, or `items.queries.entity_set`)."""
+    return parse_query(MultiDict(options), entity, count_by_default=True)
 
 
 def render_page(

@@ -4,10 +4,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, delete, func, select, text
 
 from bot.db import driver
-from bot.db.expressions import one_of
+from bot.db.expressions import one_of, one_of_named
+from bot.db.reads import SessionReads
 from bot.db.tables import Item
 from bot.db.types import timestamp_text
 from tests.factories import Factory, create_item
@@ -31,7 +32,7 @@ async def items(client: TestClient, factory: Factory) -> list[dict]:
 async def _both(factory: Factory, statement) -> tuple[list[dict], list[dict]]:  # noqa: ANN001
     async with factory.work() as uow:
         expected = [dict(row) for row in (await uow.session.execute(statement)).mappings()]
-        return expected, await driver.fetch_all(uow.session, statement)
+        return expected, await driver.fetch_all(uow.reads, statement)
 
 
 async def test_rows_hold_the_values_sqlalchemy_gives(factory: Factory, items: list[dict]) -> None:
@@ -66,18 +67,18 @@ async def test_one_of_matches_any_number_of_values(factory: Factory, items: list
 
 async def test_single_values_and_labels(factory: Factory, items: list[dict]) -> None:
     async with factory.work() as uow:
-        assert await driver.fetch_value(uow.session, select(func.count()).select_from(Item)) == 4
-        row = await driver.fetch_one(uow.session, select(ITEM.name.label("title")).limit(1))
+        assert await driver.fetch_value(uow.reads, select(func.count()).select_from(Item)) == 4
+        row = await driver.fetch_one(uow.reads, select(ITEM.name.label("title")).limit(1))
         assert row is not None and set(row) == {"title"}
-        assert await driver.fetch_one(uow.session, select(ITEM.id).where(ITEM.id == "x")) is None
+        assert await driver.fetch_one(uow.reads, select(ITEM.id).where(ITEM.id == "x")) is None
 
 
-async def test_an_expanding_in_list_reads_the_same(factory: Factory, items: list[dict]) -> None:
-    ids = [item["_id"] for item in items]
-    for chosen in (ids[:1], ids[1:]):
-        statement = select(ITEM.id, ITEM.due_date).where(ITEM.id.in_(chosen)).order_by(ITEM.id)
-        expected, rows = await _both(factory, statement)
-        assert rows == expected and [row["id"] for row in rows] == sorted(chosen)
+async def test_an_in_list_that_expands_is_refused_for_one_of(
+    factory: Factory, items: list[dict]
+) -> None:
+    async with factory.work() as uow:
+        with pytest.raises(ValueError, match="one_of"):
+            await driver.fetch_all(uow.reads, select(ITEM.id).where(ITEM.id.in_(["a", "b"])))
 
 
 async def test_timestamps_read_as_the_apis_text(factory: Factory, items: list[dict]) -> None:
@@ -93,10 +94,25 @@ async def test_timestamps_read_as_the_apis_text(factory: Factory, items: list[di
     ]
 
 
+async def test_timestamps_stored_without_a_fraction_read_with_one(
+    factory: Factory, items: list[dict]
+) -> None:
+    # Text that SQL wrote (defaults, hand-run fixes) rather than UTCDateTime.
+    sqlite = factory.engine.dialect.name == "sqlite"
+    due = "'2026-12-05 08:30:15'" if sqlite else "'2026-12-05 08:30:15+00'::timestamptz"
+    async with factory.work() as uow:
+        await uow.session.execute(
+            text(f"UPDATE items SET due_date = {due} WHERE id = :id"), {"id": items[0]["_id"]}
+        )
+    shown = select(timestamp_text(ITEM.due_date).label("due")).where(ITEM.id == items[0]["_id"])
+    async with factory.work(write=False) as uow:
+        assert await driver.fetch_value(uow.reads, shown) == "2026-12-05T08:30:15.000Z"
+
+
 async def test_a_locking_read_is_left_to_the_session(factory: Factory, items: list[dict]) -> None:
     async with factory.work() as uow:
         with pytest.raises(ValueError, match="FOR UPDATE"):
-            await driver.fetch_all(uow.session, select(ITEM.id).with_for_update())
+            await driver.fetch_all(uow.reads, select(ITEM.id).with_for_update())
 
 
 async def test_each_transaction_of_a_session_reads_on_its_own_connection(
@@ -106,9 +122,46 @@ async def test_each_transaction_of_a_session_reads_on_its_own_connection(
     async with factory.work() as uow:
         session = uow.session
     async with session.begin():
-        assert await driver.fetch_value(session, count) == 4
+        assert await driver.fetch_value(SessionReads(session), count) == 4
     member = await factory.member()
     await create_item(client, member, name="Added between the transactions")
     async with session.begin():
-        assert await driver.fetch_value(session, count) == 5
+        assert await driver.fetch_value(SessionReads(session), count) == 5
     await session.close()
+
+
+async def test_a_writing_unit_reads_its_own_writes(factory: Factory, items: list[dict]) -> None:
+    count = select(func.count()).select_from(Item)
+    async with factory.work() as uow:
+        await uow.session.execute(delete(Item).where(ITEM.name == "No due date"))
+        assert await driver.fetch_value(uow.reads, count) == 3
+        async with factory.work(write=False) as other:  # not committed yet: not seen
+            assert await driver.fetch_value(other.reads, count) == 4
+
+
+async def test_a_reading_unit_opens_no_session_and_gives_its_connection_back(
+    factory: Factory, items: list[dict]
+) -> None:
+    pool = factory.engine.sync_engine.pool
+    checked_out = pool.checkedout()
+    async with factory.work(write=False) as uow:
+        assert await driver.fetch_value(uow.reads, select(func.count()).select_from(Item)) == 4
+        assert pool.checkedout() == checked_out + 1
+    assert uow.opened is None
+    assert pool.checkedout() == checked_out
+
+
+async def test_a_prepared_statement_takes_its_values_by_name(
+    factory: Factory, items: list[dict]
+) -> None:
+    names = driver.Prepared(
+        select(ITEM.name).where(one_of_named(ITEM.id, "ids"), ITEM.due_date > bindparam("after"))
+    )
+    ids = [item["_id"] for item in items]
+    after = datetime(2026, 12, 1, 12, tzinfo=UTC)
+    async with factory.work(write=False) as uow:
+        found = await names.all(uow.reads, {"ids": ids, "after": after})
+        assert sorted(row["name"] for row in found) == ["Bug 1", "Bug 2"]
+        found = await names.all(uow.reads, {"ids": ids[:2], "after": after})
+        assert [row["name"] for row in found] == ["Bug 1"]
+        assert await names.one(uow.reads, {"ids": [], "after": after}) is None

@@ -1,0 +1,99 @@
+"""List statements prepared once per request shape, so a repeated list builds no SQL at all.
+
+A list's page and count depend on its scope (a channel and kind, a caller), its filter, order
+and paging, and, for a next link, on which of its cursor's values are null; the cursor's values
+themselves are bound per request. Each distinct combination is built, compiled and kept
+(`driver.Prepared`); the next request of that shape only binds its values and runs them.
+Building and recognising a page statement afresh cost more than SQLite took to run it.
+"""
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import BindParameter, ColumnElement, Select, bindparam
+
+from bot.db.driver import Prepared
+from bot.odata.keyset import sort_expression
+from bot.odata.query import Query, apply, count_statement
+
+# Shapes kept: a few per busy channel or caller (the same lists are asked for again and again).
+PLANS_KEPT = 512
+Build = Callable[[], Select[Any]]
+
+
+def shape(query: Query) -> tuple[Hashable, ...]:
+    """What a query's SQL depends on within one scope: equal filter texts give equal filters,
+    and a cursor counts only by which of its values are null."""
+    nulls = None if query.after is None else tuple(value is None for value in query.after)
+    order = tuple((key.property.name, key.descending) for key in query.order)
+    return (query.filter_text, order, query.top, query.skip, nulls)
+
+
+class ListStatements:
+    """The prepared pages and counts of one kind of list, by scope and shape; the least
+    recently used are dropped first."""
+
+    def __init__(self, kept: int = PLANS_KEPT) -> None:
+        self._kept: OrderedDict[Hashable, Prepared] = OrderedDict()
+        self._limit = kept
+
+    def page(
+        self,
+        scope: Hashable,
+        query: Query,
+        rows: Build,
+        extra: Callable[[], tuple[ColumnElement[Any], ...]] = tuple,
+    ) -> tuple[Prepared, dict[str, Any]]:
+        """The page statement of `query` over the statement `rows` builds (read with its sort
+        values, then the `extra` columns), and the cursor values to run it with."""
+        placeholders, values = _cursor(query)
+        key = ("page", scope, shape(query))
+        prepared = self._get(key)
+        if prepared is None:
+            statement = apply(rows(), replace(query, after=placeholders), keyed=True)
+            prepared = self._put(key, Prepared(statement.add_columns(*extra())))
+        return prepared, values
+
+    def count(self, scope: Hashable, query: Query, counting: Build) -> Prepared:
+        """The count statement `counting` builds for `query` (its filter decides the SQL)."""
+        key = ("count", scope, query.filter_text)
+        prepared = self._get(key)
+        if prepared is None:
+            prepared = self._put(key, Prepared(counting()))
+        return prepared
+
+    def _get(self, key: Hashable) -> Prepared | None:
+        prepared = self._kept.get(key)
+        if prepared is not None:
+            self._kept.move_to_end(key)
+        return prepared
+
+    def _put(self, key: Hashable, prepared: Prepared) -> Prepared:
+        self._kept[key] = prepared
+        if len(self._kept) > self._limit:
+            self._kept.popitem(last=False)
+        return prepared
+
+
+def counted(rows: Build, query: Query) -> Build:
+    """The plain count of a list: `rows` under the query's filter."""
+    return lambda: count_statement(rows(), query)
+
+
+def _cursor(query: Query) -> tuple[tuple[BindParameter[Any] | None, ...] | None, dict[str, Any]]:
+    """The cursor as named parameters (None where its value is null, which changes the SQL),
+    and their values."""
+    if query.after is None:
+        return None, {}
+    placeholders = tuple(
+        None
+        if value is None
+        else bindparam(f"after{index}", type_=sort_expression(key).type, required=True)
+        for index, (key, value) in enumerate(zip(query.order, query.after, strict=True))
+    )
+    values = {
+        f"after{index}": value for index, value in enumerate(query.after) if value is not None
+    }
+    return placeholders, values
