@@ -1,8 +1,9 @@
 """A request id on every response and every log line of that request."""
 
+import itertools
 import logging
 import re
-import uuid
+import secrets
 from contextvars import ContextVar
 
 HEADER = "x-request-id"
@@ -10,12 +11,16 @@ HEADER = "x-request-id"
 _ACCEPTABLE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 current_request_id: ContextVar[str] = ContextVar("request_id", default="-")
+# Our own ids: 80 random bits per process, then a counter (32 hex digits in all). Unique without
+# reading the system's random source for every request.
+_PROCESS = secrets.token_hex(10)
+_NUMBERS = itertools.count()
 
 
 def choose_request_id(sent: str | None) -> str:
     if sent and _ACCEPTABLE.match(sent):
         return sent
-    return uuid.uuid4().hex
+    return f"{_PROCESS}{next(_NUMBERS) % 16**12:012x}"
 
 
 class RequestIdFilter(logging.Filter):

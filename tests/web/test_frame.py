@@ -51,10 +51,13 @@ async def probed(settings, clock, aiohttp_client):  # noqa: ANN001, ANN201
     return await aiohttp_client(app)
 
 
-async def test_every_response_carries_a_request_id(client) -> None:
-    for path in ("/healthz", "/api/me", "/no/such/path"):
+async def test_every_response_carries_a_request_id_of_its_own(client) -> None:
+    ids = set()
+    for path in ("/healthz", "/api/me", "/no/such/path", "/healthz"):
         response = await client.get(path)
         assert len(response.headers["x-request-id"]) == 32
+        ids.add(response.headers["x-request-id"])
+    assert len(ids) == 4
 
 
 async def test_a_client_request_id_is_kept(client) -> None:
