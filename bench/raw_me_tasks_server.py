@@ -27,6 +27,7 @@ from bench.raw_common import (
     statuses_statement,
     users_statement,
 )
+from bot.db.engine import POSTGRES_SETTINGS
 from bot.me.queries import my_items, my_items_count, my_items_statement
 from bot.odata.query import apply, parse_query
 from bot.schemas import ItemKind
@@ -93,7 +94,9 @@ def main(port: int, database_url: str) -> None:
     if not db.sqlite:
 
         async def pool(_app: web.Application) -> AsyncIterator[None]:
-            async with asyncpg.create_pool(db.dsn, min_size=2, max_size=10) as created:
+            async with asyncpg.create_pool(
+                db.dsn, min_size=2, max_size=10, server_settings=POSTGRES_SETTINGS
+            ) as created:
                 db.pool = created
                 yield
 
