@@ -28,8 +28,10 @@ from sqlalchemy import (
     or_,
     select,
     tuple_,
+    type_coerce,
     union_all,
 )
+from sqlalchemy.types import NullType
 
 from bot.odata.errors import invalid
 from bot.odata.model import PropertyKind, SortKey
@@ -52,8 +54,15 @@ def sort_expression(key: SortKey) -> ColumnElement[Any]:
 
 
 def sort_columns(order: Sequence[SortKey]) -> list[Label[Any]]:
-    """The sort values as extra result columns, read back to make the next token."""
-    return [sort_expression(key).label(_sort_name(index)) for index, key in enumerate(order)]
+    """The sort values as extra result columns, read back to make the next token. They come as
+    the driver gives them, unconverted: only a page's last row is ever read (`encode`)."""
+    return [
+        type_coerce(sort_expression(key), _AS_READ).label(_sort_name(index))
+        for index, key in enumerate(order)
+    ]
+
+
+_AS_READ = NullType()
 
 
 def ordering(key: SortKey, expression: ColumnElement[Any]) -> UnaryExpression[Any]:
@@ -127,7 +136,7 @@ def ranges_after(order: Sequence[SortKey], values: Sequence[Any]) -> list[Column
 
 def encode(order: Sequence[SortKey], row: Mapping[str, Any]) -> str:
     """The token for the rows after `row` (a row read with `sort_columns`)."""
-    values = [_plain(row[_sort_name(index)]) for index in range(len(order))]
+    values = [_plain(key, row[_sort_name(index)]) for index, key in enumerate(order)]
     return base64.urlsafe_b64encode(orjson.dumps(values)).decode().rstrip("=")
 
 
@@ -187,8 +196,16 @@ def _equal(key: SortKey, value: Any) -> ColumnElement[bool]:
     return expression.is_(None) if value is None else expression == value
 
 
-def _plain(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, datetime) else value
+def _plain(key: SortKey, value: Any) -> Any:
+    """A sort value as the driver read it, in the token's JSON."""
+    if value is None:
+        return None
+    kind = key.property.kind
+    if kind is PropertyKind.DATETIME:
+        if isinstance(value, str):  # SQLite's stored text of a UTC instant
+            return f"{value.replace(' ', 'T')}+00:00"
+        return value.isoformat()
+    return bool(value) if kind is PropertyKind.BOOLEAN else value  # SQLite: 0 or 1
 
 
 def _typed(key: SortKey, value: Any) -> Any:
