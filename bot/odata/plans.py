@@ -18,8 +18,9 @@ from bot.db.driver import Prepared
 from bot.odata.keyset import sort_expression
 from bot.odata.query import Query, apply, count_statement
 
-# Shapes kept: a few per busy channel or caller (the same lists are asked for again and again).
-PLANS_KEPT = 512
+# Shapes kept per kind of list: a few per busy channel or caller (the same lists are asked for
+# again and again). A page's prepared statement holds about 70 KiB, compiled.
+PLANS_KEPT = 256
 Build = Callable[[], Select[Any]]
 
 
