@@ -3,7 +3,7 @@ choices, a channel choice for a chat; and the caller acting in a chosen channel.
 
 from dataclasses import replace
 
-from bot.db.tables import FieldValue
+from bot.db import driver
 from bot.directory import service as directory
 from bot.fields.catalog import load_catalog
 from bot.fields.schemas import StatusOut
@@ -20,7 +20,7 @@ from cards.layout import Card
 from cards.listing import ListRow
 
 
-def status_shown(status: FieldValue) -> StatusOut:
+def status_shown(status: driver.Row) -> StatusOut:
     """A status as cards read it: names, order, kind and category; no OData links to show."""
     fields = ("name", "color", "category", "description", "primary", "order", "value", "type")
     return StatusOut.model_validate(
