@@ -55,7 +55,7 @@ def list_row(row: read.Details) -> ListRow:
 async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
     """The channel's values of the kind's fields, in order, and its team's members."""
     assert uow.channel is not None
-    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind)
+    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind, whole=True)
 
     def names(values: dict) -> list[str]:
         return [value.name for value in sorted(values.values(), key=lambda v: (v.order, v.id))]
