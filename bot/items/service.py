@@ -41,7 +41,9 @@ FREE_FIELDS = ("body", "owner", "effort", "phase", "phase_name", "bucket", "buck
 @dataclass(frozen=True)
 class Created:
     row: dict[str, Any]  # the stored columns
-    assignee_ids: list[str]
+    # The created shape without its OData links: what create answers and ITEM_CREATED carries
+    # (built once for both).
+    fields: dict[str, Any]
 
 
 async def create_item(
@@ -118,12 +120,12 @@ async def create_item(
     await set_assignees(
         uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
     )
-    created = Created(row=row, assignee_ids=[user.id for user in assignees])
+    created = Created(row=row, fields=_created_fields(row, [user.id for user in assignees], kind))
     await events.record(
         uow,
         kind=kind,
         trigger=events.ITEM_CREATED,
-        payloads={item_id: {"item": created_fields(created, kind)}},
+        payloads={item_id: {"item": created.fields}},
     )
     return created
 
@@ -222,13 +224,12 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     )
 
 
-def created_fields(created: Created, kind: ItemKind) -> dict[str, Any]:
-    """The created shape without its OData links: what create answers and ITEM_CREATED carries."""
-    fields = read.common_fields(created.row)
-    fields["projectId"] = created.row["project_id"]
-    fields["assignedTo"] = created.assignee_ids
+def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind) -> dict[str, Any]:
+    fields = read.common_fields(row)
+    fields["projectId"] = row["project_id"]
+    fields["assignedTo"] = assignee_ids
     if kind is ItemKind.BUG:
-        fields["severity"] = created.row["severity"]
+        fields["severity"] = row["severity"]
     return fields
 
 
