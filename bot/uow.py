@@ -108,11 +108,12 @@ async def unit_of_work(
             # to 100 ms a turn, which stretches a short queue of writers into seconds.
             await stack.enter_async_context(_sqlite_writers.setdefault(bind, asyncio.Lock()))
         await stack.enter_async_context(session.begin())
+        reads = SessionReads(session)
         if bind.dialect.name == "sqlite":
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
-            await take_sqlite_write_lock(session)
-        yield UnitOfWork(session=session, clock=clock, cache=cache, reads=SessionReads(session))
+            await take_sqlite_write_lock(reads)
+        yield UnitOfWork(session=session, clock=clock, cache=cache, reads=reads)
 
 
 @asynccontextmanager

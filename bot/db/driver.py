@@ -9,6 +9,9 @@ SQLAlchemy's own cache key; one built once and run often (`Prepared`) skips even
 Values go in and come out through the column types' own processors, so rows hold what
 `session.execute` would give. An IN list that expands per request (its SQL changes with the
 list's length) is refused: `bot.db.expressions.one_of` binds a list as one parameter.
+
+Writes run there too (`PreparedWrite`), but only inside the session's transaction: creating an
+item paid more for the session's machinery than for its three writes.
 """
 
 from collections import OrderedDict
@@ -21,11 +24,13 @@ from sqlalchemy import Select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.dml import UpdateBase
 
-from bot.db.reads import Reads
+from bot.db.reads import Reads, SessionReads
 
 Processor = Callable[[Any], Any]
 AnySelect = Select[*tuple[Any, ...]]  # a select of any columns
+AnyStatement = AnySelect | UpdateBase  # a select, or an INSERT / UPDATE (maybe RETURNING)
 # Plans kept per dialect: statement shapes are few, but a $filter's structure is the client's.
 PLANS_KEPT = 512
 
@@ -113,26 +118,45 @@ async def fetch_value(reads: Reads, statement: AnySelect) -> Any:
     return None if row is None else next(iter(row.values()))
 
 
-class Prepared:
-    """A select built once (at import) and run often, its per-request values given by name
+class _Once:
+    """A statement built once (at import) and run often, its per-call values given by name
     (`bindparam("name")`): compiled once per dialect, it skips even the cache key by which
-    `fetch_all` recognises a statement built afresh. The hot paths' fixed statements (the
-    caller, the people on a page) and each cached list plan (`bot.items.plans`) are these."""
+    `fetch_all` recognises a statement built afresh."""
 
-    def __init__(self, statement: AnySelect) -> None:
-        _refuse_locks(statement)
+    def __init__(self, statement: AnyStatement) -> None:
         self.statement = statement
         self._plans: WeakKeyDictionary[Dialect, tuple[_Plan, dict[str, Any]]] = WeakKeyDictionary()
 
-    async def all(self, reads: Reads, values: Mapping[str, Any] | None = None) -> list[Row]:
-        """The rows."""
-        dialect, driver = await reads.connection()
+    async def _run(
+        self, dialect: Dialect, driver: Any, values: Mapping[str, Any] | None
+    ) -> list[Row]:
         kept = self._plans.get(dialect)
         if kept is None:
             kept = self._plans[dialect] = self._compile(dialect)
         plan, fixed = kept
         parameters = {**fixed, **values} if values else fixed
         return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
+
+    def _compile(self, dialect: Dialect) -> tuple[_Plan, dict[str, Any]]:
+        plan = _compile(dialect, self.statement, None)
+        if plan.compiled.post_compile_params:
+            raise ValueError("a prepared statement's SQL must not depend on its values")
+        # The values the statement carries (its literals); named ones come with each call.
+        return plan, dict(plan.compiled.construct_params(_check=False))
+
+
+class Prepared(_Once):
+    """A select run often: the hot paths' fixed statements (the caller, the people on a page,
+    a channel's field values) and each cached list plan (`bot.items.plans`) are these."""
+
+    def __init__(self, statement: AnySelect) -> None:
+        _refuse_locks(statement)
+        super().__init__(statement)
+
+    async def all(self, reads: Reads, values: Mapping[str, Any] | None = None) -> list[Row]:
+        """The rows."""
+        dialect, driver = await reads.connection()
+        return await self._run(dialect, driver, values)
 
     async def one(self, reads: Reads, values: Mapping[str, Any] | None = None) -> Row | None:
         """The first row, or None."""
@@ -144,12 +168,26 @@ class Prepared:
         row = await self.one(reads, values)
         return None if row is None else next(iter(row.values()))
 
-    def _compile(self, dialect: Dialect) -> tuple[_Plan, dict[str, Any]]:
-        plan = _compile(dialect, self.statement, None)
-        if plan.compiled.post_compile_params:
-            raise ValueError("a prepared statement's SQL must not depend on its values")
-        # The values the statement carries (its literals); named ones come with each call.
-        return plan, dict(plan.compiled.construct_params(_check=False))
+
+class PreparedWrite(_Once):
+    """An INSERT or UPDATE run often (creating an item), on the driver connection inside the
+    session's transaction; its RETURNING columns come back as rows."""
+
+    def __init__(self, statement: UpdateBase) -> None:
+        super().__init__(statement)
+        self._returns = bool(statement.exported_columns)
+
+    async def run(self, reads: Reads, values: Mapping[str, Any]) -> list[Row]:
+        """The returned rows (none without RETURNING)."""
+        assert isinstance(reads, SessionReads), "writes belong to a writing unit of work"
+        dialect, driver = await reads.connection()
+        if driver.is_in_transaction():
+            return await self._run(dialect, driver, values)
+        # PostgreSQL's adapter begins the session's transaction lazily, at the session's first
+        # statement: a write before it would commit on its own. This one goes through the
+        # session, which begins the transaction the later writes join.
+        result = await reads.session.execute(self.statement, values)
+        return [Row(row) for row in result.mappings()] if self._returns else []
 
 
 def _refuse_locks(statement: AnySelect) -> None:
@@ -176,7 +214,7 @@ def _prepare(
     return plan, plan.compiled.construct_params(values, extracted_parameters=extracted)
 
 
-def _compile(dialect: Dialect, statement: AnySelect, key: CacheKey | None) -> _Plan:
+def _compile(dialect: Dialect, statement: AnyStatement, key: CacheKey | None) -> _Plan:
     # Compiled with its key, the plan can map a later statement's values onto its parameters.
     compiled = statement.compile(dialect=dialect, cache_key=key)
     assert isinstance(compiled, SQLCompiler)
@@ -184,7 +222,7 @@ def _compile(dialect: Dialect, statement: AnySelect, key: CacheKey | None) -> _P
         (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
         for name in compiled.positiontup or ()
     )
-    columns = list(statement.selected_columns)
+    columns = list(statement.exported_columns)  # a select's columns, or what a write returns
     results = tuple(
         (index, process)
         for index, column in enumerate(columns)

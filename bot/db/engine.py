@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import event, text
+from sqlalchemy import event
 from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_dbapi
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -19,6 +18,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from bot.db import sqlite_inline
+from bot.db.reads import SessionReads
 from bot.odata.text import register_sqlite_functions
 
 # SQLite runs on the event loop (sqlite_inline), so its own busy wait would stall every request:
@@ -69,16 +69,19 @@ def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
     register_sqlite_functions(dbapi_connection)
 
 
-async def take_sqlite_write_lock(session: AsyncSession) -> None:
-    """BEGIN IMMEDIATE, waiting for another process's writer without blocking the event loop."""
+async def take_sqlite_write_lock(reads: SessionReads) -> None:
+    """BEGIN IMMEDIATE, waiting for another process's writer without blocking the event loop.
+    On the driver connection the session's transaction uses: the session's own statement
+    machinery cost a create more than the statement did."""
+    _dialect, connection = await reads.connection()
     deadline = time.monotonic() + SQLITE_WRITE_WAIT_S
     pause = 0.001
     while True:
         try:
-            await session.execute(text("BEGIN IMMEDIATE"))
+            await connection.fetch("BEGIN IMMEDIATE")
             return
-        except OperationalError as error:
-            if "locked" not in str(error.orig) or time.monotonic() > deadline:
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
                 raise
         await asyncio.sleep(pause)
         pause = min(pause * 2, 0.05)

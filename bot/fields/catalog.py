@@ -2,9 +2,11 @@
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Table, bindparam, select
 
+from bot.db import driver
 from bot.db.tables import FieldValue
 from bot.errors import Invalid
 from bot.fields.schemas import Category
@@ -12,6 +14,21 @@ from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
 STATUS, PRIORITY, SEVERITY = "status", "priority", "severity"
+_VALUE = cast(Table, FieldValue.__table__).c
+# What validating an item change reads of each value. Rows on the driver, not ORM objects:
+# every create reads them, and nothing changes them.
+_CHECKED = (_VALUE.id, _VALUE.field, _VALUE.name, _VALUE.name_key, _VALUE.category, _VALUE.primary)
+
+
+def _values(*columns: ColumnElement[Any]) -> driver.Prepared:
+    return driver.Prepared(
+        select(*columns).where(
+            _VALUE.channel_id == bindparam("channel_id"), _VALUE.type == bindparam("type")
+        )
+    )
+
+
+_CHECKED_VALUES, _WHOLE_VALUES = _values(*_CHECKED), _values(*_VALUE)
 
 
 def name_key(name: str) -> str:
@@ -21,17 +38,18 @@ def name_key(name: str) -> str:
 
 @dataclass
 class FieldValues:
-    """The values of one field (status, priority or severity) for one kind."""
+    """The values of one field (status, priority or severity) for one kind: rows of the
+    columns validation reads, or of every column of `FieldValue` when asked."""
 
     field: str
-    by_key: dict[str, FieldValue] = dataclasses.field(default_factory=dict)
-    by_id: dict[str, FieldValue] = dataclasses.field(default_factory=dict)
+    by_key: dict[str, driver.Row] = dataclasses.field(default_factory=dict)
+    by_id: dict[str, driver.Row] = dataclasses.field(default_factory=dict)
 
     @property
-    def primary(self) -> FieldValue | None:
+    def primary(self) -> driver.Row | None:
         return next((value for value in self.by_id.values() if value.primary), None)
 
-    def named(self, name: str) -> FieldValue:
+    def named(self, name: str) -> driver.Row:
         """The value with this name, or a 400 naming the field and the choices."""
         found = self.by_key.get(name_key(name))
         if found is None:
@@ -53,14 +71,14 @@ class Catalog:
         return status is not None and status.category == Category.DONE
 
 
-async def load_catalog(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Catalog:
+async def load_catalog(
+    uow: UnitOfWork, *, channel_id: str, kind: ItemKind, whole: bool = False
+) -> Catalog:
+    """The catalog; `whole`: its rows hold every column, for showing the values."""
     catalog = Catalog(FieldValues(STATUS), FieldValues(PRIORITY), FieldValues(SEVERITY))
     groups = {STATUS: catalog.statuses, PRIORITY: catalog.priorities, SEVERITY: catalog.severities}
-    rows = await uow.session.scalars(
-        select(FieldValue).where(
-            FieldValue.channel_id == channel_id, FieldValue.type == kind.type_label
-        )
-    )
+    values = _WHOLE_VALUES if whole else _CHECKED_VALUES
+    rows = await values.all(uow.reads, {"channel_id": channel_id, "type": kind.type_label})
     for value in rows:
         group = groups[value.field]
         group.by_key[value.name_key] = value

@@ -70,7 +70,7 @@ def _declare(kind: ItemKind) -> None:
             "@odata.context": entity_context(base, plural),
             "@odata.editLink": link,
             "@odata.id": link,
-            **items.created_fields(created, kind),
+            **created.fields,
         }
 
     async def details(call: Call) -> dict[str, Any]:

@@ -56,6 +56,8 @@ async def set_assignees(
         await uow.session.execute(
             delete(ItemAssignee).where(one_of(ItemAssignee.item_id, item_ids))
         )
+    if not user_ids:  # most creates: not even the statement is worth building
+        return
     # One set-based statement per assignee (a list names a few), each covering every item.
     rows = select(
         Item.id,

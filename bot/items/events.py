@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, insert
 
+from bot.db import driver
 from bot.db.tables import PendingEvent
 from bot.ids import new_id
 from bot.schemas import ItemKind
@@ -13,6 +14,7 @@ from bot.timestamps import format_timestamp
 from bot.uow import UnitOfWork
 
 ITEM_CREATED, ITEM_UPDATED, ITEM_DELETED = "ITEM_CREATED", "ITEM_UPDATED", "ITEM_DELETED"
+_INSERT = driver.PreparedWrite(insert(cast(Table, PendingEvent.__table__)))
 
 
 def plain(value: Any) -> Any:
@@ -55,5 +57,7 @@ async def record(
         }
         for item_id, payload in payloads.items()
     ]
-    # The Core table: the ORM's bulk insert costs more per row than the statement does.
-    await uow.session.execute(insert(cast(Table, PendingEvent.__table__)), rows)
+    if len(rows) == 1:  # one item changed, as most changes are: on the driver
+        await _INSERT.run(uow.reads, rows[0])
+    else:  # many (a bulk edit): one executemany through the session
+        await uow.session.execute(_INSERT.statement, rows)

@@ -3,9 +3,10 @@
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 
-from bot.db.tables import FieldValue, Item, ItemAssignee, ItemCounter, Project
+from bot.db import driver
+from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.errors import Invalid, NotFound
 from bot.fields.catalog import Catalog, load_catalog, name_key
 from bot.ids import is_id, new_id
@@ -20,8 +21,17 @@ from bot.uow import UnitOfWork
 
 _ITEMS = cast(Table, Item.__table__)
 _COUNTERS = cast(Table, ItemCounter.__table__)
+_COUNTER = _COUNTERS.c
 # Values given as parameters, so the compiled statement is the same for every item.
-_INSERT_ITEM = insert(_ITEMS)
+_INSERT_ITEM = driver.PreparedWrite(insert(_ITEMS))
+# One UPDATE … RETURNING: the row lock (PostgreSQL) or the write lock (SQLite) makes concurrent
+# creates take turns, so no number is given twice.
+_NEXT_INTERNAL_ID = driver.PreparedWrite(
+    update(_COUNTERS)
+    .where(_COUNTER.channel_id == bindparam("channel"), _COUNTER.kind == bindparam("item_kind"))
+    .values(last_internal_id=_COUNTER.last_internal_id + 1, version=_COUNTER.version + 1)
+    .returning(_COUNTER.last_internal_id)
+)
 # Fields that always hold a value: PATCH may change them, never clear them.
 NOT_NULL = ("name", "status", "priority", "severity", "project_id")
 # Free fields, stored as given.
@@ -31,7 +41,9 @@ FREE_FIELDS = ("body", "owner", "effort", "phase", "phase_name", "bucket", "buck
 @dataclass(frozen=True)
 class Created:
     row: dict[str, Any]  # the stored columns
-    assignee_ids: list[str]
+    # The created shape without its OData links: what create answers and ITEM_CREATED carries
+    # (built once for both).
+    fields: dict[str, Any]
 
 
 async def create_item(
@@ -102,18 +114,18 @@ async def create_item(
         "created_at": now,
         "updated_at": now,
     }
-    # A Core insert of the table: the ORM's unit of work (or its bulk insert) would only add
-    # bookkeeping to one known row.
-    await uow.session.execute(_INSERT_ITEM, row)
+    # On the driver: the ORM's unit of work, or even a Core insert through the session, would
+    # only add bookkeeping to one known row.
+    await _INSERT_ITEM.run(uow.reads, row)
     await set_assignees(
         uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
     )
-    created = Created(row=row, assignee_ids=[user.id for user in assignees])
+    created = Created(row=row, fields=_created_fields(row, [user.id for user in assignees], kind))
     await events.record(
         uow,
         kind=kind,
         trigger=events.ITEM_CREATED,
-        payloads={item_id: {"item": created_fields(created, kind)}},
+        payloads={item_id: {"item": created.fields}},
     )
     return created
 
@@ -212,28 +224,21 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     )
 
 
-def created_fields(created: Created, kind: ItemKind) -> dict[str, Any]:
-    """The created shape without its OData links: what create answers and ITEM_CREATED carries."""
-    fields = read.common_fields(created.row)
-    fields["projectId"] = created.row["project_id"]
-    fields["assignedTo"] = created.assignee_ids
+def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind) -> dict[str, Any]:
+    fields = read.common_fields(row)
+    fields["projectId"] = row["project_id"]
+    fields["assignedTo"] = assignee_ids
     if kind is ItemKind.BUG:
-        fields["severity"] = created.row["severity"]
+        fields["severity"] = row["severity"]
     return fields
 
 
 async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) -> int:
-    # One UPDATE … RETURNING: the row lock (PostgreSQL) or the write lock (SQLite) makes
-    # concurrent creates take turns, so no number is given twice.
-    counter = _COUNTERS.c  # Core: the ORM's bulk-update bookkeeping buys nothing here
-    number = await uow.session.scalar(
-        update(_COUNTERS)
-        .where(counter.channel_id == channel_id, counter.kind == kind.value)
-        .values(last_internal_id=counter.last_internal_id + 1, version=counter.version + 1)
-        .returning(counter.last_internal_id)
+    numbers = await _NEXT_INTERNAL_ID.run(
+        uow.reads, {"channel": channel_id, "item_kind": kind.value}
     )
-    assert number is not None, "channels get their counters when they are added"
-    return number
+    assert numbers, "channels get their counters when they are added"
+    return int(numbers[0]["last_internal_id"])
 
 
 async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Item:
@@ -249,7 +254,7 @@ async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Ite
     return item
 
 
-async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> Project:
+async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> driver.Row:
     if project_id is None:
         return await projects.native_project(uow, channel_id=channel_id)
     return await projects.channel_project(uow, channel_id=channel_id, project_id=project_id)
@@ -258,9 +263,9 @@ async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> 
 async def _refuse_unmapped(
     uow: UnitOfWork,
     kind: ItemKind,
-    project: Project,
-    status: FieldValue | None,
-    severity: FieldValue | None,
+    project: driver.Row,
+    status: driver.Row | None,
+    severity: driver.Row | None,
 ) -> None:
     """Seed rule 2: an external project's item takes only values mapped to its source."""
     if not SourceKind(project.source).needs_mapping or (status is None and severity is None):
@@ -269,13 +274,13 @@ async def _refuse_unmapped(
     mappings.refuse_unmapped(project_id=project.id, status=status, severity=severity)
 
 
-def _check_source(source: str | None, project: Project) -> None:
+def _check_source(source: str | None, project: driver.Row) -> None:
     if source is not None and source != project.source:
         why = f"'{source}' contradicts the project's source '{project.source}'"
         raise Invalid("source", why)
 
 
-def _primary(catalog: Catalog, field: str) -> FieldValue:
+def _primary(catalog: Catalog, field: str) -> driver.Row:
     values = {"status": catalog.statuses, "priority": catalog.priorities}.get(
         field, catalog.severities
     )

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import case, exists, select, update
 
+from bot.db import driver
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.errors import Invalid
 from bot.fields.catalog import SEVERITY, STATUS
@@ -49,7 +50,7 @@ class Mappings:
         return None
 
     def refuse_unmapped(
-        self, *, project_id: str, status: FieldValue | None, severity: FieldValue | None
+        self, *, project_id: str, status: driver.Row | None, severity: driver.Row | None
     ) -> None:
         """The 400 of create and PATCH: it names the value and the project."""
         field = self.unmapped_field(

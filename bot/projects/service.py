@@ -4,8 +4,9 @@ catalogue and default mappings, credentials are sealed, and an item's project is
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 
+from bot.db import driver
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.errors import BadRequest, Conflict, Invalid, NotFound
 from bot.fields.catalog import STATUS
@@ -23,6 +24,14 @@ from bot.uow import UnitOfWork
 NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "token", "password")
 # What items embed of their project (read.project_ref): changing one outdates cached lists.
 EMBEDDED = ("display_name", "project_name", "hostname", "enable_bug")
+# What an item takes from its project, read on the driver: every create reads it.
+_ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source)
+_NATIVE = driver.Prepared(
+    _ITEM_PROJECT.where(
+        Project.channel_id == bindparam("channel_id"), Project.source == SourceKind.NATIVE
+    )
+)
+_BY_ID = driver.Prepared(_ITEM_PROJECT.where(Project.id == bindparam("project_id")))
 
 
 async def add_native_project(
@@ -51,17 +60,16 @@ async def add_native_project(
     return project
 
 
-async def native_project(uow: UnitOfWork, *, channel_id: str) -> Project:
-    project = await uow.session.scalar(
-        select(Project).where(Project.channel_id == channel_id, Project.source == SourceKind.NATIVE)
-    )
+async def native_project(uow: UnitOfWork, *, channel_id: str) -> driver.Row:
+    """The channel's own project, as an item takes it: its id, channel and source."""
+    project = await _NATIVE.one(uow.reads, {"channel_id": channel_id})
     assert project is not None, "every channel gets its native project when it is added"
     return project
 
 
-async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) -> Project:
-    """The project an item names, which must belong to the item's channel."""
-    project = await uow.session.get(Project, project_id) if is_id(project_id) else None
+async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) -> driver.Row:
+    """The project an item names, which must belong to the item's channel (id, channel, source)."""
+    project = await _BY_ID.one(uow.reads, {"project_id": project_id}) if is_id(project_id) else None
     if project is None or project.channel_id != channel_id:
         raise Invalid("projectId", f"'{project_id}' is not a project of this channel")
     return project

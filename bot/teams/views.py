@@ -3,7 +3,7 @@ choices, a channel choice for a chat; and the caller acting in a chosen channel.
 
 from dataclasses import replace
 
-from bot.db.tables import FieldValue
+from bot.db import driver
 from bot.directory import service as directory
 from bot.fields.catalog import load_catalog
 from bot.fields.schemas import StatusOut
@@ -20,7 +20,7 @@ from cards.layout import Card
 from cards.listing import ListRow
 
 
-def status_shown(status: FieldValue) -> StatusOut:
+def status_shown(status: driver.Row) -> StatusOut:
     """A status as cards read it: names, order, kind and category; no OData links to show."""
     fields = ("name", "color", "category", "description", "primary", "order", "value", "type")
     return StatusOut.model_validate(
@@ -55,7 +55,7 @@ def list_row(row: read.Details) -> ListRow:
 async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
     """The channel's values of the kind's fields, in order, and its team's members."""
     assert uow.channel is not None
-    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind)
+    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind, whole=True)
 
     def names(values: dict) -> list[str]:
         return [value.name for value in sorted(values.values(), key=lambda v: (v.order, v.id))]

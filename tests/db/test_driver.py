@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient
-from sqlalchemy import bindparam, delete, func, select, text
+from sqlalchemy import bindparam, delete, func, select, text, update
 
 from bot.db import driver
 from bot.db.expressions import one_of, one_of_named
@@ -165,3 +165,32 @@ async def test_a_prepared_statement_takes_its_values_by_name(
         found = await names.all(uow.reads, {"ids": ids[:2], "after": after})
         assert [row["name"] for row in found] == ["Bug 1"]
         assert await names.one(uow.reads, {"ids": [], "after": after}) is None
+
+
+async def test_a_prepared_write_returns_its_rows_and_rolls_back_with_its_unit(
+    factory: Factory, items: list[dict]
+) -> None:
+    rename = driver.PreparedWrite(
+        update(Item.__table__)
+        .where(ITEM.id == bindparam("item"))
+        .values(name=bindparam("new_name"))
+        .returning(ITEM.name, ITEM.due_date)
+    )
+    first = items[0]["_id"]
+    with pytest.raises(RuntimeError):
+        async with factory.work() as uow:  # the write is its first statement
+            rows = await rename.run(uow.reads, {"item": first, "new_name": "Renamed"})
+            assert rows == [
+                {
+                    "name": "Renamed",
+                    "due_date": datetime(2026, 12, 1, 8, 30, 15, 123456, tzinfo=UTC),
+                }
+            ]
+            again = await rename.run(uow.reads, {"item": first, "new_name": "Twice"})
+            assert [row.name for row in again] == ["Twice"]
+            raise RuntimeError("roll back")
+    async with factory.work(write=False) as uow:
+        assert (
+            await driver.fetch_value(uow.reads, select(ITEM.name).where(ITEM.id == first))
+            == "Bug 0"
+        )
