@@ -33,7 +33,6 @@ from bench.raw_common import (
     project_refs,
     users_statement,
 )
-from bot.db.engine import POSTGRES_SETTINGS
 from bot.items.queries import entity_set
 from bot.items.read import items_statement
 from bot.items.versions import VERSION, version_column
@@ -282,9 +281,7 @@ def main(port: int, database_url: str) -> None:
 
         async def pool(app: web.Application) -> AsyncIterator[None]:
             dsn = database_url.replace("postgresql+asyncpg", "postgresql")
-            async with asyncpg.create_pool(
-                dsn, min_size=2, max_size=20, server_settings=POSTGRES_SETTINGS
-            ) as created:
+            async with asyncpg.create_pool(dsn, min_size=2, max_size=20) as created:
                 holder["db"].pool = created
                 yield
 

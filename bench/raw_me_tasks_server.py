@@ -27,7 +27,6 @@ from bench.raw_common import (
     statuses_statement,
     users_statement,
 )
-from bot.db.engine import POSTGRES_SETTINGS
 from bot.me.queries import my_items, my_items_count, my_items_statement
 from bot.odata.query import apply, parse_query
 from bot.schemas import ItemKind
@@ -94,9 +93,7 @@ def main(port: int, database_url: str) -> None:
     if not db.sqlite:
 
         async def pool(_app: web.Application) -> AsyncIterator[None]:
-            async with asyncpg.create_pool(
-                db.dsn, min_size=2, max_size=10, server_settings=POSTGRES_SETTINGS
-            ) as created:
+            async with asyncpg.create_pool(db.dsn, min_size=2, max_size=10) as created:
                 db.pool = created
                 yield
 

@@ -27,12 +27,6 @@ SQLITE_BUSY_TIMEOUT_MS = 50
 SQLITE_WRITE_WAIT_S = 5.0
 
 
-# Every statement runs prepared (asyncpg), its values as parameters, and its plan kept from the
-# first run: PostgreSQL would otherwise plan some afresh each time. The personal view's page
-# (seven tables) took 1.7 ms to plan for 2 ms of execution; its generic plan is the same plan.
-POSTGRES_SETTINGS = {"plan_cache_mode": "force_generic_plan"}
-
-
 def create_engine(url: str) -> AsyncEngine:
     """An engine for a SQLite file (WAL, busy timeout, foreign keys) or PostgreSQL via asyncpg."""
     parsed = make_url(url)
@@ -42,13 +36,7 @@ def create_engine(url: str) -> AsyncEngine:
         "json_deserializer": orjson.loads,
     }
     if parsed.get_backend_name() != "sqlite":
-        return create_async_engine(
-            url,
-            pool_size=10,
-            max_overflow=10,
-            connect_args={"server_settings": POSTGRES_SETTINGS},
-            **json_options,
-        )
+        return create_async_engine(url, pool_size=10, max_overflow=10, **json_options)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     # sqlite_inline instead of aiosqlite: statements run on the loop thread, without a hop each.
