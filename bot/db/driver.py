@@ -53,7 +53,8 @@ class _Plan:
     def rows(self, records: Sequence[Sequence[Any]]) -> list["Row"]:
         """The driver's records as rows by column name, values converted by their types."""
         names = self.names
-        rows = [Row(zip(names, record, strict=True)) for record in records]
+        # Not strict: a plan's names are its statement's columns (strict cost a fifth of a row).
+        rows = [Row(zip(names, record, strict=False)) for record in records]
         for index, process in self.results:
             name = names[index]
             for row in rows:
