@@ -155,7 +155,8 @@ def report(kind: str, results: dict[str, object]) -> list[str]:
         assert isinstance(app, Load) and isinstance(raw, Load) and isinstance(bare, Load)
         lines.append(
             f"{name:8} {kind:10} {app.requests_per_second:7.0f} req/s  p99 {app.p99_ms:6.1f} ms"
-            f"  raw {raw.requests_per_second:6.0f}  bare {bare.requests_per_second:6.0f}"
+            f"  raw {raw.requests_per_second:6.0f} (p99 {raw.p99_ms:.1f} ms)"
+            f"  bare {bare.requests_per_second:6.0f}"
             f"  app/raw {app.requests_per_second / raw.requests_per_second:4.0%}"
             f"  app/bare {app.requests_per_second / bare.requests_per_second:5.1%}"
         )
