@@ -113,12 +113,6 @@ async def fetch_one(
     return rows[0] if rows else None
 
 
-async def fetch_value(reads: Reads, statement: AnySelect) -> Any:
-    """The first column of the first row of `statement`, or None."""
-    row = await fetch_one(reads, statement)
-    return None if row is None else next(iter(row.values()))
-
-
 class _Once:
     """A statement built once (at import) and run often, its per-call values given by name
     (`bindparam("name")`): compiled once per dialect, it skips even the cache key by which

@@ -8,7 +8,7 @@ from sqlalchemy import bindparam, delete, func, select, text, update
 
 from bot.db import driver
 from bot.db.expressions import one_of, one_of_named
-from bot.db.reads import SessionReads
+from bot.db.reads import Reads, SessionReads
 from bot.db.tables import Item
 from bot.db.types import timestamp_text
 from tests.factories import Factory, create_item
@@ -33,6 +33,13 @@ async def _both(factory: Factory, statement) -> tuple[list[dict], list[dict]]:  
     async with factory.work() as uow:
         expected = [dict(row) for row in (await uow.session.execute(statement)).mappings()]
         return expected, await driver.fetch_all(uow.reads, statement)
+
+
+async def _value(reads: Reads, statement) -> object:  # noqa: ANN001
+    """The first column of the statement's first row."""
+    row = await driver.fetch_one(reads, statement)
+    assert row is not None
+    return next(iter(row.values()))
 
 
 async def test_rows_hold_the_values_sqlalchemy_gives(factory: Factory, items: list[dict]) -> None:
@@ -67,7 +74,7 @@ async def test_one_of_matches_any_number_of_values(factory: Factory, items: list
 
 async def test_single_values_and_labels(factory: Factory, items: list[dict]) -> None:
     async with factory.work() as uow:
-        assert await driver.fetch_value(uow.reads, select(func.count()).select_from(Item)) == 4
+        assert await _value(uow.reads, select(func.count()).select_from(Item)) == 4
         row = await driver.fetch_one(uow.reads, select(ITEM.name.label("title")).limit(1))
         assert row is not None and set(row) == {"title"}
         assert await driver.fetch_one(uow.reads, select(ITEM.id).where(ITEM.id == "x")) is None
@@ -106,7 +113,7 @@ async def test_timestamps_stored_without_a_fraction_read_with_one(
         )
     shown = select(timestamp_text(ITEM.due_date).label("due")).where(ITEM.id == items[0]["_id"])
     async with factory.work(write=False) as uow:
-        assert await driver.fetch_value(uow.reads, shown) == "2026-12-05T08:30:15.000Z"
+        assert await _value(uow.reads, shown) == "2026-12-05T08:30:15.000Z"
 
 
 async def test_a_locking_read_is_left_to_the_session(factory: Factory, items: list[dict]) -> None:
@@ -122,11 +129,11 @@ async def test_each_transaction_of_a_session_reads_on_its_own_connection(
     async with factory.work() as uow:
         session = uow.session
     async with session.begin():
-        assert await driver.fetch_value(SessionReads(session), count) == 4
+        assert await _value(SessionReads(session), count) == 4
     member = await factory.member()
     await create_item(client, member, name="Added between the transactions")
     async with session.begin():
-        assert await driver.fetch_value(SessionReads(session), count) == 5
+        assert await _value(SessionReads(session), count) == 5
     await session.close()
 
 
@@ -134,9 +141,9 @@ async def test_a_writing_unit_reads_its_own_writes(factory: Factory, items: list
     count = select(func.count()).select_from(Item)
     async with factory.work() as uow:
         await uow.session.execute(delete(Item).where(ITEM.name == "No due date"))
-        assert await driver.fetch_value(uow.reads, count) == 3
+        assert await _value(uow.reads, count) == 3
         async with factory.work(write=False) as other:  # not committed yet: not seen
-            assert await driver.fetch_value(other.reads, count) == 4
+            assert await _value(other.reads, count) == 4
 
 
 async def test_a_reading_unit_opens_no_session_and_gives_its_connection_back(
@@ -145,7 +152,7 @@ async def test_a_reading_unit_opens_no_session_and_gives_its_connection_back(
     pool = factory.engine.sync_engine.pool
     checked_out = pool.checkedout()
     async with factory.work(write=False) as uow:
-        assert await driver.fetch_value(uow.reads, select(func.count()).select_from(Item)) == 4
+        assert await _value(uow.reads, select(func.count()).select_from(Item)) == 4
         assert pool.checkedout() == checked_out + 1
     assert uow.opened is None
     assert pool.checkedout() == checked_out
@@ -190,7 +197,4 @@ async def test_a_prepared_write_returns_its_rows_and_rolls_back_with_its_unit(
             assert [row.name for row in again] == ["Twice"]
             raise RuntimeError("roll back")
     async with factory.work(write=False) as uow:
-        assert (
-            await driver.fetch_value(uow.reads, select(ITEM.name).where(ITEM.id == first))
-            == "Bug 0"
-        )
+        assert await _value(uow.reads, select(ITEM.name).where(ITEM.id == first)) == "Bug 0"
