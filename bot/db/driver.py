@@ -17,7 +17,7 @@ item paid more for the session's machinery than for its three writes.
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Select
@@ -74,25 +74,31 @@ class Row(dict[str, Any]):
             raise AttributeError(name) from None
 
 
-class _Plans:
-    """The compiled plans of one dialect, least recently used dropped first."""
-
-    def __init__(self) -> None:
-        self._plans: OrderedDict[Any, _Plan] = OrderedDict()
-
-    def get(self, key: Any) -> _Plan | None:
-        plan = self._plans.get(key)
-        if plan is not None:
-            self._plans.move_to_end(key)
-        return plan
-
-    def put(self, key: Any, plan: _Plan) -> None:
-        self._plans[key] = plan
-        if len(self._plans) > PLANS_KEPT:
-            self._plans.popitem(last=False)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-_plans: WeakKeyDictionary[Dialect, _Plans] = WeakKeyDictionary()
+class LeastRecentlyUsed(Generic[K, V]):
+    """Values by key, at most `limit` of them: the least recently used is dropped first."""
+
+    def __init__(self, limit: int) -> None:
+        self._values: OrderedDict[K, V] = OrderedDict()
+        self._limit = limit
+
+    def get(self, key: K) -> V | None:
+        value = self._values.get(key)
+        if value is not None:
+            self._values.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> V:
+        self._values[key] = value
+        if len(self._values) > self._limit:
+            self._values.popitem(last=False)
+        return value
+
+
+_plans: WeakKeyDictionary[Dialect, LeastRecentlyUsed[Any, _Plan]] = WeakKeyDictionary()
 
 
 async def fetch_all(
@@ -197,7 +203,7 @@ def _prepare(
 ) -> tuple[_Plan, Mapping[str, Any]]:
     """The statement's plan, from the cache when its shape was seen, and its parameter values."""
     key = statement._generate_cache_key()  # what SQLAlchemy's own compiled cache is keyed by
-    plans = _plans.setdefault(dialect, _Plans())
+    plans = _plans.setdefault(dialect, LeastRecentlyUsed(PLANS_KEPT))
     plan = plans.get(key.key) if key is not None else None
     if plan is None:
         plan = _compile(dialect, statement, key)

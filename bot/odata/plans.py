@@ -7,14 +7,13 @@ themselves are bound per request. Each distinct combination is built, compiled a
 Building and recognising a page statement afresh cost more than SQLite took to run it.
 """
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import BindParameter, ColumnElement, Select, bindparam
 
-from bot.db.driver import Prepared
+from bot.db.driver import LeastRecentlyUsed, Prepared
 from bot.odata.keyset import sort_expression
 from bot.odata.query import Query, apply, count_statement
 
@@ -37,8 +36,7 @@ class ListStatements:
     recently used are dropped first."""
 
     def __init__(self, kept: int = PLANS_KEPT) -> None:
-        self._kept: OrderedDict[Hashable, Prepared] = OrderedDict()
-        self._limit = kept
+        self._kept: LeastRecentlyUsed[Hashable, Prepared] = LeastRecentlyUsed(kept)
 
     def page(
         self,
@@ -51,30 +49,18 @@ class ListStatements:
         values, then the `extra` columns), and the cursor values to run it with."""
         placeholders, values = _cursor(query)
         key = ("page", scope, shape(query))
-        prepared = self._get(key)
+        prepared = self._kept.get(key)
         if prepared is None:
             statement = apply(rows(), replace(query, after=placeholders), keyed=True)
-            prepared = self._put(key, Prepared(statement.add_columns(*extra())))
+            prepared = self._kept.put(key, Prepared(statement.add_columns(*extra())))
         return prepared, values
 
     def count(self, scope: Hashable, query: Query, counting: Build) -> Prepared:
         """The count statement `counting` builds for `query` (its filter decides the SQL)."""
         key = ("count", scope, query.filter_text)
-        prepared = self._get(key)
-        if prepared is None:
-            prepared = self._put(key, Prepared(counting()))
-        return prepared
-
-    def _get(self, key: Hashable) -> Prepared | None:
         prepared = self._kept.get(key)
-        if prepared is not None:
-            self._kept.move_to_end(key)
-        return prepared
-
-    def _put(self, key: Hashable, prepared: Prepared) -> Prepared:
-        self._kept[key] = prepared
-        if len(self._kept) > self._limit:
-            self._kept.popitem(last=False)
+        if prepared is None:
+            prepared = self._kept.put(key, Prepared(counting()))
         return prepared
 
 
