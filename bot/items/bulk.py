@@ -129,6 +129,9 @@ async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Ro
             Item.channel_id == uow.channel.channel_id,
             Item.kind == kind.value,
         )
+        # Locked in one order by every edit: in the order of a plan (a scan follows where rows
+        # lie, and updates move them), two edits of the same rows could each wait for the other.
+        .order_by(Item.id)
         .with_for_update()
     )
     return {row.id: row for row in rows}
