@@ -93,6 +93,7 @@ class LeastRecentlyUsed(Generic[K, V]):
 
     def put(self, key: K, value: V) -> V:
         self._values[key] = value
+        self._values.move_to_end(key)
         if len(self._values) > self._limit:
             self._values.popitem(last=False)
         return value

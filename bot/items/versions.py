@@ -10,11 +10,11 @@ Filters that reach further (the assignees' names, the statuses) are counted afre
 since changes there do not bump the version.
 """
 
-from collections import OrderedDict
 from typing import Any
 
 from sqlalchemy import Label, select, update
 
+from bot.db.driver import LeastRecentlyUsed
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.odata.query import Query
 from bot.schemas import ItemKind
@@ -27,21 +27,14 @@ class VersionedCache:
     """Values by key, each with the version it was computed at; least recently used go first."""
 
     def __init__(self, max_entries: int = 10_000) -> None:
-        self._entries: OrderedDict[Key, tuple[int, Any]] = OrderedDict()
-        self._max_entries = max_entries
+        self._entries: LeastRecentlyUsed[Key, tuple[int, Any]] = LeastRecentlyUsed(max_entries)
 
     def get(self, key: Key, version: int) -> Any | None:
         entry = self._entries.get(key)
-        if entry is None or entry[0] != version:
-            return None
-        self._entries.move_to_end(key)
-        return entry[1]
+        return entry[1] if entry is not None and entry[0] == version else None
 
     def put(self, key: Key, version: int, value: Any) -> None:
-        self._entries[key] = (version, value)
-        self._entries.move_to_end(key)
-        if len(self._entries) > self._max_entries:
-            self._entries.popitem(last=False)
+        self._entries.put(key, (version, value))
 
 
 async def bump(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> None:
