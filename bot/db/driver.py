@@ -18,7 +18,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
-from weakref import WeakKeyDictionary
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Dialect
@@ -99,7 +98,15 @@ class LeastRecentlyUsed(Generic[K, V]):
         return value
 
 
-_plans: WeakKeyDictionary[Dialect, LeastRecentlyUsed[Any, _Plan]] = WeakKeyDictionary()
+# Plans by kind of dialect, not by dialect object: a plan holds its dialect, so plans kept by
+# dialect object would keep every engine's dialect (and their plans) alive for good.
+DialectKind = tuple[type[Dialect], Any]
+_plans: dict[DialectKind, LeastRecentlyUsed[Any, _Plan]] = {}
+
+
+def _kind(dialect: Dialect) -> DialectKind:
+    """What a compiled plan depends on: the dialect's class and its server's version."""
+    return type(dialect), dialect.server_version_info
 
 
 async def fetch_all(
@@ -127,14 +134,14 @@ class _Once:
 
     def __init__(self, statement: AnyStatement) -> None:
         self.statement = statement
-        self._plans: WeakKeyDictionary[Dialect, tuple[_Plan, dict[str, Any]]] = WeakKeyDictionary()
+        self._plans: dict[DialectKind, tuple[_Plan, dict[str, Any]]] = {}
 
     async def _run(
         self, dialect: Dialect, driver: Any, values: Mapping[str, Any] | None
     ) -> list[Row]:
-        kept = self._plans.get(dialect)
+        kept = self._plans.get(_kind(dialect))
         if kept is None:
-            kept = self._plans[dialect] = self._compile(dialect)
+            kept = self._plans[_kind(dialect)] = self._compile(dialect)
         plan, fixed = kept
         parameters = {**fixed, **values} if values else fixed
         return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
@@ -204,7 +211,7 @@ def _prepare(
 ) -> tuple[_Plan, Mapping[str, Any]]:
     """The statement's plan, from the cache when its shape was seen, and its parameter values."""
     key = statement._generate_cache_key()  # what SQLAlchemy's own compiled cache is keyed by
-    plans = _plans.setdefault(dialect, LeastRecentlyUsed(PLANS_KEPT))
+    plans = _plans.setdefault(_kind(dialect), LeastRecentlyUsed(PLANS_KEPT))
     plan = plans.get(key.key) if key is not None else None
     if plan is None:
         plan = _compile(dialect, statement, key)

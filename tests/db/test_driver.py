@@ -1,11 +1,14 @@
 """Reads on the raw driver give what SQLAlchemy gives, whatever the statement's shape."""
 
+import gc
+import weakref
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import bindparam, delete, func, select, text, update
 
+from bot.clock import FrozenClock
 from bot.db import driver
 from bot.db.expressions import one_of, one_of_named
 from bot.db.reads import Reads, SessionReads
@@ -198,3 +201,19 @@ async def test_a_prepared_write_returns_its_rows_and_rolls_back_with_its_unit(
             raise RuntimeError("roll back")
     async with factory.work(write=False) as uow:
         assert await _value(uow.reads, select(ITEM.name).where(ITEM.id == first)) == "Bug 0"
+
+
+async def test_plans_outlive_no_engine(db: str, clock: FrozenClock) -> None:
+    # Apps and tests make and dispose engines; the statements prepared at import live on.
+    count = driver.Prepared(select(func.count()).select_from(Item))
+    dialects = []
+    for _ in range(2):
+        async with Factory.open(db, clock) as factory:
+            async with factory.work(write=False) as uow:
+                assert await count.value(uow.reads) == 0
+                assert await driver.fetch_one(uow.reads, select(ITEM.id).limit(1)) is None
+            dialects.append(weakref.ref(factory.engine.dialect))
+        del factory, uow
+    gc.collect()
+    # One kind of dialect, one plan: the first engine's dialect may stay with it, no more.
+    assert sum(ref() is not None for ref in dialects) <= 1
