@@ -52,18 +52,17 @@ def parse_query(
         if name.startswith("$") and name not in OPTIONS:
             raise BadRequest(f"Unsupported query option: {name}")
     text = params.get("$filter")
-    order = _order(params.get("$orderby"), entity)
-    token = params.get(keyset.TOKEN)
-    return Query(
+    query = Query(
         filter=None if text is None else translate(parse_filter(text), entity),
         filter_text=text,
-        order=order,
+        order=_order(params.get("$orderby"), entity),
         top=min(_whole_number("$top", params.get("$top"), DEFAULT_TOP), MAX_TOP),
         skip=_whole_number("$skip", params.get("$skip"), 0),
         count=_boolean("$count", params.get("$count"), count_by_default),
         select=_select(params.get("$select"), entity),
-        after=None if token is None else keyset.decode(token, order),
     )
+    token = params.get(keyset.TOKEN)
+    return query if token is None else with_cursor(query, token)
 
 
 def with_cursor(query: Query, token: str) -> Query:
