@@ -60,14 +60,7 @@ def channel_out(channel: Channel, team: Team) -> ChannelOut:
 
 def actor_of(user: UserOut) -> Actor:
     """The user as the actor of work done on their behalf (CLI, demo, bot)."""
-    return Actor(
-        user_id=user.id,
-        source_id=user.source_id,
-        username=user.username,
-        display_name=user.display_name,
-        email=user.email,
-        source=user.source,
-    )
+    return _actor(user.id, user)
 
 
 # The user's columns as a caller's row carries them: `actor_of_row` reads them back.
@@ -83,13 +76,18 @@ ACTOR_COLUMNS = (
 
 def actor_of_row(row: Any) -> Actor:
     """The actor of a row read with ACTOR_COLUMNS."""
+    return _actor(row.user_id, row)
+
+
+def _actor(user_id: str, user: Any) -> Actor:
+    """An actor from a user's id and anything with the other user fields by name."""
     return Actor(
-        user_id=row.user_id,
-        source_id=row.source_id,
-        username=row.username,
-        display_name=row.display_name,
-        email=row.email,
-        source=row.source,
+        user_id=user_id,
+        source_id=user.source_id,
+        username=user.username,
+        display_name=user.display_name,
+        email=user.email,
+        source=user.source,
     )
 
 
