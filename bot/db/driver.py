@@ -109,21 +109,17 @@ def _kind(dialect: Dialect) -> DialectKind:
     return type(dialect), dialect.server_version_info
 
 
-async def fetch_all(
-    reads: Reads, statement: AnySelect, values: Mapping[str, Any] | None = None
-) -> list[Row]:
-    """The rows of `statement`; `values` for its named bindparams."""
+async def fetch_all(reads: Reads, statement: AnySelect) -> list[Row]:
+    """The rows of `statement` (a statement run often with named values: `Prepared`)."""
     _refuse_locks(statement)
     dialect, driver = await reads.connection()
-    plan, parameters = _prepare(dialect, statement, values)
+    plan, parameters = _prepare(dialect, statement)
     return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
 
 
-async def fetch_one(
-    reads: Reads, statement: AnySelect, values: Mapping[str, Any] | None = None
-) -> Row | None:
+async def fetch_one(reads: Reads, statement: AnySelect) -> Row | None:
     """The first row of `statement`, or None."""
-    rows = await fetch_all(reads, statement, values)
+    rows = await fetch_all(reads, statement)
     return rows[0] if rows else None
 
 
@@ -206,9 +202,7 @@ def _refuse_locks(statement: AnySelect) -> None:
         raise ValueError("FOR UPDATE belongs to the session's transaction: use session.execute")
 
 
-def _prepare(
-    dialect: Dialect, statement: AnySelect, values: Mapping[str, Any] | None
-) -> tuple[_Plan, Mapping[str, Any]]:
+def _prepare(dialect: Dialect, statement: AnySelect) -> tuple[_Plan, Mapping[str, Any]]:
     """The statement's plan, from the cache when its shape was seen, and its parameter values."""
     key = statement._generate_cache_key()  # what SQLAlchemy's own compiled cache is keyed by
     plans = _plans.setdefault(_kind(dialect), LeastRecentlyUsed(PLANS_KEPT))
@@ -220,7 +214,7 @@ def _prepare(
         if key is not None:
             plans.put(key.key, plan)
     extracted = key.bindparams if key is not None else None
-    return plan, plan.compiled.construct_params(values, extracted_parameters=extracted)
+    return plan, plan.compiled.construct_params(extracted_parameters=extracted)
 
 
 def _compile(dialect: Dialect, statement: AnyStatement, key: CacheKey | None) -> _Plan:
