@@ -7,20 +7,9 @@ from bench import bot_turn, items, me, me_tasks
 
 def main(only: list[str]) -> None:
     if not only or "me" in only:
-        print(
-            f"{'GET /api/me':12} {'db':10} {'app req/s':>10} {'p99 ms':>7} "
-            f"{'raw req/s':>10} {'bare req/s':>10} {'app/raw':>8} {'app/bare':>8}"
-        )
+        print("GET /api/me: authenticating a request, 8 connections")
         for kind in ("sqlite", "postgresql"):
-            figures = me.measure(kind)
-            app, raw, bare = figures["app"], figures["raw"], figures["bare"]
-            print(
-                f"{'':12} {kind:10} {app.requests_per_second:10.0f} {app.p99_ms:7.1f} "
-                f"{raw.requests_per_second:10.0f} {bare.requests_per_second:10.0f} "
-                f"{app.requests_per_second / raw.requests_per_second:8.0%} "
-                f"{app.requests_per_second / bare.requests_per_second:8.0%}",
-                flush=True,
-            )
+            print(me.report(kind, me.measure(kind)), flush=True)
     if not only or "items" in only:
         print(f"\nItems over {items.BUGS:,} bugs in one channel (list: {items.LIST_QUERY})")
         for kind in ("sqlite", "postgresql"):

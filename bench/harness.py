@@ -9,11 +9,12 @@ import secrets
 import shutil
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,8 @@ POSTGRES_SERVER = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432"
 )
 DURATION = os.environ.get("BENCH_DURATION", "5s")
+# Each figure and its ceilings are measured this many times, side by side (`in_rounds`).
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 SECRET = "bench-secret-key-0123456789abcdef0123456789"
 
 
@@ -40,6 +43,49 @@ class Load:
     requests_per_second: float
     p50_ms: float
     p99_ms: float
+
+
+@dataclass(frozen=True)
+class Series:
+    """One load measured once per round; read like a Load, as the median of its rounds."""
+
+    loads: tuple[Load, ...]
+
+    @property
+    def requests_per_second(self) -> float:
+        return statistics.median(load.requests_per_second for load in self.loads)
+
+    @property
+    def p50_ms(self) -> float:
+        return statistics.median(load.p50_ms for load in self.loads)
+
+    @property
+    def p99_ms(self) -> float:
+        return statistics.median(load.p99_ms for load in self.loads)
+
+
+def in_rounds(runs: Mapping[str, Callable[[], Load]]) -> dict[str, Series]:
+    """Every run once per round, one after the other, for ROUNDS rounds. On a shared machine
+    whose speed drifts by half within a minute, an app and a ceiling measured minutes apart
+    compare the machine's moods; measured side by side in each round, their ratio holds."""
+    measured: dict[str, list[Load]] = {name: [] for name in runs}
+    for _ in range(ROUNDS):
+        for name, run in runs.items():
+            measured[name].append(run())
+    return {name: Series(tuple(loads)) for name, loads in measured.items()}
+
+
+def ratio(app: Series, ceiling: Series, spec: str = ".0%") -> str:
+    """The median of the rounds' ratios of app to ceiling (in requests per second), and their
+    range, written with the format `spec`."""
+    ratios = sorted(
+        mine.requests_per_second / theirs.requests_per_second
+        for mine, theirs in zip(app.loads, ceiling.loads, strict=True)
+    )
+    middle = format(statistics.median(ratios), spec)
+    if len(ratios) == 1:
+        return middle
+    return f"{middle} ({format(ratios[0], spec)}–{format(ratios[-1], spec)})"
 
 
 def free_port() -> int:

@@ -8,14 +8,19 @@ import tempfile
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from bench import items_data
 from bench.harness import (
-    Load,
+    Series,
+    Server,
     dataset_database,
     environment,
     free_port,
+    in_rounds,
+    ratio,
     run_cli,
     same_rows,
     server,
@@ -36,7 +41,11 @@ BULK_RUNS = 10
 
 def measure(kind: str) -> dict[str, object]:
     data = items_data.dataset(BUGS, ITEMS)
-    with tempfile.TemporaryDirectory() as folder, dataset_database(kind, Path(folder), data) as url:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        dataset_database(kind, Path(folder), data) as url,
+        ExitStack() as servers,
+    ):
         env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
         # The demo seed is already there; this signs in afresh.
         demo = json.loads(run_cli(env, "admin", "demo"))
@@ -45,58 +54,86 @@ def measure(kind: str) -> dict[str, object]:
             "x-svc-teamid": demo["teamId"],
             "x-svc-channelId": demo["channelId"],
         }
+        posting = {**headers, "Content-Type": "application/json"}
+        post_bug = Path(__file__).with_name("post_bug.lua")
         list_path = "/odata/bugs?" + urllib.parse.urlencode(
             LIST_QUERY, quote_via=urllib.parse.quote
         )
+        # The app and its ceilings serve side by side, each its own process, and are loaded in
+        # turn (`in_rounds`); the bare ceilings answer what the app answered.
+        port = free_port()
+        app = servers.enter_context(
+            server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
+        )
+        page = _request(app.base, "GET", list_path, headers)
+        created = _request(app.base, "POST", "/odata/bugs", headers, {"name": "Benchmark bug"})
+        port = free_port()
+        raw = servers.enter_context(
+            server([sys.executable, "-m", "bench.raw_items_server", str(port), url], env, port)
+        )
+        same_rows(
+            _request(app.base, "GET", list_path, headers),
+            _request(raw.base, "GET", list_path, headers),
+        )
+        bare_list, bare_create = (
+            servers.enter_context(_bare(env, Path(folder) / name, body))
+            for name, body in (("page.json", page), ("created.json", created))
+        )
         results: dict[str, object] = {}
-        port = free_port()
-        with server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port) as running:
-            page = _request(running.base, "GET", list_path, headers)
-            created = _request(
-                running.base, "POST", "/odata/bugs", headers, {"name": "Benchmark bug"}
+        results.update(
+            in_rounds(
+                {
+                    "list": lambda: wrk(app.base + list_path, headers=headers, connections=8),
+                    "list_raw": lambda: wrk(raw.base + list_path, headers=headers, connections=8),
+                    "list_bare": lambda: wrk(
+                        bare_list.base + list_path, headers=headers, connections=8
+                    ),
+                }
             )
-            results["list"] = wrk(running.base + list_path, headers=headers, connections=8)
-            results["rss_mb"] = running.rss_mb()
-            first, last = _first_and_last_pages(running.base, headers)
-            results["first_page"] = wrk(running.base + first, headers=headers, connections=8)
-            results["last_page"] = wrk(running.base + last, headers=headers, connections=8)
-            results["create"] = wrk(
-                running.base + "/odata/bugs",
-                headers={**headers, "Content-Type": "application/json"},
-                connections=16,
-                script=Path(__file__).with_name("post_bug.lua"),
+        )
+        results["rss_mb"] = app.rss_mb()
+        first, last = _first_and_last_pages(app.base, headers)
+        results.update(
+            in_rounds(
+                {
+                    "first_page": lambda: wrk(app.base + first, headers=headers, connections=8),
+                    "last_page": lambda: wrk(app.base + last, headers=headers, connections=8),
+                }
             )
-            ids = [
-                row["_id"]
-                for row in json.loads(
-                    _request(running.base, "GET", "/odata/bugs?$top=1000&$select=_id", headers)
-                )["value"]
-            ]
-            results["bulk_ms"] = _bulk_times(running.base, headers, ids[:BULK_IDS])
-            served = _request(running.base, "GET", list_path, headers)
-        port = free_port()
-        command = [sys.executable, "-m", "bench.raw_items_server", str(port), url]
-        with server(command, env, port) as running:
-            same_rows(served, _request(running.base, "GET", list_path, headers))
-            results["list_raw"] = wrk(running.base + list_path, headers=headers, connections=8)
-            results["create_raw"] = wrk(
-                running.base + "/odata/bugs",
-                headers={**headers, "Content-Type": "application/json"},
-                connections=16,
-                script=Path(__file__).with_name("post_bug.lua"),
+        )
+        results.update(
+            in_rounds(
+                {
+                    "create": lambda: wrk(
+                        app.base + "/odata/bugs", headers=posting, connections=16, script=post_bug
+                    ),
+                    "create_raw": lambda: wrk(
+                        raw.base + "/odata/bugs", headers=posting, connections=16, script=post_bug
+                    ),
+                    # The bare ceiling answers GET with the created bug's bytes.
+                    "create_bare": lambda: wrk(
+                        bare_create.base + "/odata/bugs", headers=headers, connections=16
+                    ),
+                }
             )
-        body_file = Path(folder) / "page.json"
-        for name, body in (("list_bare", page), ("create_bare", created)):
-            body_file.write_bytes(body)
-            port = free_port()
-            command = [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)]
-            with server(command, env, port) as running:
-                results[name] = wrk(
-                    running.base + "/odata/bugs",
-                    headers=headers,
-                    connections=8 if name == "list_bare" else 16,
-                )
+        )
+        ids = [
+            row["_id"]
+            for row in json.loads(
+                _request(app.base, "GET", "/odata/bugs?$top=1000&$select=_id", headers)
+            )["value"]
+        ]
+        results["bulk_ms"] = _bulk_times(app.base, headers, ids[:BULK_IDS])
         return results
+
+
+@contextmanager
+def _bare(env: dict[str, str], body_file: Path, body: bytes) -> Iterator[Server]:
+    body_file.write_bytes(body)
+    port = free_port()
+    command = [sys.executable, "-m", "bench.bare_server", str(port), str(body_file)]
+    with server(command, env, port) as running:
+        yield running
 
 
 def _first_and_last_pages(base: str, headers: dict[str, str]) -> tuple[str, str]:
@@ -152,21 +189,20 @@ def report(kind: str, results: dict[str, object]) -> list[str]:
     lines = []
     for name in ("list", "create"):
         app, raw, bare = results[name], results[f"{name}_raw"], results[f"{name}_bare"]
-        assert isinstance(app, Load) and isinstance(raw, Load) and isinstance(bare, Load)
+        assert isinstance(app, Series) and isinstance(raw, Series) and isinstance(bare, Series)
         lines.append(
             f"{name:8} {kind:10} {app.requests_per_second:7.0f} req/s  p99 {app.p99_ms:6.1f} ms"
             f"  raw {raw.requests_per_second:6.0f} (p99 {raw.p99_ms:.1f} ms)"
             f"  bare {bare.requests_per_second:6.0f}"
-            f"  app/raw {app.requests_per_second / raw.requests_per_second:4.0%}"
-            f"  app/bare {app.requests_per_second / bare.requests_per_second:5.1%}"
+            f"  app/raw {ratio(app, raw)}  app/bare {ratio(app, bare, '.1%')}"
         )
     lines.append(f"rss      {kind:10} {results['rss_mb']:.0f} MB after the list load")
     first, last = results["first_page"], results["last_page"]
-    assert isinstance(first, Load) and isinstance(last, Load)
+    assert isinstance(first, Series) and isinstance(last, Series)
     lines.append(
         f"paging   {kind:10} first page {first.requests_per_second:6.0f} req/s, last of "
         f"{BUGS // 50:,} {last.requests_per_second:6.0f} req/s: the last costs "
-        f"{first.requests_per_second / last.requests_per_second:.2f}x the first"
+        f"{ratio(first, last, '.2f')} x the first"
     )
     bulk = results["bulk_ms"]
     assert isinstance(bulk, list)
