@@ -7,7 +7,6 @@ again would double the cost.
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Select, select
@@ -25,7 +24,6 @@ from bot.items.assignees import assignee_ids
 from bot.odata.plans import ListStatements, counted
 from bot.odata.query import Query, page
 from bot.schemas import ItemKind
-from bot.timestamps import format_timestamp
 from bot.uow import ChannelScope, UnitOfWork
 
 ITEM = Item.__table__.c
@@ -167,11 +165,25 @@ async def _render(
     place_of: Callable[[Mapping[str, Any]], Place],
 ) -> list[Details]:
     users = await _people(uow, rows)
-    shown = {user_id: _shown_user(user) for user_id, user in users.items()}
-    return [
-        _details(row, kind, place_of(row), statuses, projects, users, shown, row["assignee_ids"])
-        for row in rows
-    ]
+    # Each user's and status's shapes built once for the page, not once per row that names
+    # them: a page's rows share a few people and statuses.
+    shown = _Shown(
+        assignees={user_id: _shown_user(user) for user_id, user in users.items()},
+        creators={user_id: _created_by(user) for user_id, user in users.items()},
+        editors={user_id: _updated_by(user) for user_id, user in users.items()},
+        statuses={},
+    )
+    return [_details(row, kind, place_of(row), statuses, projects, shown) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    """The shapes a page's details embed, by user or status id."""
+
+    assignees: dict[str, dict[str, Any]]
+    creators: dict[str, dict[str, Any]]
+    editors: dict[str, dict[str, Any]]
+    statuses: dict[str | None, tuple[dict[str, Any], str | None]]
 
 
 async def _references(
@@ -211,7 +223,8 @@ def _by_id(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
 
 
 def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:
-    """What the created and the details shapes share, under the API's names."""
+    """What the created and the details shapes share, under the API's names (the row's
+    timestamps already the API's text: SHOWN_ITEM_COLUMNS reads them so)."""
     return {
         "_id": row["id"],
         "internalId": row["internal_id"],
@@ -222,17 +235,17 @@ def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:
         "priority": row["priority"],
         "source": row["source"],
         "sourceId": row["source_id"],
-        "startDate": _timestamp(row["start_date"]),
-        "dueDate": _timestamp(row["due_date"]),
-        "completedDate": _timestamp(row["completed_date"]),
+        "startDate": row["start_date"],
+        "dueDate": row["due_date"],
+        "completedDate": row["completed_date"],
         "effort": row["effort"],
         "phase": row["phase"],
         "phaseName": row["phase_name"],
         "bucket": row["bucket"],
         "bucketName": row["bucket_name"],
         "attachments": [],
-        "createdAt": _timestamp(row["created_at"]),
-        "updatedAt": _timestamp(row["updated_at"]),
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
     }
 
 
@@ -254,28 +267,28 @@ def _details(
     place: Place,
     statuses: Mapping[str, Any],
     projects: Mapping[str, dict[str, Any]],
-    users: Mapping[str, Mapping[str, Any]],
-    shown: Mapping[str, dict[str, Any]],
-    assignees: list[str],
+    shown: _Shown,
 ) -> Details:
-    status = statuses.get(row["status_id"] or "")
+    status_id = row["status_id"]
+    status = shown.statuses.get(status_id)
+    if status is None:
+        found = statuses.get(status_id or "")
+        category, value = (found["category"], found["value"]) if found else (None, None)
+        status = shown.statuses[status_id] = ({"_id": status_id, "category": category}, value)
     details = common_fields(row)
     details.update(
         {
-            "statusId": {
-                "_id": row["status_id"],
-                "category": status["category"] if status else None,
-            },
-            "statusValue": status["value"] if status else None,
-            "sync": {"status": row["sync_status"], "at": _timestamp(row["sync_at"])},
+            "statusId": status[0],
+            "statusValue": status[1],
+            "sync": {"status": row["sync_status"], "at": row["sync_at"]},
             "projectId": projects[row["project_id"]],
-            "assignedTo": [shown[user_id] for user_id in assignees],
+            "assignedTo": [shown.assignees[user_id] for user_id in row["assignee_ids"]],
             "channelId": place.channel_id,
             "teamId": place.team_id,
             "groupId": place.group_id,
             "entityId": row["entity_id"],
-            "createdBy": _created_by(users.get(row["created_by"] or "")),
-            "updatedBy": _updated_by(users.get(row["updated_by"] or "")),
+            "createdBy": shown.creators.get(row["created_by"] or ""),
+            "updatedBy": shown.editors.get(row["updated_by"] or ""),
         }
     )
     if kind is ItemKind.BUG:
@@ -306,9 +319,7 @@ def _shown_user(user: Mapping[str, Any]) -> dict[str, Any]:
     return {alias: user[name] for alias, name in _USER_FIELDS}
 
 
-def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if user is None:
-        return None
+def _created_by(user: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "source": user["source"],
         "email": user["email"] or user["username"],
@@ -317,9 +328,7 @@ def _created_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _updated_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if user is None:
-        return None
+def _updated_by(user: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "displayName": user["display_name"],
         "url": "",
@@ -329,12 +338,6 @@ def _updated_by(user: Mapping[str, Any] | None) -> dict[str, Any] | None:
         "imageUrl": "",
         "descriptor": "",
     }
-
-
-def _timestamp(value: str | datetime | None) -> str | None:
-    """Rows read for showing hold the text already (SHOWN_ITEM_COLUMNS); rows built in Python,
-    such as a created item's, hold datetimes."""
-    return format_timestamp(value) if isinstance(value, datetime) else value
 
 
 def _scope(uow: UnitOfWork) -> ChannelScope:

@@ -225,7 +225,8 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
 
 
 def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind) -> dict[str, Any]:
-    fields = read.common_fields(row)
+    # The row holds datetimes, as written; the shape holds the API's text of them.
+    fields = read.common_fields({key: events.plain(value) for key, value in row.items()})
     fields["projectId"] = row["project_id"]
     fields["assignedTo"] = assignee_ids
     if kind is ItemKind.BUG:
