@@ -1,18 +1,19 @@
 """The unit of work every service takes first: one transaction, the clock, who and where."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.db.engine import take_sqlite_write_lock
-from bot.db.reads import PooledReads, Reads, SessionReads
+from bot.db.reads import PooledReads, Reads, TransactionReads
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +49,8 @@ class VersionedCache(Protocol):
 
 
 class UnitOfWork:
-    """What a service acts through: one transaction's session (opened on first use by a unit
-    that only reads), the reads on the driver (`bot.db.reads`), the clock, who and where."""
+    """What a service acts through: the ORM session of its transaction (opened on first use),
+    the reads on the driver (`bot.db.reads`), the clock, who and where."""
 
     __slots__ = ("_session", "_sessions", "actor", "cache", "channel", "clock", "reads")
 
@@ -58,8 +59,7 @@ class UnitOfWork:
         *,
         clock: Clock,
         reads: Reads,
-        session: AsyncSession | None = None,
-        sessions: async_sessionmaker[AsyncSession] | None = None,
+        sessions: Callable[[], AsyncSession],
         cache: VersionedCache | None = None,
     ) -> None:
         self.clock = clock
@@ -67,13 +67,12 @@ class UnitOfWork:
         self.cache = cache
         self.actor: Actor | None = None
         self.channel: ChannelScope | None = None
-        self._session = session
+        self._session: AsyncSession | None = None
         self._sessions = sessions
 
     @property
     def session(self) -> AsyncSession:
         if self._session is None:
-            assert self._sessions is not None
             self._session = self._sessions()  # begins at its first statement
         return self._session
 
@@ -95,32 +94,50 @@ async def unit_of_work(
     cache: VersionedCache | None = None,
 ) -> AsyncIterator[UnitOfWork]:
     """One transaction: committed when the block ends normally, rolled back on any exception.
-    A unit that only reads (`write=False`) opens a session only if something asks for one, and
-    reads on a pooled connection of its own."""
+    A unit that only reads (`write=False`) reads on a pooled connection of its own, outside any
+    transaction. Either opens an ORM session only if something asks for one: most requests'
+    statements run on the driver, and a session's life cost a create more than its writes."""
+    engine: AsyncEngine = sessions.kw["bind"]
     if not write:
-        async with _reading(sessions, clock, cache) as uow:
+        async with _reading(engine, sessions, clock, cache) as uow:
             yield uow
         return
-    async with sessions() as session, AsyncExitStack() as stack:
-        bind = session.get_bind()
-        if bind.dialect.name == "sqlite":
+    sqlite = engine.dialect.name == "sqlite"
+    async with AsyncExitStack() as stack:
+        if sqlite:
             # Writers queue here, one at a time per engine: SQLite's own busy handler sleeps up
             # to 100 ms a turn, which stretches a short queue of writers into seconds.
-            await stack.enter_async_context(_sqlite_writers.setdefault(bind, asyncio.Lock()))
-        await stack.enter_async_context(session.begin())
-        reads = SessionReads(session)
-        if bind.dialect.name == "sqlite":
+            lock = _sqlite_writers.setdefault(engine.sync_engine, asyncio.Lock())
+            await stack.enter_async_context(lock)
+        connection = await stack.enter_async_context(engine.connect())
+        transaction = await stack.enter_async_context(connection.begin())
+        reads = TransactionReads(connection)
+        if sqlite:
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
             await take_sqlite_write_lock(reads)
-        yield UnitOfWork(session=session, clock=clock, cache=cache, reads=reads)
+        # A session joins the unit's transaction; only rolling back reaches it (the unit's own
+        # end commits it), so its commit below flushes what it holds and nothing more.
+        joined = partial(sessions, bind=connection, join_transaction_mode="rollback_only")
+        uow = UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=joined)
+        try:
+            yield uow
+            if uow.opened is not None:
+                await uow.opened.commit()
+        finally:
+            if uow.opened is not None:
+                await uow.opened.close()
+        await transaction.commit()
 
 
 @asynccontextmanager
 async def _reading(
-    sessions: async_sessionmaker[AsyncSession], clock: Clock, cache: VersionedCache | None
+    engine: AsyncEngine,
+    sessions: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    cache: VersionedCache | None,
 ) -> AsyncIterator[UnitOfWork]:
-    reads = PooledReads(sessions.kw["bind"])
+    reads = PooledReads(engine)
     uow = UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=sessions)
     try:
         yield uow

@@ -10,8 +10,8 @@ Values go in and come out through the column types' own processors, so rows hold
 `session.execute` would give. An IN list that expands per request (its SQL changes with the
 list's length) is refused: `bot.db.expressions.one_of` binds a list as one parameter.
 
-Writes run there too (`PreparedWrite`), but only inside the session's transaction: creating an
-item paid more for the session's machinery than for its three writes.
+Writes run there too (`PreparedWrite`), but only inside a writing unit's transaction: creating
+an item paid more for the session's machinery than for its three writes.
 """
 
 from collections import OrderedDict
@@ -25,7 +25,7 @@ from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import UpdateBase
 
-from bot.db.reads import Reads, SessionReads
+from bot.db.reads import Reads, TransactionReads
 
 Processor = Callable[[Any], Any]
 AnySelect = Select[*tuple[Any, ...]]  # a select of any columns
@@ -176,7 +176,7 @@ class Prepared(_Once):
 
 class PreparedWrite(_Once):
     """An INSERT or UPDATE run often (creating an item), on the driver connection inside the
-    session's transaction; its RETURNING columns come back as rows."""
+    writing unit's transaction; its RETURNING columns come back as rows."""
 
     def __init__(self, statement: UpdateBase) -> None:
         super().__init__(statement)
@@ -184,20 +184,20 @@ class PreparedWrite(_Once):
 
     async def run(self, reads: Reads, values: Mapping[str, Any]) -> list[Row]:
         """The returned rows (none without RETURNING)."""
-        assert isinstance(reads, SessionReads), "writes belong to a writing unit of work"
+        assert isinstance(reads, TransactionReads), "writes belong to a writing unit of work"
         dialect, driver = await reads.connection()
         if driver.is_in_transaction():
             return await self._run(dialect, driver, values)
-        # PostgreSQL's adapter begins the session's transaction lazily, at the session's first
-        # statement: a write before it would commit on its own. This one goes through the
-        # session, which begins the transaction the later writes join.
-        result = await reads.session.execute(self.statement, values)
+        # PostgreSQL's adapter begins the unit's transaction lazily, at the first statement
+        # SQLAlchemy runs: a write before it would commit on its own. This one goes through
+        # SQLAlchemy, which begins the transaction the later writes join.
+        result = await reads.transaction_connection.execute(self.statement, values)
         return [Row(row) for row in result.mappings()] if self._returns else []
 
 
 def _refuse_locks(statement: AnySelect) -> None:
     # Plain reads only: a unit of work that only reads has no transaction to hold a row lock,
-    # and PostgreSQL's adapter begins a session's transaction lazily, at its own first statement.
+    # and PostgreSQL's adapter begins a unit's transaction lazily, at SQLAlchemy's first statement.
     if statement._for_update_arg is not None:
         raise ValueError("FOR UPDATE belongs to the session's transaction: use session.execute")
 

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from bot.db import sqlite_inline
-from bot.db.reads import SessionReads
+from bot.db.reads import TransactionReads
 from bot.odata.text import register_sqlite_functions
 
 # SQLite runs on the event loop (sqlite_inline), so its own busy wait would stall every request:
@@ -57,9 +57,9 @@ def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
     register_sqlite_functions(dbapi_connection)
 
 
-async def take_sqlite_write_lock(reads: SessionReads) -> None:
+async def take_sqlite_write_lock(reads: TransactionReads) -> None:
     """BEGIN IMMEDIATE, waiting for another process's writer without blocking the event loop.
-    On the driver connection the session's transaction uses: the session's own statement
+    On the driver connection the unit's transaction uses: the session's own statement
     machinery cost a create more than the statement did."""
     _dialect, connection = await reads.connection()
     deadline = time.monotonic() + SQLITE_WRITE_WAIT_S

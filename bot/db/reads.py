@@ -1,8 +1,8 @@
 """Where a unit of work's driver reads (`bot.db.driver`) run.
 
-A unit that writes reads inside its session's transaction, and so sees its own writes. A unit
-that only reads takes a pooled connection at its first read and gives it back at its end, with
-no ORM session and no transaction around it: each statement reads its own snapshot, as
+A unit that writes reads inside its transaction, on its connection, and so sees its own writes.
+A unit that only reads takes a pooled connection at its first read and gives it back at its
+end, with no ORM session and no transaction around it: each statement reads its own snapshot, as
 PostgreSQL's READ COMMITTED gives every statement anyway. A statement that must agree with
 another reads it in the same statement (a list's page carries its version). Opening, beginning,
 committing and closing a session cost a read-only request more than its SQL did on SQLite.
@@ -11,7 +11,7 @@ committing and closing a session cost a read-only request more than its SQL did 
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.util import greenlet_spawn
 
@@ -22,29 +22,21 @@ class Reads(Protocol):
         ...
 
 
-class SessionReads:
-    """Reads in the session's current transaction."""
+class TransactionReads:
+    """Reads in a writing unit's transaction, on its connection: they see the unit's own writes.
+    `bot.db.driver.PreparedWrite` writes here too."""
 
-    __slots__ = ("session",)
+    __slots__ = ("_driver", "transaction_connection")
 
-    def __init__(self, session: AsyncSession) -> None:
-        self.session = session
+    def __init__(self, connection: AsyncConnection) -> None:
+        self.transaction_connection = connection
+        self._driver: Any = None
 
     async def connection(self) -> tuple[Dialect, Any]:
-        # Found once per transaction: asking the session each time costs more than a short
-        # query does.
-        session = self.session
-        transaction = session.sync_session.get_transaction()
-        kept = session.info.get(_KEPT)
-        if kept is not None and transaction is not None and kept[0] is transaction:
-            return kept[1], kept[2]
-        connection = await session.connection()
-        driver = (await connection.get_raw_connection()).driver_connection
-        session.info[_KEPT] = (session.sync_session.get_transaction(), connection.dialect, driver)
-        return connection.dialect, driver
-
-
-_KEPT = "bot.db.reads"
+        if self._driver is None:  # found once per unit: asking each time cost a short query's time
+            raw = await self.transaction_connection.get_raw_connection()
+            self._driver = raw.driver_connection
+        return self.transaction_connection.dialect, self._driver
 
 
 class PooledReads:

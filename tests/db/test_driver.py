@@ -11,7 +11,7 @@ from sqlalchemy import bindparam, delete, func, select, text, update
 from bot.clock import FrozenClock
 from bot.db import driver
 from bot.db.expressions import one_of, one_of_named
-from bot.db.reads import Reads, SessionReads
+from bot.db.reads import Reads
 from bot.db.tables import Item
 from bot.db.types import timestamp_text
 from tests.factories import Factory, create_item
@@ -125,21 +125,6 @@ async def test_a_locking_read_is_left_to_the_session(factory: Factory, items: li
             await driver.fetch_all(uow.reads, select(ITEM.id).with_for_update())
 
 
-async def test_each_transaction_of_a_session_reads_on_its_own_connection(
-    client: TestClient, factory: Factory, items: list[dict]
-) -> None:
-    count = select(func.count()).select_from(Item)
-    async with factory.work() as uow:
-        session = uow.session
-    async with session.begin():
-        assert await _value(SessionReads(session), count) == 4
-    member = await factory.member()
-    await create_item(client, member, name="Added between the transactions")
-    async with session.begin():
-        assert await _value(SessionReads(session), count) == 5
-    await session.close()
-
-
 async def test_a_writing_unit_reads_its_own_writes(factory: Factory, items: list[dict]) -> None:
     count = select(func.count()).select_from(Item)
     async with factory.work() as uow:
@@ -147,6 +132,34 @@ async def test_a_writing_unit_reads_its_own_writes(factory: Factory, items: list
         assert await _value(uow.reads, count) == 3
         async with factory.work(write=False) as other:  # not committed yet: not seen
             assert await _value(other.reads, count) == 4
+
+
+async def test_a_writing_units_session_and_driver_share_one_transaction(
+    factory: Factory, items: list[dict]
+) -> None:
+    rename = driver.PreparedWrite(
+        update(Item.__table__).where(ITEM.id == bindparam("item")).values(name=bindparam("name"))
+    )
+    first, second = items[0]["_id"], items[1]["_id"]
+    names = select(ITEM.name).where(one_of(ITEM.id, [first, second])).order_by(ITEM.name)
+
+    async def renamed(session_name: str, driver_name: str) -> None:
+        async with factory.work() as uow:
+            await rename.run(uow.reads, {"item": first, "name": driver_name})
+            item = await uow.session.get(Item, second)
+            assert item is not None
+            item.name = session_name  # pending in the session until the unit ends
+            if session_name == "fail":
+                raise RuntimeError("roll back")
+
+    with pytest.raises(RuntimeError):
+        await renamed("fail", "Lost too")
+    async with factory.work(write=False) as uow:
+        assert [row.name for row in await driver.fetch_all(uow.reads, names)] == ["Bug 0", "Bug 1"]
+    await renamed("By the session", "By the driver")
+    async with factory.work(write=False) as uow:
+        found = [row.name for row in await driver.fetch_all(uow.reads, names)]
+        assert found == ["By the driver", "By the session"]
 
 
 async def test_a_reading_unit_opens_no_session_and_gives_its_connection_back(
