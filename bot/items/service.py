@@ -32,6 +32,8 @@ _NEXT_INTERNAL_ID = driver.PreparedWrite(
     .values(last_internal_id=_COUNTER.last_internal_id + 1, version=_COUNTER.version + 1)
     .returning(_COUNTER.last_internal_id)
 )
+# The timestamps the created shape shows.
+_SHOWN_TIMESTAMPS = ("start_date", "due_date", "completed_date", "created_at", "updated_at")
 # Fields that always hold a value: PATCH may change them, never clear them.
 NOT_NULL = ("name", "status", "priority", "severity", "project_id")
 # Free fields, stored as given.
@@ -226,7 +228,7 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
 
 def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind) -> dict[str, Any]:
     # The row holds datetimes, as written; the shape holds the API's text of them.
-    fields = read.common_fields({key: events.plain(value) for key, value in row.items()})
+    fields = read.common_fields(row | {key: events.plain(row[key]) for key in _SHOWN_TIMESTAMPS})
     fields["projectId"] = row["project_id"]
     fields["assignedTo"] = assignee_ids
     if kind is ItemKind.BUG:
