@@ -28,7 +28,8 @@ test: $(STAMP) $(APP_MANIFEST)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
+	command -v wrk >/dev/null && command -v valgrind >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq wrk valgrind)
 	$(BIN)/python -m bench
 
 lint: $(STAMP)

@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import bot_turn, items, me, me_tasks
+from bench import bot_turn, instructions, items, me, me_tasks
 
 
 def main(only: list[str]) -> None:
@@ -14,6 +14,14 @@ def main(only: list[str]) -> None:
         print(f"\nItems over {items.BUGS:,} bugs in one channel (list: {items.LIST_QUERY})")
         for kind in ("sqlite", "postgresql"):
             for line in items.report(kind, items.measure(kind)):
+                print(line, flush=True)
+    if not only or "instructions" in only:
+        print(
+            f"\nInstructions per request after {instructions.WARM_UP} warm-up requests "
+            f"(callgrind; the server process only), the items benchmarks' list and create"
+        )
+        for kind in ("sqlite", "postgresql"):
+            for line in instructions.report(kind, instructions.measure(kind)):
                 print(line, flush=True)
     if not only or "me_tasks" in only:
         print(f"\n{me_tasks.title()}")

@@ -121,7 +121,7 @@ def server(command: list[str], env: dict[str, str], port: int) -> Iterator[Serve
         yield Server(base, process.pid)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=60)  # a server under valgrind writes its counts as it ends
 
 
 def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
