@@ -8,7 +8,7 @@ from sqlalchemy import Table, insert
 
 from bot.db import driver
 from bot.db.tables import PendingEvent
-from bot.ids import new_id
+from bot.ids import new_id, new_ids
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
 from bot.uow import UnitOfWork
@@ -36,28 +36,53 @@ def change(column: str, old: Any, new: Any) -> dict[str, Any]:
     return {"field": json_name(column), "old": plain(old), "new": plain(new)}
 
 
+class Differ:
+    """`change` for many items given the same new values: each timestamp is written once."""
+
+    __slots__ = ("_written",)
+
+    def __init__(self) -> None:
+        self._written: dict[datetime, str] = {}
+
+    def change(self, column: str, old: Any, new: Any) -> dict[str, Any]:
+        """One changed column as events carry it, under its API name."""
+        return {"field": json_name(column), "old": self._plain(old), "new": self._plain(new)}
+
+    def _plain(self, value: Any) -> Any:
+        if not isinstance(value, datetime):
+            return value
+        written = self._written.get(value)
+        if written is None:
+            written = self._written[value] = format_timestamp(value)
+        return written
+
+
 async def record(
     uow: UnitOfWork, *, kind: ItemKind, trigger: str, payloads: dict[str, dict[str, Any]]
 ) -> None:
-    """One event per item (`payloads` maps item id to payload), in one statement."""
+    """One event per item (`payloads` maps item id to payload), on the driver."""
     if not payloads:
         return
     assert uow.channel is not None
+    same = {
+        "channel_id": uow.channel.channel_id,
+        "kind": kind.value,
+        "trigger": trigger,
+        "actor_id": uow.actor.user_id if uow.actor else None,
+        "occurred_at": uow.clock.now(),
+        "processed_at": None,
+    }
+    if len(payloads) == 1:  # one item changed, as most changes are
+        ((item_id, payload),) = payloads.items()
+        await _INSERT.run(
+            uow.reads, {**same, "id": new_id(), "item_id": item_id, "payload": payload}
+        )
+        return
+    # Many (a bulk edit): one statement sent for every row at once, what they share converted once.
     rows = [
-        {
-            "id": new_id(),
-            "channel_id": uow.channel.channel_id,
-            "kind": kind.value,
-            "item_id": item_id,
-            "trigger": trigger,
-            "actor_id": uow.actor.user_id if uow.actor else None,
-            "occurred_at": uow.clock.now(),
-            "payload": payload,
-            "processed_at": None,
-        }
-        for item_id, payload in payloads.items()
+        {"id": event_id, "item_id": item_id, "payload": payload}
+        for event_id, (item_id, payload) in zip(
+            new_ids(len(payloads)), payloads.items(), strict=True
+        )
     ]
-    if len(rows) == 1:  # one item changed, as most changes are: on the driver
-        await _INSERT.run(uow.reads, rows[0])
-    else:  # many (a bulk edit): one executemany through the session
-        await uow.session.execute(_INSERT.statement, rows)
+    await _INSERT.run_many(uow.reads, rows, same)
