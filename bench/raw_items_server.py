@@ -91,6 +91,12 @@ UPDATED_EVENT = """
 INSERT INTO pending_events (id, channel_id, kind, item_id, "trigger", actor_id, occurred_at,
 payload, processed_at)
 VALUES (:event, :c, 'bug', :id, 'ITEM_UPDATED', :user, :now, :payload, NULL)"""
+# PostgreSQL's, as the app writes them there: every row in one statement, from three arrays.
+UPDATED_EVENTS = """
+INSERT INTO pending_events (id, channel_id, kind, item_id, "trigger", actor_id, occurred_at,
+payload, processed_at)
+SELECT e.id, :c, 'bug', e.item_id, 'ITEM_UPDATED', :user, :now, e.payload::json, NULL
+FROM unnest(:events::varchar[], :items::varchar[], :payloads::text[]) AS e(id, item_id, payload)"""
 
 
 # Named values for the hand-written statements, positional ones for the compiled.
@@ -125,6 +131,7 @@ class Sqlite:
     dialect = SQLiteDialect()
     one_of = "IN (SELECT value FROM json_each(:ids))"
     lock = ""  # the transaction holds the write lock from its BEGIN IMMEDIATE
+    events_at_once = False  # one statement per event (executemany)
 
     async def rows(self, sql: str, params: Params) -> list[Sequence[Any]]:
         return self.connection.execute(sql, params).fetchall()
@@ -157,6 +164,7 @@ class Postgres:
     dialect = PGDialect_asyncpg()
     one_of = "= ANY(:ids)"
     lock = " FOR UPDATE"
+    events_at_once = True  # one statement for every event (unnest)
 
     async def rows(self, sql: str, params: Params) -> list[Sequence[Any]]:
         text, args = _numbered(sql, params) if isinstance(params, dict) else (sql, params)
@@ -196,7 +204,7 @@ def _numbered_names(sql: str) -> tuple[str, list[str]]:
             names.append(match.group(1))
         return f"${names.index(match.group(1)) + 1}"
 
-    return re.sub(r":(\w+)", number, sql), names
+    return re.sub(r"(?<!:):(\w+)", number, sql), names
 
 
 NATIVE = "Svc.Native"
@@ -394,20 +402,23 @@ def build(db: Any) -> web.Application:
                 await transaction.run(BUMP, {"c": channel})
             stamp = f"{int(time.time()):08x}"
             random = secrets.token_hex(8 * len(events))
-            await transaction.many(
-                UPDATED_EVENT,
-                [
-                    {
-                        "event": stamp + random[16 * n : 16 * n + 16],
-                        "c": channel,
-                        "id": item_id,
-                        "user": user_id,
-                        "now": db.instant(now),
-                        "payload": orjson.dumps({"changes": changes}).decode(),
-                    }
-                    for n, (item_id, changes) in enumerate(events)
-                ],
-            )
+            event_ids = [stamp + random[16 * n : 16 * n + 16] for n in range(len(events))]
+            payloads = [orjson.dumps({"changes": changes}).decode() for _id, changes in events]
+            shared = {"c": channel, "user": user_id, "now": db.instant(now)}
+            if db.events_at_once:
+                items = [item_id for item_id, _changes in events]
+                arrays = {"events": event_ids, "items": items, "payloads": payloads}
+                await transaction.run(UPDATED_EVENTS, {**shared, **arrays})
+            else:
+                await transaction.many(
+                    UPDATED_EVENT,
+                    [
+                        {**shared, "event": event_id, "id": item_id, "payload": payload}
+                        for event_id, (item_id, _changes), payload in zip(
+                            event_ids, events, payloads, strict=True
+                        )
+                    ],
+                )
         answer = [results[item_id] for item_id in ids]
         return web.Response(body=orjson.dumps(answer), content_type="application/json")
 
