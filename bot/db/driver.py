@@ -10,8 +10,10 @@ Values go in and come out through the column types' own processors, so rows hold
 `session.execute` would give. An IN list that expands per request (its SQL changes with the
 list's length) is refused: `bot.db.expressions.one_of` binds a list as one parameter.
 
-Writes run there too (`PreparedWrite`), but only inside a writing unit's transaction: creating
-an item paid more for the session's machinery than for its three writes.
+Writes run there too (`PreparedWrite`, one row or many at once), and so do row locks
+(`PreparedLock`), but only inside a writing unit's transaction: creating an item paid more for
+the session's machinery than for its three writes, and a bulk edit of a thousand items paid for
+it per row it read and wrote.
 """
 
 from collections import OrderedDict
@@ -19,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select
+from sqlalchemy import Select, literal, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.cache_key import CacheKey
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -135,12 +137,15 @@ class _Once:
     async def _run(
         self, dialect: Dialect, driver: Any, values: Mapping[str, Any] | None
     ) -> list[Row]:
+        plan, fixed = self._plan(dialect)
+        parameters = {**fixed, **values} if values else fixed
+        return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
+
+    def _plan(self, dialect: Dialect) -> tuple[_Plan, dict[str, Any]]:
         kept = self._plans.get(_kind(dialect))
         if kept is None:
             kept = self._plans[_kind(dialect)] = self._compile(dialect)
-        plan, fixed = kept
-        parameters = {**fixed, **values} if values else fixed
-        return plan.rows(await driver.fetch(plan.sql, *plan.arguments(parameters)))
+        return kept
 
     def _compile(self, dialect: Dialect) -> tuple[_Plan, dict[str, Any]]:
         plan = _compile(dialect, self.statement, None)
@@ -193,6 +198,68 @@ class PreparedWrite(_Once):
         # SQLAlchemy, which begins the transaction the later writes join.
         result = await reads.transaction_connection.execute(self.statement, values)
         return [Row(row) for row in result.mappings()] if self._returns else []
+
+    async def run_many(
+        self,
+        reads: Reads,
+        rows: Sequence[Mapping[str, Any]],
+        same: Mapping[str, Any] | None = None,
+    ) -> None:
+        """The statement once per row of values, sent together (the driver's executemany);
+        `same` holds the values every row shares, converted once. Returns nothing."""
+        if self._returns:
+            raise ValueError("run_many returns no rows: RETURNING belongs to run")
+        dialect, driver = await _begun(reads)
+        plan, fixed = self._plan(dialect)
+        shared = {**fixed, **same} if same else fixed
+        template: list[Any] = []
+        varying: list[tuple[int, str, Processor | None]] = []
+        for index, (name, process) in enumerate(plan.positions):
+            if rows and name in rows[0]:
+                template.append(None)
+                varying.append((index, name, process))
+            else:
+                value = shared[name]
+                template.append(value if process is None else process(value))
+        arguments = []
+        for row in rows:
+            values = template.copy()
+            for index, name, process in varying:
+                value = row[name]
+                values[index] = value if process is None else process(value)
+            arguments.append(values)
+        if arguments:
+            await driver.executemany(plan.sql, arguments)
+
+
+class PreparedLock(_Once):
+    """A SELECT … FOR UPDATE run often (a bulk edit's rows), on the driver connection inside
+    the writing unit's transaction: its rows stay locked until that transaction ends."""
+
+    def __init__(self, statement: AnySelect) -> None:
+        if statement._for_update_arg is None:
+            raise ValueError("a PreparedLock locks its rows: give it a FOR UPDATE select")
+        super().__init__(statement)
+
+    async def all(self, reads: Reads, values: Mapping[str, Any] | None = None) -> list[Row]:
+        """The rows, locked."""
+        dialect, driver = await _begun(reads)
+        return await self._run(dialect, driver, values)
+
+
+async def _begun(reads: Reads) -> tuple[Dialect, Any]:
+    """The driver connection of a writing unit, its transaction begun on the server."""
+    assert isinstance(reads, TransactionReads), "writes and locks belong to a writing unit of work"
+    dialect, driver = await reads.connection()
+    if not driver.is_in_transaction():
+        # PostgreSQL's adapter begins the unit's transaction at the first statement SQLAlchemy
+        # runs: one trivial statement begins it, for the driver's statements to join (a lock or
+        # a write outside it would end with its own statement).
+        await reads.transaction_connection.execute(_BEGIN)
+    return dialect, driver
+
+
+_BEGIN = select(literal(1))
 
 
 def _refuse_locks(statement: AnySelect) -> None:

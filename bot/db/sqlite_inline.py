@@ -107,6 +107,10 @@ class Connection:
         """Every row of a query, as asyncpg's `Connection.fetch` answers (`bot.db.driver`)."""
         return self._conn.execute(sql, parameters).fetchall()
 
+    async def executemany(self, sql: str, arguments: Iterable[Any]) -> None:
+        """One statement per set of arguments, as asyncpg's `Connection.executemany` runs them."""
+        self._conn.executemany(sql, arguments)
+
     def is_in_transaction(self) -> bool:
         """Whether a transaction is open, as asyncpg's `Connection.is_in_transaction` says."""
         return self._conn.in_transaction

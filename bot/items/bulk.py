@@ -2,11 +2,13 @@
 
 from collections import defaultdict
 from datetime import datetime
-from typing import Any
+from functools import cache
+from typing import Any, cast
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Table, bindparam, select, update
 
-from bot.db.expressions import one_of
+from bot.db import driver
+from bot.db.expressions import one_of_named
 from bot.db.tables import Item, ItemAssignee
 from bot.fields.catalog import load_catalog
 from bot.ids import is_id
@@ -56,43 +58,50 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     results: dict[str, BulkResult] = {}
     updates: dict[str, dict[str, Any]] = {}
     changes: dict[str, list[dict[str, Any]]] = {}
+    differ = events.Differ()
+    # Rows by subscript: a thousand items, a dozen columns each, read in a loop.
+    done_after = None if status_id is None else catalog.is_done(status_id)
     for item_id in dict.fromkeys(edit.ids):
         item = items.get(item_id)
         if item is None:
             results[item_id] = BulkResult(id=item_id, name=None, status=ERROR, error=NOT_FOUND)
             continue
         if mappings and mappings.unmapped_field(
-            project_id=item.project_id, status_id=status_id, severity_id=severity_id
+            project_id=item["project_id"], status_id=status_id, severity_id=severity_id
         ):
             results[item_id] = BulkResult(
-                id=item_id, name=item.name, status=ERROR, error=MAPPING_NOT_FOUND
+                id=item_id, name=item["name"], status=ERROR, error=MAPPING_NOT_FOUND
             )
             continue
+        done_before = catalog.is_done(item["status_id"])
         new = {**target}
         new["completed_date"] = rules.completed_date(
-            done_before=catalog.is_done(item.status_id),
-            done_after=catalog.is_done(new.get("status_id", item.status_id)),
-            current=item.completed_date,
+            done_before=done_before,
+            done_after=done_before if done_after is None else done_after,
+            current=item["completed_date"],
             given=edit.completed_date,
             given_explicitly=edit.completed_date is not None,
             now=now,
         )
-        start, due = new.get("start_date", item.start_date), new.get("due_date", item.due_date)
+        start, due = (
+            new.get("start_date", item["start_date"]),
+            new.get("due_date", item["due_date"]),
+        )
         if not rules.dates_consistent(start, due):
             results[item_id] = BulkResult(
-                id=item_id, name=item.name, status=ERROR, error=INVALID_DATES
+                id=item_id, name=item["name"], status=ERROR, error=INVALID_DATES
             )
             continue
-        results[item_id] = BulkResult(id=item_id, name=item.name, status=SUCCESS)
+        results[item_id] = BulkResult(id=item_id, name=item["name"], status=SUCCESS)
         diff = [
-            events.change(field, getattr(item, field), value)
+            differ.change(field, item[field], value)
             for field, value in new.items()
-            if field in EDITABLE and getattr(item, field) != value
+            if field in EDITABLE and item[field] != value
         ]
         before = current_assignees.get(item_id, [])
         if assignees is not None and assignees != before:
-            diff.append(events.change("assigned_to", before, assignees))
-        if diff or new.get("status_id", item.status_id) != item.status_id:
+            diff.append(differ.change("assigned_to", before, assignees))
+        if diff or new.get("status_id", item["status_id"]) != item["status_id"]:
             updates[item_id] = new
             changes[item_id] = diff
 
@@ -110,43 +119,21 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     return [results[item_id] for item_id in edit.ids]
 
 
-async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Row[Any]]:
+async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, driver.Row]:
     """The columns an edit reads, of the ids that are items of this channel and kind, locked."""
     assert uow.channel is not None
     wanted = [item_id for item_id in dict.fromkeys(ids) if is_id(item_id)]
     if not wanted:
         return {}
-    rows = await uow.session.execute(
-        select(
-            Item.id,
-            Item.name,
-            Item.project_id,
-            Item.status_id,
-            *(getattr(Item, field) for field in EDITABLE),
-        )
-        .where(
-            one_of(Item.id, wanted),
-            Item.channel_id == uow.channel.channel_id,
-            Item.kind == kind.value,
-        )
-        # Locked in one order by every edit: in the order of a plan (a scan follows where rows
-        # lie, and updates move them), two edits of the same rows could each wait for the other.
-        .order_by(Item.id)
-        .with_for_update()
-    )
-    return {row.id: row for row in rows}
+    values = {"ids": wanted, "channel_id": uow.channel.channel_id, "kind": kind.value}
+    return {row["id"]: row for row in await _LOCKED.all(uow.reads, values)}
 
 
 async def _assignees(uow: UnitOfWork, item_ids: list[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     if item_ids:
-        rows = await uow.session.execute(
-            select(ItemAssignee.item_id, ItemAssignee.user_id)
-            .where(one_of(ItemAssignee.item_id, item_ids))
-            .order_by(ItemAssignee.item_id, ItemAssignee.position)
-        )
-        for item_id, user_id in rows:
-            found[item_id].append(user_id)
+        for row in await _ASSIGNED.all(uow.reads, {"ids": item_ids}):
+            found[row["item_id"]].append(row["user_id"])
     return found
 
 
@@ -157,9 +144,48 @@ async def _apply(uow: UnitOfWork, updates: dict[str, dict[str, Any]], now: datet
         groups[tuple(sorted(new.items()))].append(item_id)
     actor = uow.actor.user_id if uow.actor else None
     for values, item_ids in groups.items():
-        await uow.session.execute(
-            update(Item)
-            .where(one_of(Item.id, item_ids))
-            .values(**dict(values), updated_at=now, updated_by=actor, sync_at=now)
-            .execution_options(synchronize_session=False)
+        statement = _update(tuple(name for name, _value in values))
+        given = {f"new_{name}": value for name, value in values}
+        await statement.run(uow.reads, {**given, "ids": item_ids, "now": now, "updated_by": actor})
+
+
+_ITEM = cast(Table, Item.__table__).c
+_ASSIGNEE = cast(Table, ItemAssignee.__table__).c
+# Locked in one order by every edit: in the order of a plan (a scan follows where rows lie,
+# and updates move them), two edits of the same rows could each wait for the other.
+_LOCKED = driver.PreparedLock(
+    select(
+        _ITEM.id,
+        _ITEM.name,
+        _ITEM.project_id,
+        _ITEM.status_id,
+        *(_ITEM[field] for field in EDITABLE),
+    )
+    .where(
+        one_of_named(_ITEM.id, "ids"),
+        _ITEM.channel_id == bindparam("channel_id"),
+        _ITEM.kind == bindparam("kind"),
+    )
+    .order_by(_ITEM.id)
+    .with_for_update()
+)
+_ASSIGNED = driver.Prepared(
+    select(_ASSIGNEE.item_id, _ASSIGNEE.user_id)
+    .where(one_of_named(_ASSIGNEE.item_id, "ids"))
+    .order_by(_ASSIGNEE.item_id, _ASSIGNEE.position)
+)
+
+
+@cache  # one statement per set of columns an edit sets: a few dozen at most
+def _update(columns: tuple[str, ...]) -> driver.PreparedWrite:
+    new = {name: bindparam(f"new_{name}", type_=_ITEM[name].type) for name in columns}
+    return driver.PreparedWrite(
+        update(cast(Table, Item.__table__))
+        .where(one_of_named(_ITEM.id, "ids"))
+        .values(
+            **new,
+            updated_at=bindparam("now", type_=_ITEM.updated_at.type),
+            updated_by=bindparam("updated_by", type_=_ITEM.updated_by.type),
+            sync_at=bindparam("now", type_=_ITEM.sync_at.type),
         )
+    )

@@ -10,10 +10,11 @@ Filters that reach further (the assignees' names, the statuses) are counted afre
 since changes there do not bump the version.
 """
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Label, select, update
+from sqlalchemy import Label, Table, bindparam, select, update
 
+from bot.db import driver
 from bot.db.driver import LeastRecentlyUsed
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.odata.query import Query
@@ -37,13 +38,17 @@ class VersionedCache:
         self._entries.put(key, (version, value))
 
 
+_COUNTER = cast(Table, ItemCounter.__table__).c
+_BUMP = driver.PreparedWrite(
+    update(cast(Table, ItemCounter.__table__))
+    .where(_COUNTER.channel_id == bindparam("channel_id"), _COUNTER.kind == bindparam("kind"))
+    .values(version=_COUNTER.version + 1)
+)
+
+
 async def bump(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> None:
     """Mark the channel's items of this kind changed (call inside the changing transaction)."""
-    await uow.session.execute(
-        update(ItemCounter)
-        .where(ItemCounter.channel_id == channel_id, ItemCounter.kind == kind.value)
-        .values(version=ItemCounter.version + 1)
-    )
+    await _BUMP.run(uow.reads, {"channel_id": channel_id, "kind": kind.value})
 
 
 _VERSIONED_TABLES = {Item.__table__, ItemAssignee.__table__}

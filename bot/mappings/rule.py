@@ -3,8 +3,9 @@ DevOps, severities) mapped to a value of that project's source; otherwise it sho
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import case, exists, select, update
+from sqlalchemy import Table, bindparam, case, exists, select, update
 
 from bot.db import driver
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
@@ -70,26 +71,34 @@ class Mappings:
         )
 
 
+_PROJECT = cast(Table, Project.__table__).c
+_MAPPING = cast(Table, FieldMapping.__table__).c
+# Read by every change of an item's status or severity (a bulk edit's too).
+_EXTERNAL_PROJECTS = driver.Prepared(
+    select(_PROJECT.id, _PROJECT.display_name, _PROJECT.source).where(
+        _PROJECT.channel_id == bindparam("channel_id"), _PROJECT.source != SourceKind.NATIVE.value
+    )
+)
+_ENABLED_MAPPINGS = driver.Prepared(
+    select(_MAPPING.project_id, _MAPPING.type, _MAPPING.field_id).where(
+        _MAPPING.channel_id == bindparam("channel_id"),
+        _MAPPING.entity_type == bindparam("entity_type"),
+        _MAPPING.enable.is_(True),
+    )
+)
+
+
 async def load_mappings(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Mappings:
-    """Two small reads: the channel's external projects, and their enabled mappings."""
+    """Two small reads on the driver: the channel's external projects, their enabled mappings."""
     projects = {
-        row.id: ExternalProject(row.display_name, SourceKind(row.source))
-        for row in await uow.session.execute(
-            select(Project.id, Project.display_name, Project.source).where(
-                Project.channel_id == channel_id, Project.source != SourceKind.NATIVE
-            )
-        )
+        row["id"]: ExternalProject(row["display_name"], SourceKind(row["source"]))
+        for row in await _EXTERNAL_PROJECTS.all(uow.reads, {"channel_id": channel_id})
     }
     mapped: frozenset[tuple[str, str, str]] = frozenset()
     if projects:
-        rows = await uow.session.execute(
-            select(FieldMapping.project_id, FieldMapping.type, FieldMapping.field_id).where(
-                FieldMapping.channel_id == channel_id,
-                FieldMapping.entity_type == kind.type_label,
-                FieldMapping.enable.is_(True),
-            )
-        )
-        mapped = frozenset((row.project_id, row.type, row.field_id) for row in rows)
+        values = {"channel_id": channel_id, "entity_type": kind.type_label}
+        rows = await _ENABLED_MAPPINGS.all(uow.reads, values)
+        mapped = frozenset((row["project_id"], row["type"], row["field_id"]) for row in rows)
     return Mappings(projects, mapped)
 
 

@@ -230,3 +230,62 @@ async def test_plans_outlive_no_engine(db: str, clock: FrozenClock) -> None:
     gc.collect()
     # One kind of dialect, one plan: the first engine's dialect may stay with it, no more.
     assert sum(ref() is not None for ref in dialects) <= 1
+
+
+async def test_a_prepared_lock_reads_its_rows_in_the_units_transaction(
+    factory: Factory, items: list[dict]
+) -> None:
+    with pytest.raises(ValueError, match="FOR UPDATE"):
+        driver.PreparedLock(select(ITEM.id))
+    locked = driver.PreparedLock(
+        select(ITEM.id, ITEM.due_date)
+        .where(one_of_named(ITEM.id, "ids"))
+        .order_by(ITEM.id)
+        .with_for_update()
+    )
+    ids = sorted(item["_id"] for item in items[:2])
+    async with factory.work() as uow:  # the lock is its first statement: it begins the unit
+        rows = await locked.all(uow.reads, {"ids": ids})
+        assert [row.id for row in rows] == ids
+        assert rows[0].due_date is not None and rows[0].due_date.tzinfo is UTC
+        _dialect, connection = await uow.reads.connection()
+        assert connection.is_in_transaction()
+    async with factory.work(write=False) as uow:
+        with pytest.raises(AssertionError, match="writing unit"):
+            await locked.all(uow.reads, {"ids": ids})
+
+
+async def test_a_prepared_write_runs_many_rows_and_rolls_back_with_its_unit(
+    factory: Factory, items: list[dict]
+) -> None:
+    rename = driver.PreparedWrite(
+        update(Item.__table__)
+        .where(ITEM.id == bindparam("item"))
+        .values(name=bindparam("new_name"), due_date=bindparam("due", type_=ITEM.due_date.type))
+    )
+    first, second = items[0]["_id"], items[1]["_id"]
+    due = datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)
+    rows = [{"item": first, "new_name": "One"}, {"item": second, "new_name": "Two"}]
+    with pytest.raises(RuntimeError):
+        async with factory.work() as uow:  # the writes are its first statement
+            await rename.run_many(uow.reads, rows, same={"due": due})
+            async with factory.work(write=False) as other:  # not committed: not seen
+                assert await _value(other.reads, select(ITEM.name).where(ITEM.id == first)) == (
+                    "Bug 0"
+                )
+            changed = await driver.fetch_all(
+                uow.reads, select(ITEM.name, ITEM.due_date).where(one_of(ITEM.id, [first, second]))
+            )
+            assert sorted((row.name, row.due_date) for row in changed) == [
+                ("One", due),
+                ("Two", due),
+            ]
+            raise RuntimeError("roll back")
+    async with factory.work(write=False) as uow:
+        names = await driver.fetch_all(uow.reads, select(ITEM.name).order_by(ITEM.name))
+        assert [row.name for row in names] == ["Bug 0", "Bug 1", "Bug 2", "No due date"]
+    with pytest.raises(ValueError, match="RETURNING"):
+        async with factory.work() as uow:
+            await driver.PreparedWrite(update(Item.__table__).returning(ITEM.id)).run_many(
+                uow.reads, []
+            )
