@@ -13,6 +13,7 @@ from botframework.connector.auth import ServiceClientCredentialsFactory
 from bot.auth import api as auth_api
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock, SystemClock
+from bot.db import checkpoints
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
@@ -103,9 +104,10 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
     engine = create_engine(app[SETTINGS].database_url)
     try:
         await migrate(engine)
-        app[ENGINE] = engine
-        app[SESSIONS] = session_factory(engine)
-        yield
+        async with checkpoints.in_background(engine):
+            app[ENGINE] = engine
+            app[SESSIONS] = session_factory(engine)
+            yield
     finally:
         await engine.dispose()
 
