@@ -82,6 +82,18 @@ class Driver:
         return await self.pool.fetch(sql, *args)
 
 
+def pool(dsn: str, max_size: int) -> asyncpg.Pool:
+    """The ceilings' asyncpg pool. Its reset on release sends nothing: the ceilings change no
+    session state, and asyncpg's own reset, a round trip per release, cost the ceilings more
+    than the app's pool pays (SQLAlchemy's reset is a rollback, which outside a transaction
+    sends nothing)."""
+    return asyncpg.create_pool(dsn, min_size=2, max_size=max_size, reset=_keep_as_is)
+
+
+async def _keep_as_is(_connection: asyncpg.Connection) -> None:
+    return None
+
+
 def users_statement(dialect: Dialect) -> Compiled:
     return Compiled(select(*USER).where(one_of(USER.id, ["stand-in"])), dialect)
 

@@ -28,6 +28,7 @@ from aiohttp import web
 from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 from sqlalchemy.dialects.sqlite import dialect as SQLiteDialect
 
+from bench import raw_common
 from bench.items import LIST_QUERY
 from bench.raw_common import (
     Compiled,
@@ -442,7 +443,7 @@ def main(port: int, database_url: str) -> None:
 
         async def pool(app: web.Application) -> AsyncIterator[None]:
             dsn = database_url.replace("postgresql+asyncpg", "postgresql")
-            async with asyncpg.create_pool(dsn, min_size=2, max_size=20) as created:
+            async with raw_common.pool(dsn, max_size=20) as created:
                 holder["db"].pool = created
                 yield
 

@@ -10,6 +10,8 @@ import asyncpg
 import orjson
 from aiohttp import web
 
+from bench import raw_common
+
 LOOKUP = """
 SELECT t.expires_at, t.revoked_at, u.id, u.source_id, u.display_name, u.email, u.username, u.source
 FROM auth_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = {param}
@@ -47,7 +49,7 @@ def postgres_app(dsn: str) -> web.Application:
     pool_key = web.AppKey("pool", asyncpg.Pool)
 
     async def pool(app: web.Application) -> AsyncIterator[None]:
-        async with asyncpg.create_pool(dsn, min_size=2, max_size=10) as created:
+        async with raw_common.pool(dsn, max_size=10) as created:
             app[pool_key] = created
             yield
 

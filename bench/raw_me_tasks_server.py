@@ -10,12 +10,12 @@ import hashlib
 import sys
 from collections.abc import AsyncIterator
 
-import asyncpg
 import orjson
 from aiohttp import web
 from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 from sqlalchemy.dialects.sqlite import dialect as sqlite_dialect
 
+from bench import raw_common
 from bench.raw_common import (
     CALLER,
     Compiled,
@@ -93,7 +93,7 @@ def main(port: int, database_url: str) -> None:
     if not db.sqlite:
 
         async def pool(_app: web.Application) -> AsyncIterator[None]:
-            async with asyncpg.create_pool(db.dsn, min_size=2, max_size=10) as created:
+            async with raw_common.pool(db.dsn, max_size=10) as created:
                 db.pool = created
                 yield
 
