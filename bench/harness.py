@@ -322,3 +322,13 @@ def same_rows(app_body: bytes, raw_body: bytes) -> None:
     for key in ("value", "@odata.count"):
         if app.get(key) != raw.get(key):
             raise RuntimeError(f"the raw ceiling's {key} differs from the app's")
+
+
+def same_shape(app_body: bytes, raw_body: bytes) -> None:
+    """Stop the run unless a raw ceiling answered a create with the app's fields (the values
+    differ: ids, numbers, times)."""
+    app, raw = json.loads(app_body), json.loads(raw_body)
+    if list(app) != list(raw):
+        raise RuntimeError(
+            f"the raw ceiling's fields {list(raw)} differ from the app's {list(app)}"
+        )

@@ -14,11 +14,10 @@ from pathlib import Path
 
 from bench import items_data
 from bench.harness import dataset_database, environment, free_port, run_cli, server
-from bench.items import BUGS, ITEMS, LIST_QUERY
+from bench.items import BUGS, CREATED, ITEMS, LIST_QUERY
 
 WARM_UP = 20
 COUNTED = 30
-CREATE_BODY = {"name": "Created by the count", "priority": "High", "dueDate": "2026-12-01"}
 
 
 def measure(kind: str) -> dict[str, float]:
@@ -47,7 +46,7 @@ def measure(kind: str) -> dict[str, float]:
                     if request == "list":
                         _send(base + list_path, headers)
                     else:
-                        _send(base + "/odata/bugs", headers, CREATE_BODY)
+                        _send(base + "/odata/bugs", headers, CREATED)
 
                 figures[f"{request}_{name}"] = _counted(
                     command, env, Path(folder) / f"{name}-{request}", call

@@ -23,6 +23,7 @@ from bench.harness import (
     ratio,
     run_cli,
     same_rows,
+    same_shape,
     server,
     wrk,
 )
@@ -35,6 +36,8 @@ LIST_QUERY = {
     "$top": "50",
     "$count": "true",
 }
+# What post_bug.lua creates.
+CREATED = {"name": "Created by wrk", "priority": "High", "dueDate": "2026-12-01"}
 BULK_IDS = 1000
 BULK_RUNS = 10
 
@@ -66,7 +69,7 @@ def measure(kind: str) -> dict[str, object]:
             server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
         )
         page = _request(app.base, "GET", list_path, headers)
-        created = _request(app.base, "POST", "/odata/bugs", headers, {"name": "Benchmark bug"})
+        created = _request(app.base, "POST", "/odata/bugs", headers, CREATED)
         port = free_port()
         raw = servers.enter_context(
             server([sys.executable, "-m", "bench.raw_items_server", str(port), url], env, port)
@@ -75,6 +78,7 @@ def measure(kind: str) -> dict[str, object]:
             _request(app.base, "GET", list_path, headers),
             _request(raw.base, "GET", list_path, headers),
         )
+        same_shape(created, _request(raw.base, "POST", "/odata/bugs", headers, CREATED))
         bare_list, bare_create = (
             servers.enter_context(_bare(env, Path(folder) / name, body))
             for name, body in (("page.json", page), ("created.json", created))

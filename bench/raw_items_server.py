@@ -247,7 +247,8 @@ def _list_statements(dialect: Any) -> tuple[Compiled, Compiled, Compiled]:
     return page, Compiled(count_statement(items, query), dialect), users_statement(dialect)
 
 
-def build(db: Any) -> web.Application:
+def build(db: Any, base: str) -> web.Application:
+    """The ceiling's routes; `base` starts its @odata links, as PUBLIC_URL does the app's."""
     counts: dict[str, tuple[int, int]] = {}
     references: dict[str, tuple[int, dict[str, Any], dict[str, Any]]] = {}
     list_page, list_count, list_users = _list_statements(db.dialect)
@@ -308,14 +309,7 @@ def build(db: Any) -> web.Application:
         now = datetime.now(UTC)
         item_id = f"{int(time.time()):08x}{secrets.token_hex(8)}"
         due = datetime.fromisoformat(body["dueDate"]).replace(tzinfo=UTC)
-        created = {
-            "_id": item_id,
-            "name": body["name"],
-            "status": status[2],
-            "priority": priority[2],
-            "dueDate": _ts(due),
-            "createdAt": _ts(now),
-        }
+        severity = primary["severity"][2]
         params = {
             "c": channel,
             "id": item_id,
@@ -323,7 +317,7 @@ def build(db: Any) -> web.Application:
             "status": status[2],
             "status_id": status[0],
             "priority": priority[2],
-            "severity": primary["severity"][2],
+            "severity": severity,
             "project_id": project[0],
             "source": project[6],
             "due": db.instant(due),
@@ -331,14 +325,48 @@ def build(db: Any) -> web.Application:
             "now": db.instant(now),
             "user": user_id,
             "event": f"{int(time.time()):08x}{secrets.token_hex(8)}",
-            "payload": json.dumps({"item": created}),
         }
         async with db.transaction() as transaction:
             run = transaction.run
-            params["internal_id"] = (await run(NEXT_NUMBER, {"c": channel}))[0][0]
+            internal_id = (await run(NEXT_NUMBER, {"c": channel}))[0][0]
+            params["internal_id"] = internal_id
             await run(INSERT_ITEM, params)
+            # The created shape, as the app answers it and its ITEM_CREATED event carries it.
+            created = {
+                "_id": item_id,
+                "internalId": internal_id,
+                "name": body["name"],
+                "body": None,
+                "owner": None,
+                "status": status[2],
+                "priority": priority[2],
+                "source": project[6],
+                "sourceId": item_id,
+                "startDate": None,
+                "dueDate": _ts(due),
+                "completedDate": None,
+                "effort": None,
+                "phase": None,
+                "phaseName": None,
+                "bucket": [],
+                "bucketName": None,
+                "attachments": [],
+                "createdAt": _ts(now),
+                "updatedAt": _ts(now),
+                "projectId": project[0],
+                "assignedTo": [],
+                "severity": severity,
+            }
+            params["payload"] = orjson.dumps({"item": created}).decode()
             await run(INSERT_EVENT, params)
-        return web.Response(body=orjson.dumps(created), status=201, content_type="application/json")
+        link = f"{base}/odata/bugs('{item_id}')"
+        answer = {
+            "@odata.context": f"{base}/odata/$metadata#bugs/$entity",
+            "@odata.editLink": link,
+            "@odata.id": link,
+            **created,
+        }
+        return web.Response(body=orjson.dumps(answer), status=201, content_type="application/json")
 
     bulk_rows = BULK_ROWS.format(ids=db.one_of, lock=db.lock)
     bulk_update = BULK_UPDATE.format(ids=db.one_of)
@@ -436,8 +464,9 @@ async def _ok() -> web.Response:
 
 
 def main(port: int, database_url: str) -> None:
+    base = f"http://127.0.0.1:{port}"  # the app's default PUBLIC_URL, on this port
     if database_url.startswith("sqlite"):
-        app = build(Sqlite(database_url.split(":///", 1)[1]))
+        app = build(Sqlite(database_url.split(":///", 1)[1]), base)
     else:
         holder: dict[str, Any] = {}
 
@@ -448,7 +477,7 @@ def main(port: int, database_url: str) -> None:
                 yield
 
         holder["db"] = Postgres(None)
-        app = build(holder["db"])
+        app = build(holder["db"], base)
         app.cleanup_ctx.append(pool)
     web.run_app(app, host="127.0.0.1", port=port, print=None)
 
