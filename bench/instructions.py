@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import items_data
-from bench.harness import dataset_database, environment, free_port, run_cli, server
-from bench.items import BUGS, CREATED, ITEMS, LIST_QUERY
+from bench.harness import dataset_database, environment, free_port, server
+from bench.items import BUGS, CREATED, ITEMS, LIST_PATH, demo_in_channel
 
 WARM_UP = 20
 COUNTED = 30
@@ -25,15 +25,7 @@ def measure(kind: str) -> dict[str, float]:
     data = items_data.dataset(BUGS, ITEMS)
     with tempfile.TemporaryDirectory() as folder, dataset_database(kind, Path(folder), data) as url:
         env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
-        demo = json.loads(run_cli(env, "admin", "demo"))
-        headers = {
-            "Cookie": f"graphNodeCookie={demo['cookie']}",
-            "x-svc-teamid": demo["teamId"],
-            "x-svc-channelId": demo["channelId"],
-        }
-        list_path = "/odata/bugs?" + urllib.parse.urlencode(
-            LIST_QUERY, quote_via=urllib.parse.quote
-        )
+        headers = demo_in_channel(env)
         servers = {
             "app": lambda port: [sys.executable, "app.py"],
             "raw": lambda port: [sys.executable, "-m", "bench.raw_items_server", str(port), url],
@@ -44,7 +36,7 @@ def measure(kind: str) -> dict[str, float]:
 
                 def call(base: str, request: str = request) -> None:
                     if request == "list":
-                        _send(base + list_path, headers)
+                        _send(base + LIST_PATH, headers)
                     else:
                         _send(base + "/odata/bugs", headers, CREATED)
 

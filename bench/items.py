@@ -38,6 +38,7 @@ LIST_QUERY = {
 }
 # What post_bug.lua creates.
 CREATED = {"name": "Created by wrk", "priority": "High", "dueDate": "2026-12-01"}
+LIST_PATH = "/odata/bugs?" + urllib.parse.urlencode(LIST_QUERY, quote_via=urllib.parse.quote)
 BULK_IDS = 1000
 BULK_RUNS = 10
 
@@ -50,33 +51,24 @@ def measure(kind: str) -> dict[str, object]:
         ExitStack() as servers,
     ):
         env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
-        # The demo seed is already there; this signs in afresh.
-        demo = json.loads(run_cli(env, "admin", "demo"))
-        headers = {
-            "Cookie": f"graphNodeCookie={demo['cookie']}",
-            "x-svc-teamid": demo["teamId"],
-            "x-svc-channelId": demo["channelId"],
-        }
+        headers = demo_in_channel(env)
         posting = {**headers, "Content-Type": "application/json"}
         post_bug = Path(__file__).with_name("post_bug.lua")
-        list_path = "/odata/bugs?" + urllib.parse.urlencode(
-            LIST_QUERY, quote_via=urllib.parse.quote
-        )
         # The app and its ceilings serve side by side, each its own process, and are loaded in
         # turn (`in_rounds`); the bare ceilings answer what the app answered.
         port = free_port()
         app = servers.enter_context(
             server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
         )
-        page = _request(app.base, "GET", list_path, headers)
+        page = _request(app.base, "GET", LIST_PATH, headers)
         created = _request(app.base, "POST", "/odata/bugs", headers, CREATED)
         port = free_port()
         raw = servers.enter_context(
             server([sys.executable, "-m", "bench.raw_items_server", str(port), url], env, port)
         )
         same_rows(
-            _request(app.base, "GET", list_path, headers),
-            _request(raw.base, "GET", list_path, headers),
+            _request(app.base, "GET", LIST_PATH, headers),
+            _request(raw.base, "GET", LIST_PATH, headers),
         )
         same_shape(created, _request(raw.base, "POST", "/odata/bugs", headers, CREATED))
         bare_list, bare_create = (
@@ -87,10 +79,10 @@ def measure(kind: str) -> dict[str, object]:
         results.update(
             in_rounds(
                 {
-                    "list": lambda: wrk(app.base + list_path, headers=headers, connections=8),
-                    "list_raw": lambda: wrk(raw.base + list_path, headers=headers, connections=8),
+                    "list": lambda: wrk(app.base + LIST_PATH, headers=headers, connections=8),
+                    "list_raw": lambda: wrk(raw.base + LIST_PATH, headers=headers, connections=8),
                     "list_bare": lambda: wrk(
-                        bare_list.base + list_path, headers=headers, connections=8
+                        bare_list.base + LIST_PATH, headers=headers, connections=8
                     ),
                 }
             )
@@ -131,6 +123,17 @@ def measure(kind: str) -> dict[str, object]:
             app.base, raw.base, headers, ids[:BULK_IDS]
         )
         return results
+
+
+def demo_in_channel(env: dict[str, str]) -> dict[str, str]:
+    """The headers of the demo user in the demo channel. The demo seed is in every dataset
+    already; this signs in afresh."""
+    demo = json.loads(run_cli(env, "admin", "demo"))
+    return {
+        "Cookie": f"graphNodeCookie={demo['cookie']}",
+        "x-svc-teamid": demo["teamId"],
+        "x-svc-channelId": demo["channelId"],
+    }
 
 
 @contextmanager
