@@ -106,13 +106,13 @@ async def _admit(
         raise Unauthorized(NO_CREDENTIALS)
     now = uow.clock.now()
     row = await lookup.one(uow.reads, {"token_hash": hash_secret(secret), **params})
-    if row is None or row.revoked_at is not None or row.expires_at <= now:
+    if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
         raise Unauthorized(BAD_CREDENTIALS)
-    if row.sliding_seconds:
-        slid = now + timedelta(seconds=row.sliding_seconds)
-        if slid - row.expires_at >= SLIDE_GRANULARITY:
+    if row["sliding_seconds"]:
+        slid = now + timedelta(seconds=row["sliding_seconds"])
+        if slid - row["expires_at"] >= SLIDE_GRANULARITY:
             await uow.session.execute(
-                update(AuthToken).where(AuthToken.id == row.token_id).values(expires_at=slid)
+                update(AuthToken).where(AuthToken.id == row["token_id"]).values(expires_at=slid)
             )
     return directory.actor_of_row(row), row
 

@@ -269,11 +269,15 @@ async def resolve_channel(
     """The channel a request names, if the user is a member of its team and it is supported."""
     statement = select(*CHANNEL_ACCESS).select_from(User)
     row = (
-        await uow.session.execute(
-            join_channel_access(statement, User.id).where(User.id == user_id),
-            {"team": team_id, "channel": channel_id},
+        (
+            await uow.session.execute(
+                join_channel_access(statement, User.id).where(User.id == user_id),
+                {"team": team_id, "channel": channel_id},
+            )
         )
-    ).first()
+        .mappings()
+        .first()
+    )
     return admit_to_channel(row, team_id=team_id, channel_id=channel_id)
 
 
@@ -303,24 +307,28 @@ def join_channel_access(statement: Select[*Ts], user_id: SqlExpression) -> Selec
     )
 
 
-def admit_to_channel(row: Any, *, team_id: str, channel_id: str) -> ChannelScope:
+def admit_to_channel(
+    row: Mapping[Any, Any] | None, *, team_id: str, channel_id: str
+) -> ChannelScope:
     """The scope of a row with CHANNEL_ACCESS columns, if the caller may act in that channel."""
+    # By subscript: every channel request runs this, and a driver row's attributes cost an
+    # exception each before they answer.
     # An unknown team and a team of which the caller is not a member look the same from outside.
-    if row is None or row.scope_team_id is None or row.scope_member is None:
+    if row is None or row["scope_team_id"] is None or row["scope_member"] is None:
         raise Forbidden(f"You are not a member of team '{team_id}'.")
-    if row.scope_channel_id is None or row.scope_channel_team_id != row.scope_team_id:
+    if row["scope_channel_id"] is None or row["scope_channel_team_id"] != row["scope_team_id"]:
         raise Forbidden(f"Channel '{channel_id}' is not a channel of team '{team_id}'.")
-    if row.scope_membership_type != READABLE_MEMBERSHIP:
+    if row["scope_membership_type"] != READABLE_MEMBERSHIP:
         raise Forbidden(PRIVATE_CHANNELS_UNSUPPORTED)
-    if row.scope_channel_deleted_at is not None:
+    if row["scope_channel_deleted_at"] is not None:
         raise Forbidden(f"Channel '{channel_id}' has been deleted in Teams.")
     return ChannelScope(
-        team_id=row.scope_team_id,
-        teams_team_id=row.scope_teams_team_id,
-        channel_id=row.scope_channel_id,
-        teams_channel_id=row.scope_teams_channel_id,
-        group_id=row.scope_group_id,
-        tenant_id=row.scope_tenant_id,
+        team_id=row["scope_team_id"],
+        teams_team_id=row["scope_teams_team_id"],
+        channel_id=row["scope_channel_id"],
+        teams_channel_id=row["scope_teams_channel_id"],
+        group_id=row["scope_group_id"],
+        tenant_id=row["scope_tenant_id"],
     )
 
 

@@ -47,7 +47,7 @@ class FieldValues:
 
     @property
     def primary(self) -> driver.Row | None:
-        return next((value for value in self.by_id.values() if value.primary), None)
+        return next((value for value in self.by_id.values() if value["primary"]), None)
 
     def named(self, name: str) -> driver.Row:
         """The value with this name, or a 400 naming the field and the choices."""
@@ -79,8 +79,8 @@ async def load_catalog(
     groups = {STATUS: catalog.statuses, PRIORITY: catalog.priorities, SEVERITY: catalog.severities}
     values = _WHOLE_VALUES if whole else _CHECKED_VALUES
     rows = await values.all(uow.reads, {"channel_id": channel_id, "type": kind.type_label})
-    for value in rows:
-        group = groups[value.field]
-        group.by_key[value.name_key] = value
-        group.by_id[value.id] = value
+    for value in rows:  # by subscript: every create reads a channel's dozen values
+        group = groups[value["field"]]
+        group.by_key[value["name_key"]] = value
+        group.by_id[value["id"]] = value
     return catalog
