@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -82,7 +82,7 @@ class UnitOfWork:
         return self._session
 
 
-_sqlite_writers: WeakKeyDictionary[Engine | Connection, asyncio.Lock] = WeakKeyDictionary()
+_sqlite_writers: WeakKeyDictionary[Engine, asyncio.Lock] = WeakKeyDictionary()
 
 
 @asynccontextmanager
@@ -110,24 +110,20 @@ async def unit_of_work(
             lock = _sqlite_writers.setdefault(engine.sync_engine, asyncio.Lock())
             await stack.enter_async_context(lock)
         connection = await stack.enter_async_context(engine.connect())
-        transaction = await stack.enter_async_context(connection.begin())
+        # Committed when the block ends normally, rolled back on any exception.
+        await stack.enter_async_context(connection.begin())
         reads = TransactionReads(connection)
         if sqlite:
             # Take SQLite's write lock up front: a read transaction that later writes fails at
             # once (SQLITE_BUSY, no waiting) when another writer went first.
             await take_sqlite_write_lock(reads)
         # A session joins the unit's transaction; only rolling back reaches it (the unit's own
-        # end commits it), so its commit below flushes what it holds and nothing more.
+        # end commits it), so its commit flushes what it holds and nothing more.
         joined = partial(sessions, bind=connection, join_transaction_mode="rollback_only")
-        uow = UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=joined)
-        try:
+        async with _ending_session(
+            UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=joined)
+        ) as uow:
             yield uow
-            if uow.opened is not None:
-                await uow.opened.commit()
-        finally:
-            if uow.opened is not None:
-                await uow.opened.close()
-        await transaction.commit()
 
 
 @asynccontextmanager
@@ -138,12 +134,24 @@ async def _reading(
     cache: VersionedCache | None,
 ) -> AsyncIterator[UnitOfWork]:
     reads = PooledReads(engine)
-    uow = UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=sessions)
+    try:
+        # A read may write a little through its session (a session's sliding expiry).
+        async with _ending_session(
+            UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=sessions)
+        ) as uow:
+            yield uow
+    finally:
+        await reads.close()
+
+
+@asynccontextmanager
+async def _ending_session(uow: UnitOfWork) -> AsyncIterator[UnitOfWork]:
+    """The unit, whose session, if one was opened, commits when the block ends normally and
+    closes in any case."""
     try:
         yield uow
         if uow.opened is not None:
-            await uow.opened.commit()  # a read may write a little (a session's sliding expiry)
+            await uow.opened.commit()
     finally:
         if uow.opened is not None:
             await uow.opened.close()
-        await reads.close()

@@ -189,15 +189,8 @@ class PreparedWrite(_Once):
 
     async def run(self, reads: Reads, values: Mapping[str, Any]) -> list[Row]:
         """The returned rows (none without RETURNING)."""
-        assert isinstance(reads, TransactionReads), "writes belong to a writing unit of work"
-        dialect, driver = await reads.connection()
-        if driver.is_in_transaction():
-            return await self._run(dialect, driver, values)
-        # PostgreSQL's adapter begins the unit's transaction lazily, at the first statement
-        # SQLAlchemy runs: a write before it would commit on its own. This one goes through
-        # SQLAlchemy, which begins the transaction the later writes join.
-        result = await reads.transaction_connection.execute(self.statement, values)
-        return [Row(row) for row in result.mappings()] if self._returns else []
+        dialect, driver = await _begun(reads)
+        return await self._run(dialect, driver, values)
 
     async def run_many(
         self,
