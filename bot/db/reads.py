@@ -23,19 +23,16 @@ class Reads(Protocol):
 
 
 class TransactionReads:
-    """Reads in a writing unit's transaction, on its connection: they see the unit's own writes.
-    `bot.db.driver.PreparedWrite` writes here too."""
+    """Reads in a writing unit's transaction, on its connection (`driver`, the driver's own):
+    they see the unit's own writes. `bot.db.driver.PreparedWrite` writes here too."""
 
     __slots__ = ("_driver", "transaction_connection")
 
-    def __init__(self, connection: AsyncConnection) -> None:
+    def __init__(self, connection: AsyncConnection, driver: Any) -> None:
         self.transaction_connection = connection
-        self._driver: Any = None
+        self._driver = driver
 
     async def connection(self) -> tuple[Dialect, Any]:
-        if self._driver is None:  # found once per unit: asking each time cost a short query's time
-            raw = await self.transaction_connection.get_raw_connection()
-            self._driver = raw.driver_connection
         return self.transaction_connection.dialect, self._driver
 
 
