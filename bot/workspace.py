@@ -2,7 +2,7 @@
 
 from sqlalchemy import select
 
-from bot.db.tables import ItemCounter, Project
+from bot.db.tables import Channel, ItemCounter, Project
 from bot.directory import service as directory
 from bot.directory.schemas import ChannelOut, MembershipType
 from bot.fields import service as fields
@@ -19,10 +19,14 @@ async def add_channel(
     name: str,
     membership_type: MembershipType = MembershipType.STANDARD,
 ) -> ChannelOut:
-    """Record the channel; the first time, give it its native project and default fields."""
+    """Record the channel; the first time, give it its native project and default fields. A
+    renamed channel renames its native project."""
+    previous = await uow.session.scalar(select(Channel.name).where(Channel.teams_id == channel_id))
     channel = await directory.upsert_channel(
         uow, team_id=team_id, channel_id=channel_id, name=name, membership_type=membership_type
     )
+    if previous is not None and previous != name:
+        await projects.follow_channel_rename(uow, channel_id=channel.id, old=previous, new=name)
     bootstrapped = await uow.session.scalar(
         select(Project.id).where(Project.channel_id == channel.id).limit(1)
     )

@@ -60,6 +60,27 @@ async def add_native_project(
     return project
 
 
+async def follow_channel_rename(uow: UnitOfWork, *, channel_id: str, old: str, new: str) -> None:
+    """The native project is named after its channel (api.md §5): a channel renamed in Teams
+    renames it, each of its two names that is still the channel's old one (a name given here
+    stays as given)."""
+    project = await uow.session.scalar(
+        select(Project)
+        .where(Project.channel_id == channel_id, Project.source == SourceKind.NATIVE)
+        .with_for_update()
+    )
+    if project is None or old not in (project.display_name, project.project_name):
+        return
+    if project.display_name == old:
+        project.display_name = new
+    if project.project_name == old:
+        project.project_name = new
+    project.updated_at = uow.clock.now()
+    await uow.session.flush()
+    for kind in ItemKind:  # items show their project's names (EMBEDDED)
+        await versions.bump(uow, channel_id=channel_id, kind=kind)
+
+
 async def native_project(uow: UnitOfWork, *, channel_id: str) -> driver.Row:
     """The channel's own project, as an item takes it: its id, channel and source."""
     project = await _NATIVE.one(uow.reads, {"channel_id": channel_id})

@@ -153,6 +153,57 @@ async def test_a_channel_created_then_renamed_is_recorded_with_its_bootstrap(
         assert len(projects.all()) == 1
 
 
+async def _native_project_names(bot: TestClient, channel: str) -> tuple[str, str]:
+    """The native project's names as a bug of the channel shows them (lists cache them)."""
+    headers = {**await session_of(bot, ADA.upn), "x-svc-teamid": TEAM, "x-svc-channelId": channel}
+    page = await (await bot.get("/odata/bugs", headers=headers)).json()
+    project = page["value"][0]["projectId"]
+    return project["displayName"], project["projectName"]
+
+
+def _channel_event(service_url: str, name: str, event_type: str) -> dict:
+    return teams_activity(
+        "conversationUpdate",
+        service_url,
+        channel=RELEASES,
+        channel_name=name,
+        event_type=event_type,
+    )
+
+
+async def _releases_with_a_bug(post: Post, bot: TestClient, service_url: str) -> dict[str, str]:
+    """The Releases channel, created in Teams, with one bug; Ada's headers in it."""
+    await post(installed(service_url))
+    await post(_channel_event(service_url, "Releases", "channelCreated"))
+    headers = {**await session_of(bot, ADA.upn), "x-svc-teamid": TEAM, "x-svc-channelId": RELEASES}
+    created = await bot.post("/odata/bugs", json={"name": "Crash"}, headers=headers)
+    assert created.status == 201, await created.text()
+    assert await _native_project_names(bot, RELEASES) == ("Releases", "Releases")
+    return headers
+
+
+async def test_a_channel_renamed_in_teams_renames_its_native_project(
+    post: Post, bot: TestClient, service_url: str
+) -> None:
+    await _releases_with_a_bug(post, bot, service_url)
+    await post(_channel_event(service_url, "Shipping", "channelRenamed"))
+    assert await _native_project_names(bot, RELEASES) == ("Shipping", "Shipping")
+
+
+async def test_a_native_project_name_given_here_survives_the_channels_rename(
+    post: Post, bot: TestClient, service_url: str
+) -> None:
+    headers = await _releases_with_a_bug(post, bot, service_url)
+    native = (await (await bot.get("/api/projects", headers=headers)).json())["value"][0]
+    renamed = await bot.patch(
+        f"/api/projects/{native['_id']}", json={"displayName": "Release train"}, headers=headers
+    )
+    assert renamed.status == 200, await renamed.text()
+    await post(_channel_event(service_url, "Shipping", "channelRenamed"))
+    # The name given here stays; the one still the channel's follows it.
+    assert await _native_project_names(bot, RELEASES) == ("Release train", "Shipping")
+
+
 async def test_a_deleted_channel_is_refused_by_the_api_and_keeps_its_data(
     post: Post, bot: TestClient, service_url: str, factory: Factory
 ) -> None:
