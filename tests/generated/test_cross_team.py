@@ -5,298 +5,38 @@ channel route Eve tries Team A's context (403), Team A's ids under her own conte
 Team A row in what she gets), bulk edits mixing both teams' ids, list filters naming Team A, and
 body fields naming Team A's rows; Team A's rows must come out exactly as they went in. The same
 requests made by Team A's own member then succeed, so the refusals came from the channel check and
-not from a malformed probe. A new route without an entry in MATRIX fails here by name.
+not from a malformed probe. A new route without an entry in MATRIX (cross_team_matrix.py) fails
+here by name.
 """
 
 import json
-import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import timedelta
-from enum import StrEnum
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from pydantic import BaseModel
-from sqlalchemy import Table, select
+from sqlalchemy import select
 
-from bot.app import ROUTE_TABLES
-from bot.clock import FrozenClock
-from bot.db.tables import (
-    Base,
-    Channel,
-    FieldMapping,
-    FieldValue,
-    Item,
-    ItemAssignee,
-    ItemCounter,
-    PendingEvent,
-    Project,
-    Team,
-    TeamMember,
-)
-from bot.directory.queries import USERS
-from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
-from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
-from bot.items.queries import entity_set
-from bot.items.schemas import BugCreate, BugPatch, BulkEdit, TaskCreate, TaskPatch
-from bot.mappings.queries import MAPPINGS
-from bot.mappings.schemas import MappingIn, MappingPatch
-from bot.odata.model import EntitySet
-from bot.projects.queries import PROJECTS
-from bot.projects.schemas import ProjectIn, ProjectPatch
-from bot.schemas import ItemKind
-from bot.uow import ChannelScope
+from bot.db.tables import Channel, FieldMapping, FieldValue, Item, Project
+from bot.items.schemas import BulkEdit
 from bot.web.routing import Access, Endpoint
-from tests.factories import CHANNEL, TEAM, Factory, Member
-
-TEAM_B = "19:team-b@thread.tacv2"
-CHANNEL_B = "19:channel-b@thread.tacv2"
-# Every name Team A's data carries, so a leak of any of it shows up in a response's text.
-ALPHA = "ALPHA"
-PATH_PARAMETER = re.compile(r"\{(\w+)(?::[^}]*)?\}")
-
-ENDPOINTS: list[Endpoint] = [endpoint for table in ROUTE_TABLES for endpoint in table.endpoints]
-
-
-def route_of(endpoint: Endpoint) -> str:
-    return f"{endpoint.method} {endpoint.path}"
-
-
-class Kind(StrEnum):
-    """How a channel route is probed."""
-
-    READ = "read"  # a GET about the caller's channel itself, no parameters
-    LIST = "list"  # an OData collection of the caller's channel: also probed with $filter
-    CREATE = "create"  # a POST that adds a row to the caller's channel
-    KEYED = "keyed"  # path parameters name one row of the caller's channel
-    BULK = "bulk"  # `ids` in the body, one result per id
-
-
-class Target(StrEnum):
-    """Which of a team's rows a route works on (its own member's request must succeed on it)."""
-
-    BUG = "bug"
-    TASK = "task"
-    STATUS = "status"
-    PRIORITY = "priority"
-    SEVERITY = "severity"
-    USER = "user"  # a member of the team
-    PROJECT = "project"  # an external (Jira) project
-    MAPPING = "mapping"  # one of that project's mappings
-
-
-@dataclass(frozen=True)
-class Probe:
-    kind: Kind
-    target: Target | None = None
-    entity: EntitySet | None = None  # LIST: what `$filter` may name
-
-
-# Lists whose entity set depends on the caller's channel are described for a stand-in channel:
-# the probes only read which properties and collections a `$filter` may name.
-_SOME_CHANNEL = ChannelScope(
-    "t" * 24, "19:t@thread.tacv2", "c" * 24, "19:c@thread.tacv2", None, None
+from tests.factories import CHANNEL, TEAM, Factory
+from tests.generated.cross_team_matrix import (
+    BODIES,
+    ENDPOINTS,
+    MATRIX,
+    PATH_PARAMETER,
+    REFERENCES,
+    SERVER_OWNED,
+    Kind,
+    Probe,
+    fill,
+    known_good,
+    missing_body,
+    probe_of,
+    route_of,
 )
-BUGS, TASKS = (entity_set(kind, _SOME_CHANNEL) for kind in (ItemKind.BUG, ItemKind.TASK))
-
-# Every CHANNEL route, by "METHOD path". A new route must be added here (the tests say so).
-MATRIX: dict[str, Probe] = {
-    "GET /api/context": Probe(Kind.READ),
-    "GET /api/users": Probe(Kind.LIST, Target.USER, USERS),
-    "GET /api/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
-    "GET /odata/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
-    "POST /odata/bugs": Probe(Kind.CREATE, Target.BUG),
-    "GET /api/bugs/{id}/details": Probe(Kind.KEYED, Target.BUG),
-    "PATCH /odata/bugs({key})": Probe(Kind.KEYED, Target.BUG),
-    "DELETE /odata/bugs({key})": Probe(Kind.KEYED, Target.BUG),
-    "POST /api/bulk/bug": Probe(Kind.BULK, Target.BUG),
-    "GET /api/tasks": Probe(Kind.LIST, Target.TASK, TASKS),
-    "GET /odata/tasks": Probe(Kind.LIST, Target.TASK, TASKS),
-    "POST /odata/tasks": Probe(Kind.CREATE, Target.TASK),
-    "GET /api/tasks/{id}/details": Probe(Kind.KEYED, Target.TASK),
-    "PATCH /odata/tasks({key})": Probe(Kind.KEYED, Target.TASK),
-    "DELETE /odata/tasks({key})": Probe(Kind.KEYED, Target.TASK),
-    "POST /api/bulk/task": Probe(Kind.BULK, Target.TASK),
-    "GET /odata/status": Probe(Kind.LIST, Target.STATUS, STATUSES),
-    "POST /odata/status": Probe(Kind.CREATE, Target.STATUS),
-    "PATCH /odata/status({key})": Probe(Kind.KEYED, Target.STATUS),
-    "DELETE /odata/status({key})": Probe(Kind.KEYED, Target.STATUS),
-    "GET /api/priority": Probe(Kind.LIST, Target.PRIORITY, PRIORITIES),
-    "POST /odata/priority": Probe(Kind.CREATE, Target.PRIORITY),
-    "PATCH /odata/priority({key})": Probe(Kind.KEYED, Target.PRIORITY),
-    "DELETE /odata/priority({key})": Probe(Kind.KEYED, Target.PRIORITY),
-    "GET /api/severity": Probe(Kind.LIST, Target.SEVERITY, SEVERITIES),
-    "POST /odata/severity": Probe(Kind.CREATE, Target.SEVERITY),
-    "PATCH /odata/severity({key})": Probe(Kind.KEYED, Target.SEVERITY),
-    "DELETE /odata/severity({key})": Probe(Kind.KEYED, Target.SEVERITY),
-    "GET /api/projects": Probe(Kind.LIST, Target.PROJECT, PROJECTS),
-    "POST /api/projects": Probe(Kind.CREATE, Target.PROJECT),
-    "GET /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
-    "PATCH /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
-    "DELETE /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
-    "GET /api/fields/bug/status/{project}": Probe(Kind.KEYED, Target.PROJECT),
-    "GET /api/fields/task/status/{project}": Probe(Kind.KEYED, Target.PROJECT),
-    "GET /odata/_fieldMappings": Probe(Kind.LIST, Target.MAPPING, MAPPINGS),
-    "POST /odata/_fieldMappings": Probe(Kind.CREATE, Target.MAPPING),
-    "PATCH /odata/_fieldMappings({key})": Probe(Kind.KEYED, Target.MAPPING),
-    "DELETE /odata/_fieldMappings({key})": Probe(Kind.KEYED, Target.MAPPING),
-}
-
-# Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
-OWN_PROJECT = "<own project>"
-OWN_PRIORITY = "<own priority>"
-JIRA_STATES = [
-    {"id": "1", "name": "To Do", "category": "New"},
-    {"id": "3", "name": "Done", "category": "Done"},
-]
-
-# A body each model accepts and that changes something, so a request that got through would show.
-# The `ids` of a bulk edit are replaced by each probe's own.
-BODIES: dict[type[BaseModel], dict[str, Any]] = {
-    BugCreate: {"name": "Probe bug", "priority": "Low", "severity": "Critical"},
-    TaskCreate: {"name": "Probe task", "priority": "Low"},
-    BugPatch: {"name": "Probe renamed", "priority": "Low", "severity": "Critical"},
-    TaskPatch: {"name": "Probe renamed", "priority": "Low"},
-    BulkEdit: {"ids": ["0" * 24], "priority": "Low", "dueDate": "2027-01-01"},
-    StatusIn: {"name": "Probe status", "type": "Bug", "category": "Active"},
-    StatusPatch: {"color": "#123456", "description": "probed"},
-    PriorityIn: {"name": "Probe priority", "type": "Bug"},
-    SeverityIn: {"name": "Probe severity"},
-    LevelPatch: {"color": "#123456", "description": "probed"},
-    ProjectIn: {
-        "displayName": "Probe project",
-        "source": "Jira",
-        "sourceId": "PROBE",
-        "hostname": "probe.atlassian.net",
-        "states": JIRA_STATES,
-        "token": "probe-token",
-    },
-    ProjectPatch: {"displayName": "Probe renamed", "color": "#123456"},
-    # Priorities map free source values, so this one is never a duplicate of a default mapping.
-    MappingIn: {
-        "fieldId": OWN_PRIORITY,
-        "projectId": OWN_PROJECT,
-        "sourceId": "Probe",
-        "type": "priority",
-        "entityType": "Bug",
-    },
-    MappingPatch: {"sourceName": "Probed", "enable": False},
-}
-# Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
-REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
-    BugCreate: ("projectId", "status", "assignedTo"),
-    TaskCreate: ("projectId", "status", "assignedTo"),
-    BugPatch: ("projectId", "status", "assignedTo"),
-    TaskPatch: ("projectId", "status", "assignedTo"),
-    BulkEdit: ("status", "assignedTo"),
-    StatusIn: (),
-    StatusPatch: (),
-    PriorityIn: (),
-    SeverityIn: (),
-    LevelPatch: (),
-    ProjectIn: (),
-    ProjectPatch: (),
-    MappingIn: ("fieldId", "projectId"),
-    MappingPatch: ("fieldId",),
-}
-# Fields a client may send but the server owns (api.md §1): ignored, whatever they name.
-SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")
-
-
-@dataclass
-class Side:
-    """One team's channel, its member, and the rows made in it through the API."""
-
-    member: Member
-    team: str
-    channel: str
-    channel_pk: str
-    bug: dict[str, Any]
-    task: dict[str, Any]
-    status: dict[str, Any]
-    priority: dict[str, Any]
-    severity: dict[str, Any]
-    project: dict[str, Any]
-    mapping: dict[str, Any]
-    priority_id: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return self.member.in_channel(self.team, self.channel)
-
-    def row(self, target: Target) -> dict[str, Any]:
-        if target is Target.USER:
-            return {"_id": self.member.user.id}
-        return {
-            Target.BUG: self.bug,
-            Target.TASK: self.task,
-            Target.STATUS: self.status,
-            Target.PRIORITY: self.priority,
-            Target.SEVERITY: self.severity,
-            Target.PROJECT: self.project,
-            Target.MAPPING: self.mapping,
-        }[target]
-
-
-@dataclass
-class World:
-    a: Side
-    b: Side
-    eve: Member  # Team B's member, in no way part of Team A
-    ids_a: list[str]  # every row id of Team A's channel that a path could name
-    secrets: set[str]  # strings only Team A's rows hold
-
-    def reference(self, field: str) -> Any:
-        """Team A's value for a body field that names a row of the channel."""
-        values = {
-            "projectId": self.a.bug["projectId"],
-            "status": self.a.status["name"],
-            "assignedTo": [self.a.member.user.id],
-            "fieldId": self.a.priority_id,
-        }
-        assert field in values, f"REFERENCES names {field!r}: give it Team A's value here"
-        return values[field]
-
-
-def fill(path: str, value: str) -> str:
-    return PATH_PARAMETER.sub(lambda _match: value, path)
-
-
-def known_good(endpoint: Endpoint, side: Side | None = None) -> dict[str, Any] | None:
-    """A copy of the route's body the probe may change; with `side`, naming that side's rows."""
-    if endpoint.body is None:
-        return None
-    assert endpoint.body in BODIES, missing_body(endpoint)
-    body: dict[str, Any] = json.loads(json.dumps(BODIES[endpoint.body]))
-    if side is not None:
-        own = {OWN_PROJECT: side.project["_id"], OWN_PRIORITY: side.priority_id}
-        body = {
-            field: own.get(value, value) if isinstance(value, str) else value
-            for field, value in body.items()
-        }
-    return body
-
-
-def missing_body(endpoint: Endpoint) -> str:
-    name = endpoint.body.__name__ if endpoint.body else "?"
-    return (
-        f"{route_of(endpoint)} takes a {name} body, which has no entry in BODIES (and REFERENCES) "
-        "of tests/generated/test_cross_team.py: add a minimal valid body so the route is probed"
-    )
-
-
-def probe_of(endpoint: Endpoint) -> Probe:
-    probe = MATRIX.get(route_of(endpoint))
-    if probe is None:
-        pytest.fail(
-            f"{route_of(endpoint)} is a CHANNEL route without an entry in MATRIX of "
-            "tests/generated/test_cross_team.py: add one (its Kind, Target and, for a list, "
-            "its EntitySet) so Team B is probed against it",
-            pytrace=False,
-        )
-    return probe
+from tests.generated.cross_team_world import CHANNEL_B, TEAM_B, Side, World, make, team_rows
 
 
 async def send(
@@ -323,140 +63,6 @@ def assert_error(status: int, payload: Any, expected: int, what: str) -> None:
     assert isinstance(payload, dict) and isinstance(payload.get("error"), str), f"{what}: {payload}"
 
 
-async def make(client: TestClient, side_headers: dict[str, str], path: str, **body: Any) -> dict:
-    response = await client.post(path, json=body, headers=side_headers)
-    assert response.status == 201, await response.text()
-    return await response.json()
-
-
-async def make_side(
-    client: TestClient, factory: Factory, member: Member, team: str, channel: str, label: str
-) -> Side:
-    headers = member.in_channel(team, channel)
-    status = await make(
-        client, headers, "/odata/status", name=f"{label} status", type="Bug", category="Active"
-    )
-    bug = await make(
-        client,
-        headers,
-        "/odata/bugs",
-        name=f"{label} bug",
-        body=f"{label} body",
-        status=status["name"],
-        assignedTo=[member.user.id],
-    )
-    task = await make(
-        client, headers, "/odata/tasks", name=f"{label} task", assignedTo=[member.user.id]
-    )
-    # Held by no item, so Team A's own member may delete them.
-    priority = await make(client, headers, "/odata/priority", name=f"{label} priority", type="Bug")
-    severity = await make(client, headers, "/odata/severity", name=f"{label} severity")
-    project = await make(
-        client,
-        headers,
-        "/api/projects",
-        displayName=f"{label} project",
-        source="Jira",
-        sourceId=label,
-        hostname=f"{label.lower()}.atlassian.net",
-        states=JIRA_STATES,
-    )
-    mappings = await client.get(
-        "/odata/_fieldMappings",
-        params={"$filter": f"projectId eq '{project['_id']}'"},
-        headers=headers,
-    )
-    mapping = (await mappings.json())["value"][0]
-    async with factory.work() as uow:
-        channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
-        priority_id = await uow.session.scalar(
-            select(FieldValue.id).where(
-                FieldValue.channel_id == channel_pk,
-                FieldValue.field == "priority",
-                FieldValue.type == "Bug",
-                FieldValue.name == "Low",
-            )
-        )
-    assert channel_pk is not None and priority_id is not None
-    return Side(
-        member,
-        team,
-        channel,
-        channel_pk,
-        bug,
-        task,
-        status,
-        priority,
-        severity,
-        project,
-        mapping,
-        priority_id,
-    )
-
-
-@pytest.fixture
-async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> World:
-    ada = await factory.member(f"Ada {ALPHA}")
-    await factory.team(TEAM_B, name="Team B", group_id="b0b0b0b0-0000-0000-0000-000000000002")
-    await factory.channel(CHANNEL_B, team_id=TEAM_B, name="Team B channel")
-    eve = await factory.member("Eve", team_id=TEAM_B)
-    a = await make_side(client, factory, ada, TEAM, CHANNEL, ALPHA)
-    b = await make_side(client, factory, eve, TEAM_B, CHANNEL_B, "BRAVO")
-    async with factory.work() as uow:
-        session = uow.session
-        team_pk = await session.scalar(select(Channel.team_id).where(Channel.id == a.channel_pk))
-        statuses = list(
-            await session.scalars(
-                select(FieldValue.id).where(FieldValue.channel_id == a.channel_pk)
-            )
-        )
-        projects = list(
-            await session.scalars(select(Project.id).where(Project.channel_id == a.channel_pk))
-        )
-    assert team_pk is not None
-    ids_a = [
-        a.bug["_id"],
-        a.task["_id"],
-        a.status["_id"],
-        a.priority["_id"],
-        a.severity["_id"],
-        statuses[0],
-        projects[0],
-        ada.user.id,
-        statuses[0],
-        projects[0],
-        a.project["_id"],
-        a.mapping["_id"],
-    ]
-    secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
-    # Whatever a probe could change would then show in updated_at too.
-    clock.advance(timedelta(minutes=5))
-    return World(a=a, b=b, eve=eve, ids_a=ids_a, secrets=secrets)
-
-
-async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of the channel (and its team) in every table that holds them, in key order."""
-    snapshot: dict[str, list[tuple[Any, ...]]] = {}
-    async with factory.work() as uow:
-        session = uow.session
-        team_pk = await session.scalar(select(Channel.team_id).where(Channel.id == channel_pk))
-
-        async def rows(model: type[Base], where: Callable[[Table], Any]) -> None:
-            table = Base.metadata.tables[model.__tablename__]
-            keys = list(table.primary_key.columns)
-            result = await session.execute(select(table).where(where(table)).order_by(*keys))
-            snapshot[table.name] = [tuple(row) for row in result]
-
-        for model in (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping):
-            await rows(model, lambda table: table.c.channel_id == channel_pk)
-        items = select(Item.id).where(Item.channel_id == channel_pk)
-        await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))
-        await rows(Channel, lambda table: table.c.id == channel_pk)
-        await rows(Team, lambda table: table.c.id == team_pk)
-        await rows(TeamMember, lambda table: table.c.team_id == team_pk)
-    return snapshot
-
-
 def channel_endpoints() -> Iterator[Any]:
     for endpoint in ENDPOINTS:
         if endpoint.access is Access.CHANNEL:
@@ -470,7 +76,7 @@ def test_every_channel_route_has_a_matrix_entry() -> None:
     routes = {route_of(e) for e in ENDPOINTS if e.access is Access.CHANNEL}
     missing = sorted(routes - set(MATRIX))
     assert not missing, (
-        f"CHANNEL routes without an entry in MATRIX of tests/generated/test_cross_team.py: "
+        f"CHANNEL routes without an entry in MATRIX of tests/generated/cross_team_matrix.py: "
         f"{missing}; add each with its Kind and Target so Team B is probed against it"
     )
     stale = sorted(set(MATRIX) - routes)

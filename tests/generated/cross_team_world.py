@@ -1,0 +1,184 @@
+"""The two teams the cross-team tests set against each other, their rows made through the API.
+
+A Side is one team's channel, member and rows: a bug, a task, a status, a priority, a severity, a
+Jira project and one of its mappings. A World is Team A's side and Team B's, with Team A's ids
+and the strings only Team A's rows hold, which no answer to Team B may carry. `team_rows` takes
+a channel's rows from every table, so a probe that changed any of them shows.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from sqlalchemy import Table, select
+
+from bot.db.tables import (
+    Base,
+    Channel,
+    FieldMapping,
+    FieldValue,
+    Item,
+    ItemAssignee,
+    ItemCounter,
+    PendingEvent,
+    Project,
+    Team,
+    TeamMember,
+)
+from tests.factories import Factory, Member
+from tests.generated.cross_team_matrix import JIRA_STATES, Target
+
+TEAM_B = "19:team-b@thread.tacv2"
+CHANNEL_B = "19:channel-b@thread.tacv2"
+# Every name Team A's data carries, so a leak of any of it shows up in a response's text.
+ALPHA = "ALPHA"
+
+
+@dataclass
+class Side:
+    """One team's channel, its member, and the rows made in it through the API."""
+
+    member: Member
+    team: str
+    channel: str
+    channel_pk: str
+    bug: dict[str, Any]
+    task: dict[str, Any]
+    status: dict[str, Any]
+    priority: dict[str, Any]
+    severity: dict[str, Any]
+    project: dict[str, Any]
+    mapping: dict[str, Any]
+    priority_id: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return self.member.in_channel(self.team, self.channel)
+
+    def row(self, target: Target) -> dict[str, Any]:
+        if target is Target.USER:
+            return {"_id": self.member.user.id}
+        return {
+            Target.BUG: self.bug,
+            Target.TASK: self.task,
+            Target.STATUS: self.status,
+            Target.PRIORITY: self.priority,
+            Target.SEVERITY: self.severity,
+            Target.PROJECT: self.project,
+            Target.MAPPING: self.mapping,
+        }[target]
+
+
+@dataclass
+class World:
+    a: Side
+    b: Side
+    eve: Member  # Team B's member, in no way part of Team A
+    ids_a: list[str]  # every row id of Team A's channel that a path could name
+    secrets: set[str]  # strings only Team A's rows hold
+
+    def reference(self, field: str) -> Any:
+        """Team A's value for a body field that names a row of the channel."""
+        values = {
+            "projectId": self.a.bug["projectId"],
+            "status": self.a.status["name"],
+            "assignedTo": [self.a.member.user.id],
+            "fieldId": self.a.priority_id,
+        }
+        assert field in values, f"REFERENCES names {field!r}: give it Team A's value here"
+        return values[field]
+
+
+async def make(client: TestClient, side_headers: dict[str, str], path: str, **body: Any) -> dict:
+    response = await client.post(path, json=body, headers=side_headers)
+    assert response.status == 201, await response.text()
+    return await response.json()
+
+
+async def make_side(
+    client: TestClient, factory: Factory, member: Member, team: str, channel: str, label: str
+) -> Side:
+    headers = member.in_channel(team, channel)
+    status = await make(
+        client, headers, "/odata/status", name=f"{label} status", type="Bug", category="Active"
+    )
+    bug = await make(
+        client,
+        headers,
+        "/odata/bugs",
+        name=f"{label} bug",
+        body=f"{label} body",
+        status=status["name"],
+        assignedTo=[member.user.id],
+    )
+    task = await make(
+        client, headers, "/odata/tasks", name=f"{label} task", assignedTo=[member.user.id]
+    )
+    # Held by no item, so Team A's own member may delete them.
+    priority = await make(client, headers, "/odata/priority", name=f"{label} priority", type="Bug")
+    severity = await make(client, headers, "/odata/severity", name=f"{label} severity")
+    project = await make(
+        client,
+        headers,
+        "/api/projects",
+        displayName=f"{label} project",
+        source="Jira",
+        sourceId=label,
+        hostname=f"{label.lower()}.atlassian.net",
+        states=JIRA_STATES,
+    )
+    mappings = await client.get(
+        "/odata/_fieldMappings",
+        params={"$filter": f"projectId eq '{project['_id']}'"},
+        headers=headers,
+    )
+    mapping = (await mappings.json())["value"][0]
+    async with factory.work() as uow:
+        channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
+        priority_id = await uow.session.scalar(
+            select(FieldValue.id).where(
+                FieldValue.channel_id == channel_pk,
+                FieldValue.field == "priority",
+                FieldValue.type == "Bug",
+                FieldValue.name == "Low",
+            )
+        )
+    assert channel_pk is not None and priority_id is not None
+    return Side(
+        member,
+        team,
+        channel,
+        channel_pk,
+        bug,
+        task,
+        status,
+        priority,
+        severity,
+        project,
+        mapping,
+        priority_id,
+    )
+
+
+async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the channel (and its team) in every table that holds them, in key order."""
+    snapshot: dict[str, list[tuple[Any, ...]]] = {}
+    async with factory.work() as uow:
+        session = uow.session
+        team_pk = await session.scalar(select(Channel.team_id).where(Channel.id == channel_pk))
+
+        async def rows(model: type[Base], where: Callable[[Table], Any]) -> None:
+            table = Base.metadata.tables[model.__tablename__]
+            keys = list(table.primary_key.columns)
+            result = await session.execute(select(table).where(where(table)).order_by(*keys))
+            snapshot[table.name] = [tuple(row) for row in result]
+
+        for model in (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping):
+            await rows(model, lambda table: table.c.channel_id == channel_pk)
+        items = select(Item.id).where(Item.channel_id == channel_pk)
+        await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))
+        await rows(Channel, lambda table: table.c.id == channel_pk)
+        await rows(Team, lambda table: table.c.id == team_pk)
+        await rows(TeamMember, lambda table: table.c.team_id == team_pk)
+    return snapshot
