@@ -9,6 +9,7 @@ from sqlalchemy import ColumnElement, Table, bindparam, select
 from bot.db import driver
 from bot.db.tables import FieldValue
 from bot.errors import Invalid
+from bot.fields import catalog_locks
 from bot.fields.schemas import Category
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -69,6 +70,13 @@ class Catalog:
     def is_done(self, status_id: str | None) -> bool:
         status = self.statuses.by_id.get(status_id or "")
         return status is not None and status.category == Category.DONE
+
+
+async def load_catalog_to_write(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Catalog:
+    """The catalog an item write checks its names against, held against renames and deletes
+    of values until the write commits (`catalog_locks`)."""
+    await catalog_locks.share(uow, channel_id=channel_id)
+    return await load_catalog(uow, channel_id=channel_id, kind=kind)
 
 
 async def load_catalog(

@@ -86,7 +86,9 @@ async def create_level(
 
 async def update_level(uow: UnitOfWork, *, scale: Scale, level_id: str, patch: LevelPatch) -> None:
     """Change a level; a rename reaches the items that hold it, and a kind keeps its primary."""
-    level = await get_level(uow, scale=scale, level_id=level_id)
+    level = await values.value_to_change(
+        uow, field=scale.field, value_id=level_id, label=scale.label
+    )
     changes = patch.model_dump(exclude_unset=True)
     if changes.get("type") not in (None, level.type):
         raise Invalid("type", f"a {scale.label.lower()} cannot move to another kind")
@@ -115,7 +117,9 @@ async def delete_level(
     uow: UnitOfWork, *, scale: Scale, level_id: str, reassign_to: str | None
 ) -> None:
     """Delete a level no item holds (409 otherwise), or move its items to `reassign_to` first."""
-    level = await get_level(uow, scale=scale, level_id=level_id)
+    level = await values.value_to_change(
+        uow, field=scale.field, value_id=level_id, label=scale.label
+    )
     label = scale.label.lower()
     if level.primary:
         raise BadRequest(
@@ -134,11 +138,6 @@ async def delete_level(
         await _reassign(uow, scale, level, target)
     await uow.session.delete(level)
     await uow.session.flush()
-
-
-async def get_level(uow: UnitOfWork, *, scale: Scale, level_id: str) -> FieldValue:
-    """A level of the request's channel; anything else is a 404."""
-    return await values.get_value(uow, field=scale.field, value_id=level_id, label=scale.label)
 
 
 async def _rename(uow: UnitOfWork, scale: Scale, level: FieldValue, name: str) -> None:

@@ -88,7 +88,7 @@ async def create_status(uow: UnitOfWork, *, body: StatusIn) -> FieldValue:
 
 async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) -> None:
     """Change a status; renames reach its items, and a kind never loses its primary or Done."""
-    status = await get_status(uow, status_id=status_id)
+    status = await values.value_to_change(uow, field=STATUS, value_id=status_id, label="Status")
     changes = patch.model_dump(exclude_unset=True)
     if changes.get("type") not in (None, status.type):
         raise Invalid("type", "a status cannot move to another kind")
@@ -129,7 +129,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
 
 async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
     """Delete a status; its items become Invalid until they get a status again."""
-    status = await get_status(uow, status_id=status_id)
+    status = await values.value_to_change(uow, field=STATUS, value_id=status_id, label="Status")
     if status.primary:
         raise BadRequest("The primary status cannot be deleted; make another status primary first.")
     await _refuse_losing_last_done(uow, status)
@@ -146,11 +146,6 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
     await values.items_changed(uow, status)
     await uow.session.delete(status)
     await uow.session.flush()
-
-
-async def get_status(uow: UnitOfWork, *, status_id: str) -> FieldValue:
-    """A status of the request's channel; anything else is a 404."""
-    return await values.get_value(uow, field=STATUS, value_id=status_id, label="Status")
 
 
 def _refuse_reserved_name(name: str) -> None:

@@ -7,6 +7,7 @@ from sqlalchemy import ColumnElement, select, update
 
 from bot.db.tables import FieldValue
 from bot.errors import CodedBadRequest, NotFound
+from bot.fields import catalog_locks
 from bot.fields.catalog import name_key
 from bot.ids import is_id, new_id
 from bot.items import versions
@@ -47,8 +48,12 @@ async def list_values(
     return rows, count, more
 
 
-async def get_value(uow: UnitOfWork, *, field: str, value_id: str, label: str) -> FieldValue:
-    """A value of this field in the request's channel; anything else is a 404 naming `label`."""
+async def value_to_change(uow: UnitOfWork, *, field: str, value_id: str, label: str) -> FieldValue:
+    """A value of this field in the request's channel, about to change or go (anything else is
+    a 404 naming `label`). Read once the channel's catalogue is held alone until commit
+    (`catalog_locks`): the item writes that read its old name have committed, and none reads it
+    again until this unit has."""
+    await catalog_locks.take(uow, channel_id=channel_of(uow))
     value = await uow.session.get(FieldValue, value_id) if is_id(value_id) else None
     if value is None or value.field != field or value.channel_id != channel_of(uow):
         raise NotFound(f"{label} '{value_id}' not found.")

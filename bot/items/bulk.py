@@ -10,7 +10,7 @@ from sqlalchemy import Table, bindparam, select, update
 from bot.db import driver
 from bot.db.expressions import one_of_named
 from bot.db.tables import Item, ItemAssignee
-from bot.fields.catalog import load_catalog
+from bot.fields.catalog import load_catalog_to_write
 from bot.ids import is_id
 from bot.items import events, rules, versions
 from bot.items.assignees import set_assignees
@@ -29,7 +29,7 @@ EDITABLE = ("status", "priority", "severity", "start_date", "due_date", "complet
 async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[BulkResult]:
     """The seed's bulk edit; a bad value for everyone is a 400, a bad id only its own error."""
     assert uow.channel is not None
-    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind)
+    catalog = await load_catalog_to_write(uow, channel_id=uow.channel.channel_id, kind=kind)
     target: dict[str, Any] = {}
     status_id = severity_id = None
     if edit.status is not None:

@@ -8,7 +8,7 @@ from sqlalchemy import Table, bindparam, delete, insert, select, update
 from bot.db import driver
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.errors import Invalid, NotFound
-from bot.fields.catalog import Catalog, load_catalog, name_key
+from bot.fields.catalog import Catalog, load_catalog_to_write, name_key
 from bot.ids import is_id, new_id
 from bot.items import events, read, rules, versions
 from bot.items.assignees import set_assignees
@@ -53,7 +53,7 @@ async def create_item(
 ) -> Created:
     """A new item with the channel's defaults for what the body leaves out."""
     channel_id = _channel_id(uow)
-    catalog = await load_catalog(uow, channel_id=channel_id, kind=kind)
+    catalog = await load_catalog_to_write(uow, channel_id=channel_id, kind=kind)
     project = await _project(uow, channel_id, body.project_id)
     _check_source(body.source, project)
     # Only an absent or null value takes the default: "" names no status and is refused.
@@ -136,12 +136,13 @@ async def update_item(
     uow: UnitOfWork, *, kind: ItemKind, item_id: str, patch: TaskPatch | BugPatch
 ) -> None:
     """Apply the fields sent; an update that changes nothing writes nothing and fires nothing."""
+    # The catalogue before the item's row: a rename takes its lock first, then items' rows.
+    catalog = await load_catalog_to_write(uow, channel_id=_channel_id(uow), kind=kind)
     item = await _load_for_update(uow, kind, item_id)
     sent = {field: getattr(patch, field) for field in patch.model_fields_set}
     for field in NOT_NULL:
         if field in sent and sent[field] is None:
             raise Invalid(events.json_name(field), "must not be null")
-    catalog = await load_catalog(uow, channel_id=item.channel_id, kind=kind)
     new: dict[str, Any] = {key: sent[key] for key in FREE_FIELDS if key in sent}
     if "bucket" in new and new["bucket"] is None:
         new["bucket"] = []

@@ -12,8 +12,9 @@ from tests.factories import Factory
 from tests.factories import create_item as create
 
 
-async def until_a_request_waits_for_a_lock(factory: Factory) -> None:
-    """Return once a request is blocked behind the test's open transaction."""
+async def until_a_request_waits_for_a_lock(factory: Factory, requests: int = 1) -> None:
+    """Return once `requests` requests are blocked on locks (the test's open transaction's, or
+    one another's)."""
     if factory.engine.dialect.name != "postgresql":
         await asyncio.sleep(0.3)  # SQLite: the request waits in BEGIN IMMEDIATE (busy timeout)
         return
@@ -23,10 +24,11 @@ async def until_a_request_waits_for_a_lock(factory: Factory) -> None:
     )
     async with factory.engine.connect() as conn:
         for _ in range(200):
-            if await conn.scalar(waiting):
+            if await conn.scalar(waiting) >= requests:
                 return
+            await conn.rollback()  # a transaction sees one snapshot of pg_stat_activity
             await asyncio.sleep(0.01)
-    raise AssertionError("no request ever waited for the lock")
+    raise AssertionError(f"{requests} request(s) never waited for a lock together")
 
 
 async def send(client: TestClient, method: str, path: str, **kwargs: Any) -> tuple[int, str]:

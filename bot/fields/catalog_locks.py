@@ -1,0 +1,51 @@
+"""Item writes against renames and deletes of the values items hold by name, on PostgreSQL.
+
+Items hold their status, priority and severity by name. An item write checks the names against
+the catalogue it read, and a rename rewrites the items that hold the old name. Under READ
+COMMITTED the two could cross: a create that read the catalogue before a rename committed
+stored the old name after the rename's UPDATE had run, and kept it for good. So both take one
+transaction-scoped advisory lock per channel: item writes in shared mode, before they read the
+catalogue (they never wait for one another), renames and deletes of values exclusively, before
+they read anything. Each waits for the other to commit, and then reads what it wrote.
+
+SQLite needs none of this: its writers take turns (`bot.uow`).
+"""
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.sql.functions import FunctionElement
+
+from bot.db.reads import TransactionReads
+from bot.uow import UnitOfWork
+
+
+async def share(uow: UnitOfWork, *, channel_id: str) -> None:
+    """Hold the channel's catalogue against renames until the unit commits. On PostgreSQL
+    this statement begins the unit's transaction, which the first driver write would otherwise
+    begin with a statement of its own (`bot.db.driver._begun`): it costs no round trip more."""
+    await _lock(uow, func.pg_advisory_xact_lock_shared, channel_id)
+
+
+async def take(uow: UnitOfWork, *, channel_id: str) -> None:
+    """Hold the channel's catalogue alone until the unit commits: once the item writes that
+    read it have committed, and before any other reads it."""
+    await _lock(uow, func.pg_advisory_xact_lock, channel_id)
+
+
+async def _lock(
+    uow: UnitOfWork, lock: Callable[[int], FunctionElement[Any]], channel_id: str
+) -> None:
+    reads = uow.reads
+    assert isinstance(reads, TransactionReads), "catalogue locks belong to a writing unit"
+    connection = reads.transaction_connection
+    if connection.dialect.name == "postgresql":
+        await connection.execute(select(lock(_key(channel_id))))
+
+
+def _key(channel_id: str) -> int:
+    """A signed 64-bit key per channel (what PostgreSQL's advisory locks take)."""
+    digest = hashlib.blake2b(f"catalog {channel_id}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big", signed=True)
