@@ -14,7 +14,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from bot.clock import Clock
 from bot.db.engine import take_sqlite_write_lock
-from bot.db.reads import PooledReads, Reads, TransactionReads
+from bot.db.reads import Reads, TransactionReads, reads_outside_transactions
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +95,10 @@ async def unit_of_work(
     cache: VersionedCache | None = None,
 ) -> AsyncIterator[UnitOfWork]:
     """One transaction: committed when the block ends normally, rolled back on any exception.
-    A unit that only reads (`write=False`) reads on a pooled connection of its own, outside any
-    transaction. Either opens an ORM session only if something asks for one: most requests'
-    statements run on the driver, and a session's life cost a create more than its writes."""
+    A unit that only reads (`write=False`) reads outside any transaction, on a connection of
+    its own or, on SQLite, one all such units share (`bot.db.reads`). Either opens an ORM
+    session only if something asks for one: most requests' statements run on the driver, and a
+    session's life cost a create more than its writes."""
     engine: AsyncEngine = sessions.kw["bind"]
     if not write:
         async with _reading(engine, sessions, clock, cache) as uow:
@@ -162,7 +163,7 @@ async def _reading(
     clock: Clock,
     cache: VersionedCache | None,
 ) -> AsyncIterator[UnitOfWork]:
-    reads = PooledReads(engine)
+    reads = reads_outside_transactions(engine)
     try:
         # A read may write a little through its session (a session's sliding expiry).
         async with _ending_session(

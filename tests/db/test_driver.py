@@ -1,8 +1,10 @@
 """Reads on the raw driver give what SQLAlchemy gives, whatever the statement's shape."""
 
 import gc
+import sqlite3
 import weakref
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -14,6 +16,7 @@ from bot.db.expressions import one_of, one_of_named
 from bot.db.reads import Reads
 from bot.db.tables import Item
 from bot.db.types import timestamp_text
+from bot.uow import UnitOfWork
 from tests.factories import Factory, create_item
 
 ITEM = Item.__table__.c
@@ -162,16 +165,44 @@ async def test_a_writing_units_session_and_driver_share_one_transaction(
         assert found == ["By the driver", "By the session"]
 
 
-async def test_a_reading_unit_opens_no_session_and_gives_its_connection_back(
+async def _driver_connection(uow: UnitOfWork) -> Any:
+    assert await _value(uow.reads, select(func.count()).select_from(Item)) == 4
+    return (await uow.reads.connection())[1]
+
+
+async def test_a_reading_unit_opens_no_session_and_leaves_the_pool_as_it_was(
     factory: Factory, items: list[dict]
 ) -> None:
+    async with factory.work(write=False) as uow:  # SQLite's shared connection, taken once
+        await _driver_connection(uow)
     pool = factory.engine.sync_engine.pool
     checked_out = pool.checkedout()
     async with factory.work(write=False) as uow:
-        assert await _value(uow.reads, select(func.count()).select_from(Item)) == 4
-        assert pool.checkedout() == checked_out + 1
+        await _driver_connection(uow)
+        # PostgreSQL's unit takes a connection of its own; SQLite's reads on the shared one.
+        taken = 1 if factory.engine.dialect.name == "postgresql" else 0
+        assert pool.checkedout() == checked_out + taken
     assert uow.opened is None
     assert pool.checkedout() == checked_out
+
+
+async def test_reading_units_share_sqlites_connection_until_the_engine_is_disposed(
+    factory: Factory, items: list[dict]
+) -> None:
+    async with factory.work(write=False) as first, factory.work(write=False) as second:
+        connections = [await _driver_connection(first), await _driver_connection(second)]
+    async with factory.work(write=False) as third:
+        connections.append(await _driver_connection(third))
+    if factory.engine.dialect.name == "postgresql":
+        # asyncpg runs one statement at a time per connection: units read on their own.
+        assert connections[0] is not connections[1]
+        return
+    assert connections[0] is connections[1] is connections[2]
+    await factory.engine.dispose()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        await connections[0].fetch("SELECT 1")  # closed with the engine's pool, not leaked
+    async with factory.work(write=False) as after:
+        assert await _driver_connection(after) is not connections[0]
 
 
 async def test_a_prepared_statement_takes_its_values_by_name(
