@@ -24,8 +24,9 @@ from bot.uow import UnitOfWork
 
 async def share(uow: UnitOfWork, *, channel_id: str) -> None:
     """Hold the channel's catalogue against renames until the unit commits. On PostgreSQL
-    this statement begins the unit's transaction, which the first driver write would otherwise
-    begin with a statement of its own (`bot.db.driver._begun`): it costs no round trip more."""
+    this statement begins the unit's transaction if nothing has, as the first driver write would
+    otherwise do with a statement of its own (`bot.db.driver._begun`): a create pays no round
+    trip more."""
     await _lock(uow, func.pg_advisory_xact_lock_shared, channel_id)
 
 
