@@ -1,8 +1,10 @@
 """Talking to the bot in tests: say a command, click a button, read the cards it answered."""
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
 from bot.directory import service as directory
@@ -10,10 +12,10 @@ from cards.layout import Card
 from tests.cards.samples import assert_valid
 from tests.factories import CHANNEL, TEAM, Factory
 from tests.teams.activities import card_action, mention, personal_message
-from tests.teams.conftest import Post
 from tests.teams.connector import Connector, TeamsMember
 
 ADAPTIVE = "application/vnd.microsoft.card.adaptive"
+Post = Callable[..., Awaitable[ClientResponse]]  # an activity to /api/messages, headers as keywords
 
 
 def sent_cards(connector: Connector) -> list[Card]:
@@ -27,6 +29,16 @@ def sent_cards(connector: Connector) -> list[Card]:
     for card in cards:
         assert_valid(card)
     return cards
+
+
+def facts(card: Card) -> dict[str, str]:
+    """An item card's facts (ID, Status, Priority, …) by title."""
+    return {
+        fact["title"]: fact["value"]
+        for node in card["body"]
+        if node.get("type") == "FactSet"
+        for fact in node["facts"]
+    }
 
 
 @dataclass
