@@ -19,6 +19,8 @@ ADA = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000a1", "ada@contoso.test", "A
 GRACE = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000b2", "grace@contoso.test", "Grace Hopper")
 LIN = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000c3", "lin@contoso.test", "Lin Chen")
 MALLORY = TeamsMember("0a0a0a0a-0000-4000-8000-0000000000d4", "mallory@else.test", "Mallory")
+# A group chat's conversation id, as Teams makes them; the chat belongs to no team.
+GROUP_CHAT = "19:8d1a3c0e5b7f4e2a9c6d0b1f3e5a7c9d@thread.v2"
 
 _ids = itertools.count(1)
 
@@ -32,9 +34,13 @@ def teams_activity(
     channel: str | None = CHANNEL,
     event_type: str | None = None,
     channel_name: str | None = None,
+    group_chat: str | None = None,
     **fields: Any,
 ) -> dict[str, Any]:
-    """An activity as Teams posts it to the bot: tenant, team and channel in channelData."""
+    """An activity as Teams posts it to the bot: tenant, team and channel in channelData; in a
+    group chat (`group_chat`, the chat's id) the tenant alone, whatever `team` and `channel` say."""
+    if group_chat:
+        team = channel = None
     channel_data: dict[str, Any] = {"tenant": {"id": TENANT}}
     if team:
         channel_data["team"] = {"id": team, "name": "Team A", "aadGroupId": "group-a"}
@@ -42,21 +48,13 @@ def teams_activity(
         channel_data["channel"] = {"id": channel, "name": channel_name}
     if event_type:
         channel_data["eventType"] = event_type
-    conversation_id = channel or "a:1personal-chat"
     activity: dict[str, Any] = {
         "type": kind,
         "id": f"17000000000{next(_ids)}",
         "channelId": "msteams",
         "serviceUrl": service_url,
         "timestamp": "2026-11-21T09:30:00.000Z",
-        "conversation": {
-            "id": f"{conversation_id};messageid=1700000000000"
-            if kind == "message" and channel
-            else conversation_id,
-            "conversationType": "channel" if channel else "personal",
-            "isGroup": bool(channel),
-            "tenantId": TENANT,
-        },
+        "conversation": _conversation(kind, channel, group_chat),
         "recipient": {"id": BOT_ID, "name": "Tracker"},
         "channelData": channel_data,
         **fields,
@@ -68,6 +66,26 @@ def teams_activity(
             "aadObjectId": sender.object_id,
         }
     return activity
+
+
+def _conversation(kind: str, channel: str | None, group_chat: str | None) -> dict[str, Any]:
+    """The conversation of a channel (a message: its thread), a group chat or the 1:1 chat."""
+    if group_chat:
+        return {
+            "id": group_chat,
+            "conversationType": "groupChat",
+            "isGroup": True,
+            "tenantId": TENANT,
+        }
+    if channel:
+        thread = f"{channel};messageid=1700000000000" if kind == "message" else channel
+        return {"id": thread, "conversationType": "channel", "isGroup": True, "tenantId": TENANT}
+    return {
+        "id": "a:1personal-chat",
+        "conversationType": "personal",
+        "isGroup": False,
+        "tenantId": TENANT,
+    }
 
 
 def mention(
@@ -176,8 +194,16 @@ def invoke(service_url: str, name: str, value: dict[str, Any], **fields: Any) ->
     return teams_activity("invoke", service_url, name=name, value=value, **fields)
 
 
-def card_action(service_url: str, button: dict[str, Any], **typed: Any) -> dict[str, Any]:
-    """What Teams posts when an Action.Execute is clicked: its verb, its data and the inputs."""
+def card_action(
+    service_url: str,
+    button: dict[str, Any],
+    *,
+    sender: TeamsMember = ADA,
+    group_chat: str | None = None,
+    **typed: Any,
+) -> dict[str, Any]:
+    """What Teams posts when an Action.Execute is clicked (by `sender`, in the channel or in
+    `group_chat`): its verb, its data and the inputs."""
     value = {
         "action": {
             "type": "Action.Execute",
@@ -186,4 +212,4 @@ def card_action(service_url: str, button: dict[str, Any], **typed: Any) -> dict[
         },
         "trigger": "manual",
     }
-    return invoke(service_url, "adaptiveCard/action", value)
+    return invoke(service_url, "adaptiveCard/action", value, sender=sender, group_chat=group_chat)

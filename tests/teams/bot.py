@@ -1,19 +1,21 @@
 """Talking to the bot in tests: say a command, click a button, read the cards it answered."""
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
 from bot.directory import service as directory
 from cards.layout import Card
 from tests.cards.samples import assert_valid
 from tests.factories import CHANNEL, TEAM, Factory
-from tests.teams.activities import card_action, mention, personal_message
-from tests.teams.conftest import Post
+from tests.teams.activities import ADA, card_action, mention, personal_message
 from tests.teams.connector import Connector, TeamsMember
 
 ADAPTIVE = "application/vnd.microsoft.card.adaptive"
+Post = Callable[..., Awaitable[ClientResponse]]  # an activity to /api/messages, headers as keywords
 
 
 def sent_cards(connector: Connector) -> list[Card]:
@@ -29,17 +31,34 @@ def sent_cards(connector: Connector) -> list[Card]:
     return cards
 
 
+def facts(card: Card) -> dict[str, str]:
+    """An item card's facts (ID, Status, Priority, …) by title."""
+    return {
+        fact["title"]: fact["value"]
+        for node in card["body"]
+        if node.get("type") == "FactSet"
+        for fact in node["facts"]
+    }
+
+
 @dataclass
 class Chat:
-    """One person talking to the bot over real HTTP."""
+    """One person talking to the bot over real HTTP: in the channel, or in `group_chat`."""
 
     post: Post
     service_url: str
     connector: Connector
+    sender: TeamsMember = ADA
+    group_chat: str | None = None  # a group chat's id: messages and clicks go there
+
+    def _where(self, fields: dict[str, Any]) -> dict[str, Any]:
+        return {"sender": self.sender, "group_chat": self.group_chat, **fields}
 
     async def say(self, text: str, *, personal: bool = False, **fields: Any) -> Card:
-        """The card answering a command (in the channel with a mention, or in the 1:1 chat)."""
+        """The card answering a command (with a mention in the channel or the group chat, or
+        in the 1:1 chat)."""
         self.connector.calls.clear()
+        fields = self._where(fields)
         activity = (
             personal_message(self.service_url, text, **fields)
             if personal
@@ -53,13 +72,17 @@ class Chat:
     async def line(self, text: str, **fields: Any) -> str:
         """The one line answering a command the bot refuses."""
         self.connector.calls.clear()
-        assert (await self.post(mention(self.service_url, text, **fields))).status == 200
+        activity = mention(self.service_url, text, **self._where(fields))
+        assert (await self.post(activity)).status == 200
         [said] = self.connector.texts()
         return said
 
     async def click(self, button: dict[str, Any], **typed: Any) -> Card:
         """The card that replaces the clicked one."""
-        response = await self.post(card_action(self.service_url, button, **typed))
+        activity = card_action(
+            self.service_url, button, sender=self.sender, group_chat=self.group_chat, **typed
+        )
+        response = await self.post(activity)
         assert response.status == 200
         body = await response.json()
         assert body["statusCode"] == 200 and body["type"] == ADAPTIVE
@@ -68,9 +91,15 @@ class Chat:
 
 
 async def rest_items(
-    client: TestClient, factory: Factory, member: TeamsMember, of: str = "bug", **params: str
+    client: TestClient,
+    factory: Factory,
+    member: TeamsMember,
+    of: str = "bug",
+    *,
+    channel: str = CHANNEL,
+    **params: str,
 ) -> list[dict[str, Any]]:
-    """The channel's items as the REST API shows them to `member`."""
+    """A channel's items (Team A's Bugs unless told) as the REST API shows them to `member`."""
     async with factory.work() as uow:
         user = directory.user_out(await directory.find_user(uow, ref=member.object_id))
     cookie = await factory.session(user)
@@ -80,7 +109,7 @@ async def rest_items(
         headers={
             "Cookie": f"graphNodeCookie={cookie}",
             "x-svc-teamid": TEAM,
-            "x-svc-channelId": CHANNEL,
+            "x-svc-channelId": channel,
         },
     )
     assert response.status == 200, await response.text()

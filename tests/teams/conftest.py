@@ -1,6 +1,5 @@
 """The bot under test: the real app, a local connector, and (with an app id) a local issuer."""
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -13,11 +12,11 @@ from bot.app import create_app
 from bot.clock import FrozenClock
 from tests.auth.jwks import SigningKey
 from tests.factories import CHANNEL, TEAM
-from tests.teams.activities import ADA, APP_ID, GRACE, LIN, BotFrameworkIssuer
+from tests.teams.activities import ADA, APP_ID, GRACE, LIN, BotFrameworkIssuer, installed
+from tests.teams.bot import Chat, Post
 from tests.teams.connector import Connector
 
 CONNECTOR_TOKEN = "token-for-the-connector"
-Post = Callable[..., Awaitable[ClientResponse]]
 
 
 class FixedTokenCredentials(ServiceClientCredentialsFactory):
@@ -106,3 +105,10 @@ def poster(client: TestClient) -> Post:
 @pytest.fixture
 def post(bot: TestClient) -> Post:
     return poster(bot)
+
+
+@pytest.fixture
+async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
+    """Ada in the Bugs channel of Team A, the app installed there."""
+    assert (await post(installed(service_url))).status == 200
+    return Chat(post, service_url, connector)

@@ -19,7 +19,7 @@ class Call:
     at: float  # time.monotonic() on arrival
 
 
-@dataclass
+@dataclass(frozen=True)
 class TeamsMember:
     object_id: str
     upn: str

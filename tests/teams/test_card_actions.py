@@ -1,23 +1,13 @@
 """Card buttons (Action.Execute): each changes the database through the services, as the REST
 API then shows, and answers with the card that replaces the clicked one."""
 
-import pytest
 from aiohttp.test_utils import TestClient
 
 from cards.verbs import SELECT_PREFIX
 from tests.cards.samples import action, inputs, text_of
 from tests.factories import Factory
-from tests.teams.activities import ADA, GRACE, installed
-from tests.teams.bot import Chat, rest_items
-from tests.teams.conftest import Post
-from tests.teams.connector import Connector
-from tests.teams.test_commands import facts
-
-
-@pytest.fixture
-async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
-    assert (await post(installed(service_url))).status == 200
-    return Chat(post, service_url, connector)
+from tests.teams.activities import ADA, GRACE
+from tests.teams.bot import Chat, facts, rest_items
 
 
 async def test_set_status_replaces_the_card(chat: Chat, bot: TestClient, factory: Factory) -> None:

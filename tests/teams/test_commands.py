@@ -7,25 +7,9 @@ from aiohttp.test_utils import TestClient
 from bot.teams.context import NOT_ON_ROSTER
 from tests.cards.samples import action, inputs, text_of
 from tests.factories import Factory
-from tests.teams.activities import GRACE, MALLORY, installed
-from tests.teams.bot import Chat, rest_items
-from tests.teams.conftest import Post
+from tests.teams.activities import GRACE, MALLORY
+from tests.teams.bot import Chat, facts, rest_items
 from tests.teams.connector import Connector
-
-
-@pytest.fixture
-async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
-    assert (await post(installed(service_url))).status == 200
-    return Chat(post, service_url, connector)
-
-
-def facts(card: dict) -> dict[str, str]:
-    return {
-        fact["title"]: fact["value"]
-        for node in card["body"]
-        if node.get("type") == "FactSet"
-        for fact in node["facts"]
-    }
 
 
 async def test_new_bug_with_a_title_creates_it_with_the_channel_defaults(

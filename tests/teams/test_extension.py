@@ -6,8 +6,7 @@ from aiohttp.test_utils import TestClient
 from tests.cards.samples import assert_valid, inputs, text_of
 from tests.factories import CHANNEL, Factory
 from tests.teams.activities import GRACE, MALLORY, installed, invoke
-from tests.teams.bot import ADAPTIVE, Chat, rest_items, sent_cards
-from tests.teams.conftest import Post
+from tests.teams.bot import ADAPTIVE, Chat, Post, rest_items, sent_cards
 from tests.teams.connector import Connector
 
 PUBLIC = "http://127.0.0.1:3978"  # the test settings' PUBLIC_URL default

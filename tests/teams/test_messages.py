@@ -17,8 +17,7 @@ from tests.teams.activities import (
     mention,
     teams_activity,
 )
-from tests.teams.bot import sent_cards
-from tests.teams.conftest import Post
+from tests.teams.bot import Post, sent_cards
 from tests.teams.connector import Connector
 
 

@@ -12,7 +12,7 @@ from bot.keys import WORKER
 from bot.teams import notifier
 from tests.factories import CHANNEL, Factory
 from tests.teams.activities import installed
-from tests.teams.conftest import Post
+from tests.teams.bot import Post
 from tests.teams.connector import Connector
 
 CARD = {

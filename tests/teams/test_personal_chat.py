@@ -1,22 +1,13 @@
 """Commands in the 1:1 chat: lists show the caller's items across channels; an item number
 several channels have is asked about with a choice card, and one channel's acts at once."""
 
-import pytest
 from aiohttp.test_utils import TestClient
 
 from tests.cards.samples import action, actions, text_of
 from tests.factories import Factory
-from tests.teams.activities import GRACE, installed, personal_message
-from tests.teams.bot import Chat, rest_items
-from tests.teams.conftest import Post
+from tests.teams.activities import GRACE, personal_message
+from tests.teams.bot import Chat, facts, rest_items
 from tests.teams.connector import Connector
-from tests.teams.test_commands import facts
-
-
-@pytest.fixture
-async def chat(post: Post, service_url: str, connector: Connector) -> Chat:
-    assert (await post(installed(service_url))).status == 200
-    return Chat(post, service_url, connector)
 
 
 async def test_my_bugs_lists_my_items_of_every_channel(chat: Chat, connector: Connector) -> None:

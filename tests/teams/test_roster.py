@@ -10,7 +10,7 @@ from bot.db.tables import Channel, ConversationReference, Project, Team, TeamMem
 from bot.keys import SETTINGS
 from tests.factories import CHANNEL, TEAM, TENANT, Factory
 from tests.teams.activities import ADA, GRACE, LIN, MALLORY, installed, teams_activity
-from tests.teams.conftest import Post
+from tests.teams.bot import Post
 from tests.teams.connector import GROUP_ID, Connector
 
 RELEASES = "19:releases@thread.tacv2"
