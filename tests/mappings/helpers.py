@@ -1,5 +1,5 @@
-"""What the field-mapping tests share: the mapping rows as stored, and a channel status added and
-a source state unmapped through the API."""
+"""What the mapping tests share: the mapping rows as stored, a channel status added and a source
+state unmapped through the API, one state's mapping, and an item's status as its details show."""
 
 from typing import Any
 
@@ -11,6 +11,7 @@ from tests.factories import Factory, Member
 from tests.projects.bodies import mappings_of
 
 DUPLICATE = {"code": "Duplicate mapping", "message": "Duplicate mapping"}
+NOT_MAPPED = "Svc_MAPPING_NOTFOUND"
 
 
 async def stored(factory: Factory) -> list[tuple[Any, ...]]:
@@ -43,3 +44,20 @@ async def add_status(client: TestClient, member: Member, name: str, kind: str = 
     )
     assert response.status == 201
     return (await response.json())["_id"]
+
+
+async def shown(client: TestClient, member: Member, item: dict[str, Any], of: str = "bug") -> tuple:
+    """(status, sync.status) as the item's details show them."""
+    response = await client.get(f"/api/{of}s/{item['_id']}/details", headers=member.in_channel())
+    assert response.status == 200
+    details = await response.json()
+    return details["status"], details["sync"]["status"]
+
+
+async def the_mapping(
+    client: TestClient, member: Member, project_id: str, kind: str, source_id: str
+) -> dict[str, Any]:
+    (mapping,) = await mappings_of(
+        client, member, project_id, entityType=kind, type="status", sourceId=source_id
+    )
+    return mapping
