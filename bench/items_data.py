@@ -29,7 +29,8 @@ from bot.db.tables import (
     ItemCounter,
     Project,
 )
-from bot.directory import service as directory
+from bot.directory.teams import upsert_team
+from bot.directory.users import add_member, upsert_user
 from bot.uow import UnitOfWork, unit_of_work
 
 CHANNELS = 20  # the measured one included
@@ -98,14 +99,14 @@ async def _set_up(uow: UnitOfWork, *, with_others: bool) -> tuple[list[str], lis
         team, position = divmod(number, CHANNELS_PER_TEAM)
         if team > 0 and position == 0:
             teams.append(f"19:bench-items-team-{team}@thread.tacv2")
-            await directory.upsert_team(uow, team_id=teams[-1], name=f"Bench team {team}")
+            await upsert_team(uow, team_id=teams[-1], name=f"Bench team {team}")
         channels.append(f"19:bench-items-{number}@thread.tacv2")
         await workspace.add_channel(
             uow, team_id=teams[-1], channel_id=channels[-1], name=f"Bench channel {number}"
         )
     for number in range(BENCH_USERS):
         username = f"bench.items.{number}@demo.example"
-        user = await directory.upsert_user(
+        user = await upsert_user(
             uow,
             source_id=f"00000000-0000-0000-0002-{number:012d}",
             username=username,
@@ -114,7 +115,7 @@ async def _set_up(uow: UnitOfWork, *, with_others: bool) -> tuple[list[str], lis
         )
         users.append(user.id)
         for team_id in teams:
-            await directory.add_member(uow, team_id=team_id, user_ref=username)
+            await add_member(uow, team_id=team_id, user_ref=username)
     return channels, users
 
 

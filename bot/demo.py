@@ -8,7 +8,10 @@ from sqlalchemy import select
 from bot import workspace
 from bot.auth import service as auth
 from bot.db.tables import Item
-from bot.directory import service as directory
+from bot.directory.access import resolve_channel
+from bot.directory.actors import actor_of
+from bot.directory.teams import upsert_team
+from bot.directory.users import add_member, upsert_user
 from bot.items import service as items
 from bot.items.schemas import BugCreate, TaskCreate
 from bot.schemas import ApiModel, ItemKind
@@ -53,19 +56,17 @@ class DemoOut(ApiModel):
 
 async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
     """Create the demo once (re-running changes nothing) and sign in as its first user."""
-    await directory.upsert_team(
-        uow, team_id=TEAM_ID, name=TEAM_NAME, tenant_id=TENANT_ID, group_id=GROUP_ID
-    )
+    await upsert_team(uow, team_id=TEAM_ID, name=TEAM_NAME, tenant_id=TENANT_ID, group_id=GROUP_ID)
     await workspace.add_channel(uow, team_id=TEAM_ID, channel_id=CHANNEL_ID, name=CHANNEL_NAME)
     users = []
     for object_id, upn, name in USERS:
-        user = await directory.upsert_user(
+        user = await upsert_user(
             uow, source_id=object_id, username=upn, display_name=name, email=upn
         )
-        await directory.add_member(uow, team_id=TEAM_ID, user_ref=user.id)
+        await add_member(uow, team_id=TEAM_ID, user_ref=user.id)
         users.append(user)
-    uow.actor = directory.actor_of(users[0])
-    uow.channel = await directory.resolve_channel(
+    uow.actor = actor_of(users[0])
+    uow.channel = await resolve_channel(
         uow, user_id=users[0].id, team_id=TEAM_ID, channel_id=CHANNEL_ID
     )
     await _seed_items(uow, [user.username for user in users])

@@ -3,8 +3,8 @@
 from sqlalchemy import select
 
 from bot.db.tables import Channel, ItemCounter, Project
-from bot.directory import service as directory
 from bot.directory.schemas import ChannelOut, MembershipType
+from bot.directory.teams import upsert_channel
 from bot.fields import service as fields
 from bot.projects import service as projects
 from bot.schemas import ItemKind
@@ -22,7 +22,7 @@ async def add_channel(
     """Record the channel; the first time, give it its native project and default fields. A
     renamed channel renames its native project."""
     previous = await uow.session.scalar(select(Channel.name).where(Channel.teams_id == channel_id))
-    channel = await directory.upsert_channel(
+    channel = await upsert_channel(
         uow, team_id=team_id, channel_id=channel_id, name=name, membership_type=membership_type
     )
     if previous is not None and previous != name:

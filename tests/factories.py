@@ -13,8 +13,9 @@ from bot import workspace
 from bot.auth import service as auth
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
-from bot.directory import service as directory
 from bot.directory.schemas import ChannelOut, MembershipType, TeamOut, UserOut
+from bot.directory.teams import upsert_team
+from bot.directory.users import add_member, upsert_user
 from bot.uow import UnitOfWork, unit_of_work
 
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
@@ -65,7 +66,7 @@ class Factory:
         group_id: str | None = "a0a0a0a0-0000-0000-0000-000000000001",
     ) -> TeamOut:
         async with self.work() as uow:
-            return await directory.upsert_team(
+            return await upsert_team(
                 uow, team_id=team_id, name=name, tenant_id=tenant_id, group_id=group_id
             )
 
@@ -87,7 +88,7 @@ class Factory:
         name = name or f"User {self._count}"
         handle = name.lower().replace(" ", ".")
         async with self.work() as uow:
-            return await directory.upsert_user(
+            return await upsert_user(
                 uow,
                 source_id=f"00000000-0000-0000-0000-{self._count:012d}",
                 username=f"{handle}@contoso.test",
@@ -105,7 +106,7 @@ class Factory:
 
     async def join(self, user: UserOut, team_id: str = TEAM) -> None:
         async with self.work() as uow:
-            await directory.add_member(uow, team_id=team_id, user_ref=user.id)
+            await add_member(uow, team_id=team_id, user_ref=user.id)
 
     async def member(self, name: str | None = None, *, team_id: str = TEAM) -> Member:
         """A signed-in user who belongs to the team (Team A and its channel are made if missing)."""

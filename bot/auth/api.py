@@ -7,7 +7,7 @@ from aiohttp import web
 from bot.auth import service as auth
 from bot.auth import sso
 from bot.auth.schemas import TeamsSsoIn
-from bot.directory import service as directory
+from bot.directory.actors import actor_out
 from bot.directory.schemas import UserOut
 from bot.keys import SSO_KEYS
 from bot.web.errors import json_response
@@ -71,4 +71,4 @@ async def sign_out(call: Call) -> web.Response:
 
 @routes.route("GET", "/api/me", access=Access.USER, response=UserOut, summary="The signed-in user")
 async def me(call: Call) -> UserOut:
-    return directory.actor_out(call.actor)
+    return actor_out(call.actor)

@@ -10,8 +10,11 @@ from bot.auth.schemas import IssuedToken
 from bot.auth.sso import SsoIdentity
 from bot.db import driver
 from bot.db.tables import AuthToken, User
-from bot.directory import service as directory
+from bot.directory.access import CHANNEL_ACCESS, admit_to_channel, join_channel_access
+from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.directory.schemas import UserOut
+from bot.directory.teams import tenant_has_team
+from bot.directory.users import upsert_user
 from bot.errors import Forbidden, Invalid, Unauthorized
 from bot.ids import new_id
 from bot.uow import Actor, ChannelScope, UnitOfWork
@@ -32,16 +35,14 @@ _LOOKUP = (
         AuthToken.expires_at,
         AuthToken.revoked_at,
         AuthToken.sliding_seconds,
-        *directory.ACTOR_COLUMNS,
+        *ACTOR_COLUMNS,
     )
     .join(User, User.id == AuthToken.user_id)
     .where(AuthToken.token_hash == bindparam("token_hash"))
 )
 
 
-_LOOKUP_IN_CHANNEL = directory.join_channel_access(
-    _LOOKUP.add_columns(*directory.CHANNEL_ACCESS), User.id
-)
+_LOOKUP_IN_CHANNEL = join_channel_access(_LOOKUP.add_columns(*CHANNEL_ACCESS), User.id)
 _CALLER = driver.Prepared(_LOOKUP)
 _CALLER_IN_CHANNEL = driver.Prepared(_LOOKUP_IN_CHANNEL)
 
@@ -68,10 +69,10 @@ async def sign_in_with_sso(
     tenant = identity.tenant_id
     if allowed_tenants and tenant not in allowed_tenants:
         raise Forbidden(f"Tenant '{tenant}' is not allowed to sign in.")
-    if not allowed_tenants and not await directory.tenant_has_team(uow, tenant_id=tenant):
+    if not allowed_tenants and not await tenant_has_team(uow, tenant_id=tenant):
         raise Forbidden(f"Tenant '{tenant}' has no team with this app installed.")
     try:
-        user = await directory.upsert_user(
+        user = await upsert_user(
             uow,
             source_id=identity.object_id,
             username=identity.username,
@@ -95,7 +96,7 @@ async def authenticate_in_channel(
     """The caller and the channel they act in, read in one statement (every channel request)."""
     params = {"team": team_id, "channel": channel_id}
     actor, row = await _admit(uow, secret, _CALLER_IN_CHANNEL, params)
-    return actor, directory.admit_to_channel(row, team_id=team_id, channel_id=channel_id)
+    return actor, admit_to_channel(row, team_id=team_id, channel_id=channel_id)
 
 
 async def _admit(
@@ -114,7 +115,7 @@ async def _admit(
             await uow.session.execute(
                 update(AuthToken).where(AuthToken.id == row["token_id"]).values(expires_at=slid)
             )
-    return directory.actor_of_row(row), row
+    return actor_of_row(row), row
 
 
 async def revoke(uow: UnitOfWork, *, secret: str) -> None:

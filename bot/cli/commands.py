@@ -13,8 +13,9 @@ from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate as apply_migrations
 from bot.demo import DemoOut, seed_demo
-from bot.directory import service as directory
 from bot.directory.schemas import ChannelOut, MembershipOut, MembershipType, TeamOut, UserOut
+from bot.directory.teams import upsert_team
+from bot.directory.users import add_member, find_user, remove_member, upsert_user, user_out
 from bot.settings import Settings
 from bot.uow import UnitOfWork, unit_of_work
 
@@ -47,7 +48,7 @@ async def manifest(_settings: Settings | None, args: argparse.Namespace) -> dict
 
 async def team_add(settings: Settings, args: argparse.Namespace) -> TeamOut:
     async with _work(settings) as uow:
-        return await directory.upsert_team(
+        return await upsert_team(
             uow,
             team_id=args.team_id,
             name=args.name,
@@ -70,7 +71,7 @@ async def channel_add(settings: Settings, args: argparse.Namespace) -> ChannelOu
 
 async def user_add(settings: Settings, args: argparse.Namespace) -> UserOut:
     async with _work(settings) as uow:
-        return await directory.upsert_user(
+        return await upsert_user(
             uow,
             source_id=args.object_id,
             username=args.upn,
@@ -81,33 +82,29 @@ async def user_add(settings: Settings, args: argparse.Namespace) -> UserOut:
 
 async def member_add(settings: Settings, args: argparse.Namespace) -> MembershipOut:
     async with _work(settings) as uow:
-        return await directory.add_member(uow, team_id=args.team_id, user_ref=args.user)
+        return await add_member(uow, team_id=args.team_id, user_ref=args.user)
 
 
 async def member_remove(settings: Settings, args: argparse.Namespace) -> MembershipOut:
     async with _work(settings) as uow:
-        return await directory.remove_member(uow, team_id=args.team_id, user_ref=args.user)
+        return await remove_member(uow, team_id=args.team_id, user_ref=args.user)
 
 
 async def session_create(settings: Settings, args: argparse.Namespace) -> SessionOut:
     async with _work(settings) as uow:
-        user = await directory.find_user(uow, ref=args.user)
+        user = await find_user(uow, ref=args.user)
         issued = await auth.issue_session(
             uow, user_id=user.id, ttl=timedelta(seconds=settings.session_ttl)
         )
-        return SessionOut(
-            cookie=issued.secret, expires_at=issued.expires_at, user=directory.user_out(user)
-        )
+        return SessionOut(cookie=issued.secret, expires_at=issued.expires_at, user=user_out(user))
 
 
 async def token_create(settings: Settings, args: argparse.Namespace) -> ApiTokenOut:
     days = args.ttl_days or settings.api_token_ttl_days
     async with _work(settings) as uow:
-        user = await directory.find_user(uow, ref=args.user)
+        user = await find_user(uow, ref=args.user)
         issued = await auth.issue_api_token(uow, user_id=user.id, ttl=timedelta(days=days))
-        return ApiTokenOut(
-            token=issued.secret, expires_at=issued.expires_at, user=directory.user_out(user)
-        )
+        return ApiTokenOut(token=issued.secret, expires_at=issued.expires_at, user=user_out(user))
 
 
 async def demo(settings: Settings, _args: argparse.Namespace) -> DemoOut:

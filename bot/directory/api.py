@@ -2,9 +2,11 @@
 
 from typing import Any
 
-from bot.directory import service as directory
+from bot.directory.actors import actor_out
 from bot.directory.queries import USERS
 from bot.directory.schemas import ContextOut, UserPage
+from bot.directory.teams import describe_channel
+from bot.directory.users import list_members
 from bot.web.collections import query_of, render_page
 from bot.web.routing import Access, Call, RouteTable
 
@@ -19,8 +21,8 @@ routes = RouteTable(tag="directory")
     summary="The team, channel and user a Teams tab is running for",
 )
 async def channel_context(call: Call) -> ContextOut:
-    team, channel = await directory.describe_channel(call.uow, scope=call.channel)
-    return ContextOut(team=team, channel=channel, user=directory.actor_out(call.actor))
+    team, channel = await describe_channel(call.uow, scope=call.channel)
+    return ContextOut(team=team, channel=channel, user=actor_out(call.actor))
 
 
 @routes.route(
@@ -32,7 +34,7 @@ async def channel_context(call: Call) -> ContextOut:
 )
 async def list_users(call: Call) -> dict[str, Any]:
     query = query_of(call, USERS)
-    members, count, last_read = await directory.list_members(call.uow, query=query)
+    members, count, last_read = await list_members(call.uow, query=query)
     rows = [member.model_dump(mode="json") for member in members]
     more = last_read is not None
     return render_page(call, USERS, query, rows, count, more, last_read)

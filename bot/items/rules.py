@@ -5,7 +5,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from bot.db.tables import TeamMember, User
-from bot.directory import service as directory
+from bot.directory.users import find_user
 from bot.errors import Invalid, NotFound
 from bot.items.schemas import AssigneeRef
 from bot.uow import UnitOfWork
@@ -46,7 +46,7 @@ async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -
     for ref in refs:
         reference = ref if isinstance(ref, str) else ref.reference
         try:
-            user = await directory.find_user(uow, ref=reference)
+            user = await find_user(uow, ref=reference)
         except NotFound:
             raise Invalid("assignedTo", f"'{reference}' is not a known user") from None
         users.setdefault(user.id, user)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from sqlalchemy import Select, select
 
 from bot.db.tables import Channel, FieldValue, Item, Team
-from bot.directory import service as directory
+from bot.directory import access
 from bot.errors import BadRequest, NotFound
 from bot.fields.catalog import STATUS
 from bot.fields.schemas import Category
@@ -95,7 +95,7 @@ def _readable(user_id: str) -> Select[str, str, str, str]:
         select(Team.teams_id, Channel.teams_id, Team.name, Channel.name)
         .select_from(Channel)
         .join(Team, Team.id == Channel.team_id)
-        .where(directory.readable_channels(user_id))
+        .where(access.readable_channels(user_id))
         .order_by(Team.name, Channel.name, Channel.id)
     )
 

@@ -1,7 +1,7 @@
 """The personal views' statements and what they expose to OData.
 
-Both start from the channels the caller may read (`directory.readable_channels`), so an item or
-a channel the caller could not open in its own channel never shows here either.
+Both start from the channels the caller may read (`bot.directory.access.readable_channels`),
+so an item or a channel the caller could not open in its own channel never shows here either.
 """
 
 from typing import Any
@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, and_, case, func, select
 
 from bot.db.tables import Channel, Item, ItemAssignee, ItemCounter, Project, Team
-from bot.directory.service import readable_channels
+from bot.directory.access import readable_channels
 from bot.items.queries import ASSIGNED_TO, OUTPUT_ONLY, item_properties
 from bot.items.read import SHOWN_ITEM_COLUMNS
 from bot.me.schemas import ChannelStatus

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import demo
 from bot.clock import Clock
-from bot.directory import service as directory
+from bot.directory.access import admit_to_channel, find_caller
 from bot.errors import Forbidden
 from bot.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
 
@@ -82,7 +82,7 @@ async def resolve_caller(
     team_id, channel_id = address.team_id, address.channel_id
     caller = None
     if address.user_object_id:
-        caller = await directory.find_caller(
+        caller = await find_caller(
             uow, object_id=address.user_object_id, team_id=team_id, channel_id=channel_id
         )
     if caller is None:
@@ -91,16 +91,16 @@ async def resolve_caller(
         return caller.actor, None
     if not caller.on_roster:
         raise Forbidden(NOT_ON_ROSTER)
-    channel = directory.admit_to_channel(caller.access, team_id=team_id, channel_id=channel_id)
+    channel = admit_to_channel(caller.access, team_id=team_id, channel_id=channel_id)
     return caller.actor, channel
 
 
 async def _demo_caller(uow: UnitOfWork) -> tuple[Actor, ChannelScope]:
     team_id, channel_id = demo.TEAM_ID, demo.CHANNEL_ID
-    caller = await directory.find_caller(
+    caller = await find_caller(
         uow, object_id=demo.USERS[0][0], team_id=team_id, channel_id=channel_id
     )
     if caller is None:
         raise Forbidden(DEMO_MISSING)
-    channel = directory.admit_to_channel(caller.access, team_id=team_id, channel_id=channel_id)
+    channel = admit_to_channel(caller.access, team_id=team_id, channel_id=channel_id)
     return caller.actor, channel

@@ -10,7 +10,7 @@ from botbuilder.schema.teams import ChannelInfo, TeamInfo, TeamsChannelAccount
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.directory import service as directory
+from bot.directory.teams import mark_channel_deleted, upsert_team
 from bot.errors import DomainError
 from bot.teams import commands, grammar, invokes, references, roster
 from bot.teams.context import BotContext, TeamsAddress, resolve_caller
@@ -145,14 +145,12 @@ class TrackerBot(TeamsActivityHandler):
     ) -> None:
         async with self._work() as uow:
             if await roster.is_recorded(uow, team_id=team_info.id):
-                await directory.mark_channel_deleted(
-                    uow, team_id=team_info.id, channel_id=channel_info.id
-                )
+                await mark_channel_deleted(uow, team_id=team_info.id, channel_id=channel_info.id)
 
     async def on_teams_team_renamed(self, team_info: TeamInfo, turn_context: TurnContext) -> None:
         async with self._work() as uow:
             if team_info.name and await roster.is_recorded(uow, team_id=team_info.id):
-                await directory.upsert_team(uow, team_id=team_info.id, name=team_info.name)
+                await upsert_team(uow, team_id=team_info.id, name=team_info.name)
 
     async def _record_channel(
         self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext

@@ -4,7 +4,7 @@ create. In a chat, where numbers are per channel, the item's channel is found fi
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.directory import service as directory
+from bot.directory.users import find_user
 from bot.errors import NotFound
 from bot.items import service as items
 from bot.items import shortcuts
@@ -91,7 +91,7 @@ async def _assignee(uow: UnitOfWork, ctx: BotContext, who: grammar.Assignee) -> 
         return ctx.actor.user_id, ctx.actor.username
     ref = who if isinstance(who, str) else (who.aad_object_id or who.teams_id)
     try:
-        user = await directory.find_user(uow, ref=ref)
+        user = await find_user(uow, ref=ref)
     except NotFound:
         name = who if isinstance(who, str) else who.name
         raise NotFound(

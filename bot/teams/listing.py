@@ -7,7 +7,7 @@ across their channels (the personal view).
 
 from functools import lru_cache
 
-from bot.directory import service as directory
+from bot.directory.users import find_user
 from bot.errors import NotFound
 from bot.items import read
 from bot.items.queries import entity_set
@@ -83,7 +83,7 @@ async def _filter(uow: UnitOfWork, ctx: BotContext, command: grammar.ListItems) 
     if isinstance(command.assignee, grammar.Mention):
         ref = command.assignee.aad_object_id or command.assignee.teams_id
         try:
-            user = await directory.find_user(uow, ref=ref)
+            user = await find_user(uow, ref=ref)
         except NotFound:
             raise NotFound(f"I don't know {command.assignee.name}.") from None
         parts.append(f"assignedTo/any(a: a/_id eq {quoted(user.id)})")

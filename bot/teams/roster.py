@@ -12,7 +12,8 @@ from sqlalchemy import select
 
 from bot import workspace
 from bot.db.tables import Team, TeamMember, User
-from bot.directory import service as directory
+from bot.directory.teams import upsert_team
+from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
 from bot.teams import references
 from bot.uow import UnitOfWork
@@ -86,7 +87,7 @@ async def record_team(
     uow: UnitOfWork, *, roster: TeamRoster, turn_reference: dict[str, Any]
 ) -> None:
     """Record the team as Teams has it now: channels added, members added and removed."""
-    await directory.upsert_team(
+    await upsert_team(
         uow,
         team_id=roster.team_id,
         name=roster.name,
@@ -104,7 +105,7 @@ async def record_team(
     await record_members(uow, team_id=roster.team_id, members=roster.members)
     present = {member.object_id for member in roster.members}
     for object_id in await _member_object_ids(uow, roster.team_id) - present:
-        await directory.remove_member(uow, team_id=roster.team_id, user_ref=object_id)
+        await remove_member(uow, team_id=roster.team_id, user_ref=object_id)
 
 
 async def record_channel(
@@ -120,7 +121,7 @@ async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterM
     """Add the members (users created or updated); one unusable account does not stop the rest."""
     for member in members:
         try:
-            user = await directory.upsert_user(
+            user = await upsert_user(
                 uow,
                 source_id=member.object_id,
                 username=member.username,
@@ -130,7 +131,7 @@ async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterM
         except DomainError as exc:
             log.warning("roster of %s: skipped member %s: %s", team_id, member.object_id, exc)
             continue
-        await directory.add_member(uow, team_id=team_id, user_ref=user.id)
+        await add_member(uow, team_id=team_id, user_ref=user.id)
 
 
 async def remove_members(uow: UnitOfWork, *, team_id: str, object_ids: list[str]) -> None:
@@ -138,7 +139,7 @@ async def remove_members(uow: UnitOfWork, *, team_id: str, object_ids: list[str]
     known = await _member_object_ids(uow, team_id)
     for object_id in object_ids:
         if object_id in known:
-            await directory.remove_member(uow, team_id=team_id, user_ref=object_id)
+            await remove_member(uow, team_id=team_id, user_ref=object_id)
 
 
 async def is_recorded(uow: UnitOfWork, *, team_id: str) -> bool:

@@ -4,7 +4,8 @@ choices, a channel choice for a chat; and the caller acting in a chosen channel.
 from dataclasses import replace
 
 from bot.db import driver
-from bot.directory import service as directory
+from bot.directory.access import resolve_channel, resolve_channel_by_id
+from bot.directory.users import list_team_members
 from bot.fields.catalog import load_catalog
 from bot.fields.schemas import StatusOut
 from bot.items import read
@@ -64,7 +65,7 @@ async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
         statuses=[status_shown(status) for status in catalog.statuses.by_id.values()],
         priorities=names(catalog.priorities.by_id),
         severities=names(catalog.severities.by_id),
-        members=await directory.list_team_members(uow, scope=uow.channel),
+        members=await list_team_members(uow, scope=uow.channel),
     )
 
 
@@ -82,11 +83,11 @@ async def in_channel(ctx: BotContext, *, team_id: str | None, channel_id: str) -
     """The caller acting in a channel a card or a choice named, checked like any request."""
     async with ctx.work(write=False) as uow:
         if team_id:
-            scope = await directory.resolve_channel(
+            scope = await resolve_channel(
                 uow, user_id=ctx.actor.user_id, team_id=team_id, channel_id=channel_id
             )
         else:
-            scope = await directory.resolve_channel_by_id(
+            scope = await resolve_channel_by_id(
                 uow, user_id=ctx.actor.user_id, channel_id=channel_id
             )
     return replace(ctx, channel=scope)

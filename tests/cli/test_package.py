@@ -8,7 +8,7 @@ import pytest
 
 from bot.cli.main import main
 from bot.cli.package import MANIFEST_DIR
-from tests.cli.test_cli import one_json_line
+from tests.cli.helpers import one_json_line
 from tests.manifest.test_manifest import schema_errors
 
 APP = "6F1C2A3B-1111-2222-3333-444455556666"

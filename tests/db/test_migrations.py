@@ -12,7 +12,8 @@ from bot.clock import FrozenClock
 from bot.db.engine import create_engine
 from bot.db.migrate import alembic_config, current_revision, head_revision, migrate
 from bot.db.tables import Base
-from bot.directory.service import actor_of, resolve_channel
+from bot.directory.access import resolve_channel
+from bot.directory.actors import actor_of
 from bot.items.schemas import BugCreate, TaskCreate
 from bot.items.service import create_item
 from bot.schemas import ItemKind

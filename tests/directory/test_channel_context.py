@@ -1,7 +1,7 @@
 """Which channel a request acts in: the Teams headers, membership, and supported channel kinds."""
 
-from bot.directory import service as directory
 from bot.directory.schemas import MembershipType
+from bot.directory.users import remove_member
 from bot.errors import MUST_RUN_IN_TEAMS, PRIVATE_CHANNELS_UNSUPPORTED
 from tests.factories import CHANNEL, TEAM, Factory
 
@@ -105,7 +105,7 @@ async def test_channel_of_another_team_answers_403(client, factory: Factory) -> 
 async def test_removed_member_loses_access(client, factory: Factory) -> None:
     member = await factory.member()
     async with factory.work() as uow:
-        await directory.remove_member(uow, team_id=TEAM, user_ref=member.user.username)
+        await remove_member(uow, team_id=TEAM, user_ref=member.user.username)
     response = await client.get("/api/context", headers=member.in_channel())
     assert response.status == 403
 

@@ -2,7 +2,7 @@
 
 from urllib.parse import quote
 
-from bot.directory import service as directory
+from bot.directory.users import remove_member
 from bot.errors import MUST_RUN_IN_TEAMS
 from tests.factories import TEAM, Factory
 
@@ -50,7 +50,7 @@ async def test_a_member_who_left_is_no_longer_listed(client, factory: Factory) -
     ada = await factory.member("Ada Lovelace")
     grace = await factory.member("Grace Hopper")
     async with factory.work() as uow:
-        await directory.remove_member(uow, team_id=TEAM, user_ref=grace.user.id)
+        await remove_member(uow, team_id=TEAM, user_ref=grace.user.id)
     body = await users(client, ada)
     assert [row["displayName"] for row in body["value"]] == ["Ada Lovelace"]
 

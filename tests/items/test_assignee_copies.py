@@ -8,7 +8,8 @@ from sqlalchemy import select
 
 from bot.clock import FrozenClock
 from bot.db.tables import Item, ItemAssignee
-from bot.directory.service import actor_of, resolve_channel
+from bot.directory.access import resolve_channel
+from bot.directory.actors import actor_of
 from bot.items import shortcuts
 from bot.schemas import ItemKind
 from tests.factories import TEAM, Factory, create_item

@@ -6,7 +6,8 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from bot.directory.service import actor_of, resolve_channel
+from bot.directory.access import resolve_channel
+from bot.directory.actors import actor_of
 from bot.errors import NotFound
 from bot.items import shortcuts
 from bot.schemas import ItemKind

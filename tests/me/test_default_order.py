@@ -4,7 +4,7 @@ the assignments' own index, which must agree with the items and the readable-cha
 from datetime import timedelta
 
 from bot.clock import FrozenClock
-from bot.directory import service as directory
+from bot.directory.users import remove_member
 from tests.factories import Factory
 from tests.me.helpers import (
     BASE,
@@ -75,7 +75,7 @@ async def test_the_unfiltered_count_and_page_follow_the_readable_channels(
 
     await make_private(factory)
     async with factory.work() as uow:
-        await directory.remove_member(uow, team_id=TEAM_B, user_ref=ada.user.id)
+        await remove_member(uow, team_id=TEAM_B, user_ref=ada.user.id)
 
     mine = await listing(client, ada, "/api/me/tasks")
     assert ([row["name"] for row in mine["value"]], mine["@odata.count"]) == (["Still visible"], 1)

@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 from bot.clock import FrozenClock
-from bot.directory import service as directory
+from bot.directory.users import remove_member
 from bot.errors import MUST_RUN_IN_TEAMS
 from tests.factories import CHANNEL, TEAM, Factory
 from tests.me.helpers import (
@@ -81,7 +81,7 @@ async def test_items_of_channels_the_caller_may_not_read_are_never_listed(
     await make(client, grace, name="Still visible", assignedTo=both)
     await make_private(factory)
     async with factory.work() as uow:
-        await directory.remove_member(uow, team_id=TEAM_B, user_ref=ada.user.id)
+        await remove_member(uow, team_id=TEAM_B, user_ref=ada.user.id)
 
     for kind in ("tasks", "bugs"):
         mine = await listing(client, ada, f"/api/me/{kind}", **{"$filter": "name ne 'x'"})

@@ -7,7 +7,7 @@ from typing import Any
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
-from bot.directory import service as directory
+from bot.directory.users import find_user, user_out
 from cards.layout import Card
 from tests.cards.samples import assert_valid
 from tests.factories import CHANNEL, TEAM, Factory
@@ -101,7 +101,7 @@ async def rest_items(
 ) -> list[dict[str, Any]]:
     """A channel's items (Team A's Bugs unless told) as the REST API shows them to `member`."""
     async with factory.work() as uow:
-        user = directory.user_out(await directory.find_user(uow, ref=member.object_id))
+        user = user_out(await find_user(uow, ref=member.object_id))
     cookie = await factory.session(user)
     response = await client.get(
         f"/odata/{of}s",

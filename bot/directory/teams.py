@@ -1,0 +1,137 @@
+"""Tenants, teams and channels: recorded (created, renamed, marked deleted) by the admin CLI and
+the bot's installation and roster sync, and read back as the API shows them. A team is named by
+its Teams id; a channel belongs to one team for good, and a channel deleted in Teams is kept,
+marked, so its items stay."""
+
+from sqlalchemy import select
+
+from bot.db.tables import Channel, Team, Tenant
+from bot.directory.schemas import ChannelOut, MembershipType, TeamOut
+from bot.directory.shared import channel_by_teams_id, require_team, require_text, team_by_teams_id
+from bot.errors import Conflict, NotFound
+from bot.ids import new_id
+from bot.uow import ChannelScope, UnitOfWork
+
+
+def team_out(team: Team) -> TeamOut:
+    return TeamOut(
+        id=team.id,
+        team_id=team.teams_id,
+        name=team.name,
+        tenant_id=team.tenant_id,
+        group_id=team.group_id,
+    )
+
+
+def channel_out(channel: Channel, team: Team) -> ChannelOut:
+    return ChannelOut(
+        id=channel.id,
+        channel_id=channel.teams_id,
+        team_id=team.teams_id,
+        name=channel.name,
+        membership_type=MembershipType(channel.membership_type),
+    )
+
+
+async def ensure_tenant(uow: UnitOfWork, *, tenant_id: str) -> None:
+    """Record a tenant the first time it is seen."""
+    if await uow.session.get(Tenant, tenant_id) is None:
+        uow.session.add(Tenant(id=tenant_id, created_at=uow.clock.now()))
+        await uow.session.flush()
+
+
+async def upsert_team(
+    uow: UnitOfWork,
+    *,
+    team_id: str,
+    name: str,
+    tenant_id: str | None = None,
+    group_id: str | None = None,
+) -> TeamOut:
+    """Create the team, or update its name and any tenant or group id given."""
+    require_text("teamId", team_id)
+    require_text("name", name)
+    if tenant_id:
+        await ensure_tenant(uow, tenant_id=tenant_id)
+    now = uow.clock.now()
+    team = await team_by_teams_id(uow, team_id)
+    if team is None:
+        team = Team(
+            id=new_id(),
+            teams_id=team_id,
+            name=name,
+            tenant_id=tenant_id or None,
+            group_id=group_id or None,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.session.add(team)
+    else:
+        team.name = name
+        team.tenant_id = tenant_id or team.tenant_id
+        team.group_id = group_id or team.group_id
+        team.updated_at = now
+    await uow.session.flush()
+    return team_out(team)
+
+
+async def upsert_channel(
+    uow: UnitOfWork,
+    *,
+    team_id: str,
+    channel_id: str,
+    name: str,
+    membership_type: MembershipType = MembershipType.STANDARD,
+) -> ChannelOut:
+    """Create the channel in its team, or rename it and update its membership type."""
+    require_text("channelId", channel_id)
+    require_text("name", name)
+    team = await team_by_teams_id(uow, team_id)
+    if team is None:
+        raise NotFound(f"Team '{team_id}' is not known; add the team first.")
+    now = uow.clock.now()
+    channel = await channel_by_teams_id(uow, channel_id)
+    if channel is None:
+        channel = Channel(
+            id=new_id(),
+            team_id=team.id,
+            teams_id=channel_id,
+            name=name,
+            membership_type=membership_type.value,
+            created_at=now,
+            updated_at=now,
+        )
+        uow.session.add(channel)
+    elif channel.team_id != team.id:
+        raise Conflict(f"Channel '{channel_id}' belongs to another team.")
+    else:
+        channel.name = name
+        channel.membership_type = membership_type.value
+        channel.deleted_at = None  # recorded again: restored in Teams
+        channel.updated_at = now
+    await uow.session.flush()
+    return channel_out(channel, team)
+
+
+async def mark_channel_deleted(uow: UnitOfWork, *, team_id: str, channel_id: str) -> None:
+    """Teams deleted the channel: requests naming it are refused; its items are kept."""
+    team = await require_team(uow, team_id)
+    channel = await channel_by_teams_id(uow, channel_id)
+    if channel is None or channel.team_id != team.id:
+        return  # never recorded here: nothing to keep
+    channel.deleted_at = channel.updated_at = uow.clock.now()
+    await uow.session.flush()
+
+
+async def describe_channel(uow: UnitOfWork, *, scope: ChannelScope) -> tuple[TeamOut, ChannelOut]:
+    team = await uow.session.get(Team, scope.team_id)
+    channel = await uow.session.get(Channel, scope.channel_id)
+    if team is None or channel is None:
+        raise NotFound("The channel no longer exists.")
+    return team_out(team), channel_out(channel, team)
+
+
+async def tenant_has_team(uow: UnitOfWork, *, tenant_id: str) -> bool:
+    """Whether any team of the tenant is installed (SSO's default tenant rule)."""
+    found = await uow.session.scalar(select(Team.id).where(Team.tenant_id == tenant_id).limit(1))
+    return found is not None
