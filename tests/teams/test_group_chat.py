@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 from aiohttp.test_utils import TestClient
 
-from bot.directory import service as directory
+from bot.directory.teams import upsert_team
+from bot.directory.users import add_member, upsert_user
 from cards.layout import Card
 from cards.verbs import SELECT_PREFIX
 from tests.cards.samples import action, actions, inputs, text_of
@@ -197,11 +198,11 @@ async def test_a_card_of_a_channel_one_may_not_act_in_is_refused(
 ) -> None:
     card = await general_bug(chat, group)
     async with factory.work() as uow:  # Mallory is known, as a member of another team only
-        await directory.upsert_team(uow, team_id=TEAM_B, name="Team B", tenant_id=TENANT)
-        mallory = await directory.upsert_user(
+        await upsert_team(uow, team_id=TEAM_B, name="Team B", tenant_id=TENANT)
+        mallory = await upsert_user(
             uow, source_id=MALLORY.object_id, username=MALLORY.upn, display_name=MALLORY.name
         )
-        await directory.add_member(uow, team_id=TEAM_B, user_ref=mallory.id)
+        await add_member(uow, team_id=TEAM_B, user_ref=mallory.id)
     for button in ("Assign to me", "Edit"):
         answer = await replace(group, sender=MALLORY).click(action(card, button))
         assert f"You are not a member of team '{TEAM}'." in text_of(answer)
