@@ -12,11 +12,9 @@ SQLite needs none of this: its writers take turns (`bot.uow`).
 """
 
 import hashlib
-from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.sql.functions import FunctionElement
+from sqlalchemy import BigInteger, Select, bindparam, func, select
 
 from bot.db.reads import TransactionReads
 from bot.uow import UnitOfWork
@@ -27,23 +25,27 @@ async def share(uow: UnitOfWork, *, channel_id: str) -> None:
     this statement begins the unit's transaction if nothing has, as the first driver write would
     otherwise do with a statement of its own (`bot.db.driver._begun`): a create pays no round
     trip more."""
-    await _lock(uow, func.pg_advisory_xact_lock_shared, channel_id)
+    await _lock(uow, _SHARE, channel_id)
 
 
 async def take(uow: UnitOfWork, *, channel_id: str) -> None:
     """Hold the channel's catalogue alone until the unit commits: once the item writes that
     read it have committed, and before any other reads it."""
-    await _lock(uow, func.pg_advisory_xact_lock, channel_id)
+    await _lock(uow, _TAKE, channel_id)
 
 
-async def _lock(
-    uow: UnitOfWork, lock: Callable[[int], FunctionElement[Any]], channel_id: str
-) -> None:
+# Built once: every create runs the first (a statement built per call cost it 0.26 M instructions).
+_KEY = bindparam("key", type_=BigInteger)
+_SHARE = select(func.pg_advisory_xact_lock_shared(_KEY))
+_TAKE = select(func.pg_advisory_xact_lock(_KEY))
+
+
+async def _lock(uow: UnitOfWork, statement: Select[Any], channel_id: str) -> None:
     reads = uow.reads
     assert isinstance(reads, TransactionReads), "catalogue locks belong to a writing unit"
     connection = reads.transaction_connection
     if connection.dialect.name == "postgresql":
-        await connection.execute(select(lock(_key(channel_id))))
+        await connection.execute(statement, {"key": _key(channel_id)})
 
 
 def _key(channel_id: str) -> int:
