@@ -17,27 +17,28 @@ from tests.factories import Factory, Member, create_item
 from tests.fields.helpers import field_values, stored_item
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
 
+Request = tuple[str, str, dict[str, Any] | None]  # method, path, JSON body
+RENAMED = {"name": "Pressing"}
+
 
 async def _write_paused_by(
     client: TestClient,
     factory: Factory,
     held: Any,
-    write: tuple[str, str, dict[str, Any]],
-    then: tuple[str, str],
+    write: Request,
+    then: Request,
     member: Member,
 ) -> tuple[tuple[int, str], tuple[int, str]]:
-    """The answers to `write` (method, path, body), paused on the row the test's own
-    transaction updates with `held` (after it read the catalogue), and to `then` (method, path;
-    a rename's body is added by the caller's path choice), sent while the write waits."""
+    """The answers to `write`, paused on the row the test's own transaction updates with `held`
+    (after it read the catalogue), and to `then`, sent while the write waits."""
     headers = member.in_channel()
     async with factory.engine.connect() as holding:
         await holding.execute(held)
         method, path, body = write
         writing = asyncio.create_task(send(client, method, path, json=body, headers=headers))
         await until_a_request_waits_for_a_lock(factory)
-        method, path = then
-        rename = {"name": "Pressing"} if method == "PATCH" else None
-        changing = asyncio.create_task(send(client, method, path, json=rename, headers=headers))
+        method, path, body = then
+        changing = asyncio.create_task(send(client, method, path, json=body, headers=headers))
         # On PostgreSQL the rename or delete waits for the write, which waits for the test.
         await until_a_request_waits_for_a_lock(factory, requests=2)
         await holding.rollback()
@@ -55,7 +56,7 @@ async def test_a_create_that_read_the_old_name_gets_the_new_one(
         factory,
         update(ItemCounter).values(version=ItemCounter.version),  # a create's first write
         ("POST", "/odata/bugs", {"name": "Racing", "priority": "High"}),
-        ("PATCH", f"/odata/priority({high.id})"),
+        ("PATCH", f"/odata/priority({high.id})", RENAMED),
         ada,
     )
     assert (created, renamed) == (201, 204), body
@@ -73,7 +74,7 @@ async def test_an_edit_that_read_the_old_name_gets_the_new_one(
         factory,
         update(Item).where(Item.id == bug["_id"]).values(name=Item.name),  # the edit's row
         ("PATCH", f"/odata/bugs({bug['_id']})", {"priority": "High"}),
-        ("PATCH", f"/odata/priority({high.id})"),
+        ("PATCH", f"/odata/priority({high.id})", RENAMED),
         ada,
     )
     assert (edited, renamed) == (204, 204), body
@@ -90,7 +91,7 @@ async def test_a_priority_a_create_read_is_not_deleted_from_under_it(
         factory,
         update(ItemCounter).values(version=ItemCounter.version),
         ("POST", "/odata/bugs", {"name": "Racing", "priority": "High"}),
-        ("DELETE", f"/odata/priority({high.id})"),
+        ("DELETE", f"/odata/priority({high.id})", None),
         ada,
     )
     # The delete waited for the create, then found an item holding the priority.
