@@ -2,7 +2,7 @@
 
 from sqlalchemy import select
 
-from bot.db.tables import Channel, ItemCounter, Project
+from bot.db.tables import ItemCounter, Project
 from bot.directory.schemas import ChannelOut, MembershipType
 from bot.directory.teams import upsert_channel
 from bot.fields import service as fields
@@ -21,12 +21,11 @@ async def add_channel(
 ) -> ChannelOut:
     """Record the channel; the first time, give it its native project and default fields. A
     renamed channel renames its native project."""
-    previous = await uow.session.scalar(select(Channel.name).where(Channel.teams_id == channel_id))
-    channel = await upsert_channel(
+    channel, renamed_from = await upsert_channel(
         uow, team_id=team_id, channel_id=channel_id, name=name, membership_type=membership_type
     )
-    if previous is not None and previous != name:
-        await projects.follow_channel_rename(uow, channel_id=channel.id, old=previous, new=name)
+    if renamed_from is not None:
+        await projects.follow_channel_rename(uow, channel_id=channel.id, old=renamed_from, new=name)
     bootstrapped = await uow.session.scalar(
         select(Project.id).where(Project.channel_id == channel.id).limit(1)
     )

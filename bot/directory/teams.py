@@ -82,8 +82,9 @@ async def upsert_channel(
     channel_id: str,
     name: str,
     membership_type: MembershipType = MembershipType.STANDARD,
-) -> ChannelOut:
-    """Create the channel in its team, or rename it and update its membership type."""
+) -> tuple[ChannelOut, str | None]:
+    """Create the channel in its team, or rename it and update its membership type; with the
+    channel, the name it had before when this renamed it."""
     require_text("channelId", channel_id)
     require_text("name", name)
     team = await team_by_teams_id(uow, team_id)
@@ -91,6 +92,7 @@ async def upsert_channel(
         raise NotFound(f"Team '{team_id}' is not known; add the team first.")
     now = uow.clock.now()
     channel = await channel_by_teams_id(uow, channel_id)
+    renamed_from = None
     if channel is None:
         channel = Channel(
             id=new_id(),
@@ -105,12 +107,14 @@ async def upsert_channel(
     elif channel.team_id != team.id:
         raise Conflict(f"Channel '{channel_id}' belongs to another team.")
     else:
+        if channel.name != name:
+            renamed_from = channel.name
         channel.name = name
         channel.membership_type = membership_type.value
         channel.deleted_at = None  # recorded again: restored in Teams
         channel.updated_at = now
     await uow.session.flush()
-    return channel_out(channel, team)
+    return channel_out(channel, team), renamed_from
 
 
 async def mark_channel_deleted(uow: UnitOfWork, *, team_id: str, channel_id: str) -> None:
