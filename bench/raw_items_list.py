@@ -16,7 +16,6 @@ from bot.items.read import items_statement
 from bot.items.versions import VERSION, version_column
 from bot.odata.query import apply, count_statement, parse_query
 from bot.schemas import ItemKind
-from bot.uow import ChannelScope
 
 STATUSES = (
     "SELECT id, category, value FROM field_values "
@@ -35,8 +34,7 @@ PROJECT_AT = {
 def _list_statements(dialect: Any) -> tuple[Compiled, Compiled, Compiled]:
     """The page (with its version) and the count of the benchmark's list, and the people look-up,
     as the app builds them."""
-    scope = ChannelScope(STAND_IN, "team", STAND_IN, "channel", None, None)
-    query = parse_query(LIST_QUERY, entity_set(ItemKind.BUG, scope))
+    query = parse_query(LIST_QUERY, entity_set(ItemKind.BUG))
     items = items_statement(STAND_IN, ItemKind.BUG)
     version = version_column(channel_id=STAND_IN, kind=ItemKind.BUG)
     page = Compiled(apply(items, query, keyed=True).add_columns(version), dialect)

@@ -29,6 +29,7 @@ from bot.keys import (
     ENGINE,
     HTTP,
     LIST_CACHE,
+    LISTS_IN_FLIGHT,
     NOTIFIER,
     OPENAPI,
     SESSIONS,
@@ -48,6 +49,7 @@ from bot.web import meta
 from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
 from bot.web.errors import add_request_id, error_middleware
+from bot.web.fairness import ListsInFlight
 from bot.web.metadata import install_metadata
 from bot.web.openapi import openapi_document
 from bot.web.routing import RouteTable, install
@@ -83,6 +85,7 @@ def create_app(
     app[SETTINGS] = settings
     app[CLOCK] = clock or SystemClock()
     app[LIST_CACHE] = VersionedCache()
+    app[LISTS_IN_FLIGHT] = ListsInFlight(settings.lists_in_flight)
     endpoints = install(app, ROUTE_TABLES)
     document = openapi_document(
         endpoints,
@@ -101,7 +104,10 @@ def create_app(
 
 
 async def _database(app: web.Application) -> AsyncIterator[None]:
-    engine = create_engine(app[SETTINGS].database_url)
+    settings = app[SETTINGS]
+    engine = create_engine(
+        settings.database_url, statement_timeout_s=settings.query_timeout_seconds
+    )
     try:
         await migrate(engine)
         async with checkpoints.in_background(engine):

@@ -49,6 +49,25 @@ class Conflict(DomainError):
     status = 409
 
 
+class TooManyRequests(DomainError):
+    """A caller over its share; `retry_after` seconds is when to try again."""
+
+    status = 429
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class QueryTooLong(DomainError):
+    """A statement ran past the database time bound and was stopped; nothing was changed."""
+
+    status = 503
+
+    def __init__(self) -> None:
+        super().__init__(QUERY_TOO_LONG)
+
+
 class PayloadTooLarge(DomainError):
     status = 413
 
@@ -57,6 +76,7 @@ class UnsupportedMediaType(DomainError):
     status = 415
 
 
+QUERY_TOO_LONG = "The query took too long; narrow the filter."
 MUST_RUN_IN_TEAMS = "Must run inside Microsoft Teams."
 PRIVATE_CHANNELS_UNSUPPORTED = "Private and shared channels are not supported yet."
 

@@ -12,6 +12,7 @@ from bot.settings import Settings
 from bot.teams.adapter import BotRuntime
 from bot.teams.handler import TrackerBot
 from bot.teams.notifier import Notifier
+from bot.web.fairness import ListsInFlight
 
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
@@ -23,6 +24,8 @@ OPENAPI = web.AppKey("openapi", bytes)
 ODATA_METADATA = web.AppKey("odata_metadata", bytes)  # the CSDL XML of /odata/$metadata
 # Counts and item references of lists, valid while their version holds (bot.items.versions).
 LIST_CACHE = web.AppKey("list_cache", VersionedCache)
+# List requests running per session or token (bot.web.fairness).
+LISTS_IN_FLIGHT = web.AppKey("lists_in_flight", ListsInFlight)
 BOT = web.AppKey("bot", BotRuntime)
 BOT_HANDLER = web.AppKey("bot_handler", TrackerBot)
 NOTIFIER = web.AppKey("notifier", Notifier)

@@ -65,6 +65,20 @@ class Settings(BaseSettings):
         alias="BOT_OPENID_METADATA_URL",
         description="Where the keys that sign the Bot Framework's requests are published",
     )
+    query_timeout_seconds: float = Field(
+        5.0,
+        alias="QUERY_TIMEOUT_SECONDS",
+        gt=0,
+        le=3600,
+        description="How long one database statement may run before it is stopped (503)",
+    )
+    lists_in_flight: int = Field(
+        4,
+        alias="LISTS_IN_FLIGHT",
+        ge=1,
+        le=1000,
+        description="List and personal-view requests one session or token may have running (429)",
+    )
     jobs_poll_seconds: float = Field(
         1.0,
         alias="JOBS_POLL_SECONDS",

@@ -15,6 +15,8 @@ from sqlalchemy.util import greenlet_spawn
 from bot.clock import Clock
 from bot.db.engine import take_sqlite_write_lock
 from bot.db.reads import Reads, TransactionReads, reads_outside_transactions
+from bot.db.timeouts import timed_out
+from bot.errors import QueryTooLong
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,25 @@ async def unit_of_work(
     A unit that only reads (`write=False`) reads outside any transaction, on a connection of
     its own or, on SQLite, one all such units share (`bot.db.reads`). Either opens an ORM
     session only if something asks for one: most requests' statements run on the driver, and a
-    session's life cost a create more than its writes."""
+    session's life cost a create more than its writes. A statement the database stopped for
+    running too long ends the unit with `QueryTooLong`, its transaction rolled back."""
+    try:
+        async with _unit(sessions, clock, write=write, cache=cache) as uow:
+            yield uow
+    except Exception as error:
+        if timed_out(error):
+            raise QueryTooLong() from error
+        raise
+
+
+@asynccontextmanager
+async def _unit(
+    sessions: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    *,
+    write: bool,
+    cache: VersionedCache | None,
+) -> AsyncIterator[UnitOfWork]:
     engine: AsyncEngine = sessions.kw["bind"]
     if not write:
         async with _reading(engine, sessions, clock, cache) as uow:

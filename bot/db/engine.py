@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from sqlalchemy import event
 from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_dbapi
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
@@ -27,8 +26,15 @@ SQLITE_BUSY_TIMEOUT_MS = 50
 SQLITE_WRITE_WAIT_S = 5.0
 
 
-def create_engine(url: str) -> AsyncEngine:
-    """An engine for a SQLite file (WAL, busy timeout, foreign keys) or PostgreSQL via asyncpg."""
+# How long one statement may run before the database stops it (`Settings.query_timeout_seconds`).
+DEFAULT_STATEMENT_TIMEOUT_S = 5.0
+
+
+def create_engine(
+    url: str, *, statement_timeout_s: float = DEFAULT_STATEMENT_TIMEOUT_S
+) -> AsyncEngine:
+    """An engine for a SQLite file (WAL, busy timeout, foreign keys) or PostgreSQL via asyncpg,
+    whose statements stop after `statement_timeout_s` (`bot.db.timeouts`)."""
     parsed = make_url(url)
     # JSON columns (event payloads, buckets) through orjson: several times faster than json.
     json_options: dict[str, Any] = {
@@ -36,28 +42,35 @@ def create_engine(url: str) -> AsyncEngine:
         "json_deserializer": orjson.loads,
     }
     if parsed.get_backend_name() != "sqlite":
-        return create_async_engine(url, pool_size=10, max_overflow=10, **json_options)
+        timeout_ms = str(round(statement_timeout_s * 1000))
+        return create_async_engine(
+            url,
+            pool_size=10,
+            max_overflow=10,
+            connect_args={"server_settings": {"statement_timeout": timeout_ms}},
+            **json_options,
+        )
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    # sqlite_inline instead of aiosqlite: statements run on the loop thread, without a hop each.
+    # sqlite_inline instead of aiosqlite: short statements run on the loop, without a hop each.
     module = AsyncAdapt_aiosqlite_dbapi(sqlite_inline, sqlite3)
+    connect_args = {"timeout_s": statement_timeout_s, "prepare": _tune_sqlite}
     # The last connection given back is the next taken: a SQLite connection drops its whole page
     # cache when another connection wrote since it last read, so taking the pool's connections
     # in turn made every create read some 70 pages back from the file (LIFO: 4).
-    engine = create_async_engine(url, module=module, pool_use_lifo=True, **json_options)
-    event.listen(engine.sync_engine, "connect", _tune_sqlite)
-    return engine
+    return create_async_engine(
+        url, module=module, pool_use_lifo=True, connect_args=connect_args, **json_options
+    )
 
 
-def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
+def _tune_sqlite(raw: sqlite3.Connection) -> None:
+    """Ready a new connection, the pool's or a reader's (`sqlite_inline`)."""
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    raw.execute("PRAGMA foreign_keys=ON")
+    raw.execute("PRAGMA synchronous=NORMAL")
     # SQLite's lower() folds ASCII only; OData text comparisons need all of Unicode.
-    register_sqlite_functions(dbapi_connection)
+    register_sqlite_functions(raw)
 
 
 async def take_sqlite_write_lock(reads: TransactionReads) -> None:

@@ -31,6 +31,7 @@ async def channel_context(call: Call) -> ContextOut:
     access=Access.CHANNEL,
     response=UserPage,
     summary="The team's members (OData)",
+    capped=True,
 )
 async def list_users(call: Call) -> dict[str, Any]:
     query = query_of(call, USERS)

@@ -55,7 +55,7 @@ def _declare(kind: ItemKind) -> None:
     label, plural = kind.value, kind.plural
 
     async def list_items(call: Call) -> dict[str, Any]:
-        entity = entity_set(kind, call.channel)
+        entity = entity_set(kind)
         query = query_of(call, entity)
         found = await read.list_items(call.uow, kind=kind, query=query)
         more = found.last_read is not None
@@ -89,9 +89,9 @@ def _declare(kind: ItemKind) -> None:
 
     channel = Access.CHANNEL
     summary = f"The channel's {plural}: an OData collection of details"
-    routes.route("GET", f"/api/{plural}", access=channel, summary=summary, response=PAGE[kind])(
-        _named(f"list_{plural}", list_items)
-    )
+    routes.route(
+        "GET", f"/api/{plural}", access=channel, summary=summary, response=PAGE[kind], capped=True
+    )(_named(f"list_{plural}", list_items))
     routes.route(
         "GET",
         f"/odata/{plural}",
@@ -99,6 +99,7 @@ def _declare(kind: ItemKind) -> None:
         summary=summary,
         response=PAGE[kind],
         odata_set=LISTS[kind],
+        capped=True,
     )(_named(f"list_odata_{plural}", list_items))
     routes.route(
         "POST",

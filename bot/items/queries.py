@@ -1,9 +1,9 @@
 """What item lists expose to OData: properties by their JSON names, and assignees for any/all."""
 
 from dataclasses import replace
-from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import ColumnElement, String, literal, select
+from sqlalchemy import ColumnElement, String, bindparam, select
 from sqlalchemy.sql.util import find_tables
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, User
@@ -12,7 +12,6 @@ from bot.schemas import ItemKind
 from bot.uow import ChannelScope
 
 K = PropertyKind
-ENTITY_SETS_KEPT = 512  # channels and kinds whose lists were asked for lately
 
 
 def _assigned(condition: ColumnElement[bool] | None) -> ColumnElement[bool]:
@@ -104,14 +103,28 @@ def item_properties(kind: ItemKind) -> dict[str, Property]:
     return dict(LISTS[kind].properties)
 
 
-@lru_cache(maxsize=ENTITY_SETS_KEPT)
-def entity_set(kind: ItemKind, scope: ChannelScope) -> EntitySet:
-    """The item list's OData face in one channel, whose team and channel ids are constants.
-    One object per channel and kind: parsed queries are kept per entity set."""
-    constants = (
-        Property("channelId", literal(scope.teams_channel_id, String), K.NAME),
-        Property("teamId", literal(scope.teams_team_id, String), K.NAME),
-        Property("groupId", literal(scope.group_id, String), K.NAME),
-    )
-    shared = LISTS[kind]
-    return replace(shared, properties={**shared.properties, **{p.name: p for p in constants}})
+# Where a channel's list is read, bound per request (`place_values`): one entity set per kind
+# serves every channel, so a query is parsed, and its statements prepared, once per shape.
+_PLACE = (
+    Property("channelId", bindparam("place_channel_id", type_=String), K.NAME),
+    Property("teamId", bindparam("place_team_id", type_=String), K.NAME),
+    Property("groupId", bindparam("place_group_id", type_=String), K.NAME),
+)
+_CHANNEL_LISTS = {
+    kind: replace(shared, properties={**shared.properties, **{p.name: p for p in _PLACE}})
+    for kind, shared in LISTS.items()
+}
+
+
+def entity_set(kind: ItemKind) -> EntitySet:
+    """A channel's item list's OData face; the channel's Teams ids come with `place_values`."""
+    return _CHANNEL_LISTS[kind]
+
+
+def place_values(scope: ChannelScope) -> dict[str, Any]:
+    """The values of the channel list's place properties (`channelId`, `teamId`, `groupId`)."""
+    return {
+        "place_channel_id": scope.teams_channel_id,
+        "place_team_id": scope.teams_team_id,
+        "place_group_id": scope.group_id,
+    }

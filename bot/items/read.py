@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Select, select
+from sqlalchemy import BindParameter, ColumnElement, Select, bindparam, select
 
 from bot.db import driver
 from bot.db.expressions import one_of_named
@@ -21,6 +21,7 @@ from bot.fields.catalog import STATUS
 from bot.ids import is_id
 from bot.items import versions
 from bot.items.assignees import assignee_ids
+from bot.items.queries import place_values
 from bot.odata.plans import ListStatements, counted
 from bot.odata.query import Query, page
 from bot.schemas import ItemKind
@@ -46,8 +47,9 @@ SHOWN_ITEM_COLUMNS = (
 )
 
 
-def items_statement(channel_id: str, kind: ItemKind) -> Select[Any]:
-    """The item columns of one channel and kind; nothing joined, so counts stay on one index."""
+def items_statement(channel_id: str | BindParameter[str], kind: ItemKind) -> Select[Any]:
+    """The item columns of one channel (or the channel `channel_id` names by parameter) and
+    kind; nothing joined, so counts stay on one index."""
     return select(*SHOWN_ITEM_COLUMNS).where(ITEM.channel_id == channel_id, ITEM.kind == kind.value)
 
 
@@ -71,8 +73,14 @@ class Page:
     last_read: Mapping[str, Any] | None
 
 
-# The channel lists' page and count statements, prepared once per channel, kind and shape.
+# The channel lists' page and count statements, prepared once per kind and shape: the channel
+# is a parameter (`_CHANNEL`), bound per request.
 _STATEMENTS = ListStatements()
+_CHANNEL = "channel_id"
+
+
+def _list_rows(kind: ItemKind) -> Select[Any]:
+    return items_statement(bindparam(_CHANNEL), kind)
 
 
 async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
@@ -80,15 +88,18 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     scope = _scope(uow)
     channel_id = scope.channel_id
     cache = uow.cache
+    here = {_CHANNEL: channel_id, **place_values(scope)}
 
     def rows() -> Select[Any]:
-        return items_statement(channel_id, kind)
+        return _list_rows(kind)
 
     def version() -> tuple[ColumnElement[int], ...]:
-        return (versions.version_column(channel_id=channel_id, kind=kind),) if cache else ()
+        if cache is None:
+            return ()
+        return (versions.version_column(channel_id=bindparam(_CHANNEL), kind=kind),)
 
-    statement, values = _STATEMENTS.page((kind, scope, cache is None), query, rows, version)
-    fetched = await statement.all(uow.reads, values)
+    statement, values = _STATEMENTS.page((kind, cache is None), query, rows, version)
+    fetched = await statement.all(uow.reads, {**values, **here})
     # The version is read with the page, in the same snapshot, and before any count: nothing
     # cached under it is older than it says. An empty page caches nothing.
     seen = fetched[0][versions.VERSION] if cache and fetched else None
@@ -98,8 +109,8 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
         key = versions.count_key(query, channel_id=channel_id, kind=kind)
         count = cache.get(key, seen) if cache and key and seen is not None else None
         if count is None:
-            counting = _STATEMENTS.count((kind, scope), query, counted(rows, query))
-            count = await counting.value(uow.reads) or 0
+            counting = _STATEMENTS.count(kind, query, counted(rows, query))
+            count = await counting.value(uow.reads, here) or 0
             if cache and key and seen is not None:
                 cache.put(key, seen, count)
     details = await render(uow, kind, page_rows, version=seen)

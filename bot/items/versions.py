@@ -12,7 +12,7 @@ since changes there do not bump the version.
 
 from typing import Any, cast
 
-from sqlalchemy import Label, Table, bindparam, select, update
+from sqlalchemy import BindParameter, Label, Table, bindparam, select, update
 
 from bot.db import driver
 from bot.db.driver import LeastRecentlyUsed
@@ -69,7 +69,7 @@ def references_key(*, channel_id: str, kind: ItemKind) -> Key:
 VERSION = "_version"
 
 
-def version_column(*, channel_id: str, kind: ItemKind) -> Label[int]:
+def version_column(*, channel_id: str | BindParameter[str], kind: ItemKind) -> Label[int]:
     """The channel's version for `kind` as a column (`VERSION`) of a list's own statement."""
     counter = ItemCounter.__table__.c
     version = select(counter.version).where(

@@ -44,6 +44,7 @@ def _declare(kind: ItemKind) -> None:
         access=Access.PERSONAL,
         response=PAGE[kind],
         summary=f"The caller's {plural} in every channel they may read (OData)",
+        capped=True,
     )(_named(f"my_{plural}", list_items))
     routes.route(
         "GET",
@@ -51,6 +52,7 @@ def _declare(kind: ItemKind) -> None:
         access=Access.PERSONAL,
         response=MyChannelPage,
         summary=f"The channels the caller may read, with each one's {kind.value} status (OData)",
+        capped=True,
     )(_named(f"my_{kind.value}_channels", list_channels))
 
 

@@ -6,7 +6,7 @@ so an item or a channel the caller could not open in its own channel never shows
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, select
+from sqlalchemy import BindParameter, ColumnElement, Select, and_, case, func, select
 
 from bot.db.tables import Channel, Item, ItemAssignee, ItemCounter, Project, Team
 from bot.directory.access import readable_channels
@@ -45,7 +45,7 @@ _MY_KEY = Property("_id", ItemAssignee.item_id, K.ID)
 _MY_CREATED_AT = Property("createdAt", ItemAssignee.created_at, K.DATETIME)
 
 
-def _mine(user_id: str, kind: ItemKind) -> tuple[ColumnElement[bool], ...]:
+def _mine(user_id: str | BindParameter[str], kind: ItemKind) -> tuple[ColumnElement[bool], ...]:
     """The user's assignments of `kind` in channels they may read: one range of their index,
     each entry's channel checked against a list of the readable ones made once per statement."""
     readable = select(Channel.id).where(readable_channels(user_id))
@@ -56,7 +56,7 @@ def _mine(user_id: str, kind: ItemKind) -> tuple[ColumnElement[bool], ...]:
     )
 
 
-def my_items_statement(user_id: str, kind: ItemKind) -> Select[Any]:
+def my_items_statement(user_id: str | BindParameter[str], kind: ItemKind) -> Select[Any]:
     """Items of `kind` assigned to the user, in channels they may read, with where they live.
 
     It starts from the user's assignments, newest first in their index: a default page reads
@@ -73,7 +73,7 @@ def my_items_statement(user_id: str, kind: ItemKind) -> Select[Any]:
     )
 
 
-def my_items_count(user_id: str, kind: ItemKind, query: Query) -> Select[Any]:
+def my_items_count(user_id: str | BindParameter[str], kind: ItemKind, query: Query) -> Select[Any]:
     """How many items `my_items_statement` gives under the query's filter. Without a filter, the
     assignments alone are counted, inside their index (SQLite would still visit outer-joined
     tables for an aggregate)."""
@@ -116,7 +116,7 @@ _CHANNEL_PROPERTIES = {
 }
 
 
-def my_channels_statement(user_id: str, kind: ItemKind) -> Select[Any]:
+def my_channels_statement(user_id: str | BindParameter[str], kind: ItemKind) -> Select[Any]:
     """One row per channel the user may read, with its native project and its status for `kind`."""
     return (
         select(

@@ -3,7 +3,7 @@
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Select
+from sqlalchemy import BindParameter, Select, bindparam
 
 from bot.items import read
 from bot.me.queries import my_channels_statement, my_items_count, my_items_statement
@@ -13,17 +13,19 @@ from bot.odata.query import Query, page
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
 
-# The personal lists' statements, prepared once per caller, list and shape.
+# The personal lists' statements, prepared once per list and shape: the caller is a parameter
+# (`_CALLER`), bound per request.
 _STATEMENTS = ListStatements()
+_CALLER = "caller_id"
 
 
 async def list_my_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> read.Page:
     """A page of the items of `kind` assigned to the caller in every channel they may read, in
     the details shape plus `teamName` and `channelName`; the exact count if asked."""
-    caller = _caller(uow)
+    caller: BindParameter[str] = bindparam(_CALLER)
     rows, count, last_read = await _page(
         uow,
-        ("items", kind, caller),
+        ("items", kind),
         query,
         lambda: my_items_statement(caller, kind),
         lambda: my_items_count(caller, kind, query),
@@ -38,13 +40,12 @@ async def list_my_channels(
     uow: UnitOfWork, *, kind: ItemKind, query: Query
 ) -> tuple[list[MyChannel], int | None, Mapping[str, Any] | None]:
     """A page of the channels the caller may read, as the personal view of `kind` shows them."""
-    caller = _caller(uow)
 
     def statement() -> Select[Any]:
-        return my_channels_statement(caller, kind)
+        return my_channels_statement(bindparam(_CALLER), kind)
 
-    scope = ("channels", kind, caller)
-    rows, count, last_read = await _page(uow, scope, query, statement, counted(statement, query))
+    shapes = ("channels", kind)
+    rows, count, last_read = await _page(uow, shapes, query, statement, counted(statement, query))
     channels = [
         MyChannel(
             id=row["id"],
@@ -64,18 +65,19 @@ async def list_my_channels(
 
 async def _page(
     uow: UnitOfWork,
-    scope: Hashable,
+    kind: Hashable,
     query: Query,
     statement: Callable[[], Select[Any]],
     counting: Callable[[], Select[Any]],
 ) -> tuple[Sequence[Mapping[str, Any]], int | None, Mapping[str, Any] | None]:
-    """The rows of one page (read with their sort values), the count if asked (by `counting`),
-    and the last row read when more follow (the next link's key)."""
-    paged, values = _STATEMENTS.page(scope, query, statement)
-    rows, more = page(await paged.all(uow.reads, values), query)
+    """The caller's rows of one page (read with their sort values), the count if asked (by
+    `counting`), and the last row read when more follow (the next link's key)."""
+    caller = {_CALLER: _caller(uow)}
+    paged, values = _STATEMENTS.page(kind, query, statement)
+    rows, more = page(await paged.all(uow.reads, {**values, **caller}), query)
     count = None
     if query.count:
-        count = await _STATEMENTS.count(scope, query, counting).value(uow.reads)
+        count = await _STATEMENTS.count(kind, query, counting).value(uow.reads, caller)
     return rows, count, rows[-1] if more else None
 
 

@@ -1,10 +1,12 @@
 """List statements prepared once per request shape, so a repeated list builds no SQL at all.
 
-A list's page and count depend on its scope (a channel and kind, a caller), its filter, order
-and paging, and, for a next link, on which of its cursor's values are null; the cursor's values
-themselves are bound per request. Each distinct combination is built, compiled and kept
-(`driver.Prepared`); the next request of that shape only binds its values and runs them.
-Building and recognising a page statement afresh cost more than SQLite took to run it.
+A list's page and count depend on its kind, its filter, order and paging, and, for a next link,
+on which of its cursor's values are null. Where it is read (a channel, a caller) is not part of
+the shape: the statements name it by parameter (`bindparam("channel_id")`, say), and each
+request binds it with the cursor's values. Each distinct shape is built, compiled and kept
+(`driver.Prepared`), shared by every channel and caller; the next request of that shape only
+binds its values and runs them. Building and recognising a page statement afresh cost more
+than SQLite took to run it.
 """
 
 from collections.abc import Callable, Hashable
@@ -17,14 +19,14 @@ from bot.db.driver import LeastRecentlyUsed, Prepared
 from bot.odata.keyset import sort_expression
 from bot.odata.query import Query, apply, count_statement
 
-# Shapes kept per kind of list: a few per busy channel or caller (the same lists are asked for
-# again and again). A page's prepared statement holds about 70 KiB, compiled.
+# Shapes kept per kind of list (clients ask for the same few lists again and again, in every
+# channel). A page's prepared statement holds about 70 KiB, compiled.
 PLANS_KEPT = 256
 Build = Callable[[], Select[Any]]
 
 
 def shape(query: Query) -> tuple[Hashable, ...]:
-    """What a query's SQL depends on within one scope: equal filter texts give equal filters,
+    """What a query's SQL depends on within one kind of list: equal filter texts give equal filters,
     and a cursor counts only by which of its values are null."""
     nulls = None if query.after is None else tuple(value is None for value in query.after)
     order = tuple((key.property.name, key.descending) for key in query.order)
@@ -32,15 +34,15 @@ def shape(query: Query) -> tuple[Hashable, ...]:
 
 
 class ListStatements:
-    """The prepared pages and counts of one kind of list, by scope and shape; the least
-    recently used are dropped first."""
+    """The prepared pages and counts of one kind of list, by shape (`kind` tells apart the lists
+    one instance serves); the least recently used are dropped first."""
 
     def __init__(self, kept: int = PLANS_KEPT) -> None:
         self._kept: LeastRecentlyUsed[Hashable, Prepared] = LeastRecentlyUsed(kept)
 
     def page(
         self,
-        scope: Hashable,
+        kind: Hashable,
         query: Query,
         rows: Build,
         extra: Callable[[], tuple[ColumnElement[Any], ...]] = tuple,
@@ -48,16 +50,16 @@ class ListStatements:
         """The page statement of `query` over the statement `rows` builds (read with its sort
         values, then the `extra` columns), and the cursor values to run it with."""
         placeholders, values = _cursor(query)
-        key = ("page", scope, shape(query))
+        key = ("page", kind, shape(query))
         prepared = self._kept.get(key)
         if prepared is None:
             statement = apply(rows(), replace(query, after=placeholders), keyed=True)
             prepared = self._kept.put(key, Prepared(statement.add_columns(*extra())))
         return prepared, values
 
-    def count(self, scope: Hashable, query: Query, counting: Build) -> Prepared:
+    def count(self, kind: Hashable, query: Query, counting: Build) -> Prepared:
         """The count statement `counting` builds for `query` (its filter decides the SQL)."""
-        key = ("count", scope, query.filter_text)
+        key = ("count", kind, query.filter_text)
         prepared = self._kept.get(key)
         if prepared is None:
             prepared = self._kept.put(key, Prepared(counting()))

@@ -150,7 +150,7 @@ async def _apply_bulk_edit(
         if done:
             wanted = ",".join(map(quoted, done))
             params = {"$filter": f"_id in ({wanted})", "$top": str(len(done))}
-            query = parse_query(params, entity_set(data.kind, ctx.channel))
+            query = parse_query(params, entity_set(data.kind))
             rows = (await read.list_items(uow, kind=data.kind, query=query)).rows
     noun = data.kind.plural
     page = ItemList(

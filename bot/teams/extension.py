@@ -100,7 +100,7 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
             params = {"$top": str(top), "$skip": str(skip)}
             if condition:
                 params["$filter"] = condition
-            parsed = parse_query(params, entity_set(kind, ctx.channel))
+            parsed = parse_query(params, entity_set(kind))
             rows = (await read.list_items(uow, kind=kind, query=parsed)).rows
         statuses = (await views.choices(uow, kind=kind)).statuses if ctx.channel else []
     results = []

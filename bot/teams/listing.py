@@ -15,13 +15,13 @@ from bot.odata.query import Query, parse_query
 from bot.schemas import ItemKind
 from bot.teams import grammar, personal, views
 from bot.teams.context import BotContext
-from bot.uow import ChannelScope, UnitOfWork
+from bot.uow import UnitOfWork
 from cards.layout import Card
 from cards.listing import MAX_ROWS, ItemList, list_card
 
 # The highest number first: the newest, in the order people know them.
 NEWEST_FIRST = "internalId desc"
-QUERIES_KEPT = 1024  # parsed list queries, by kind, channel, filter and first row
+QUERIES_KEPT = 1024  # parsed list queries, by kind, filter and first row
 
 
 def quoted(text: str) -> str:
@@ -43,7 +43,7 @@ async def list_card_for(
             )
             rows, more, total = mine.rows, mine.more, mine.total
         else:
-            query = _channel_query(kind, ctx.channel, condition, skip)
+            query = _channel_query(kind, condition, skip)
             found = await read.list_items(uow, kind=kind, query=query)
             rows, more, total = found.rows, found.last_read is not None, found.count
     page = ItemList(
@@ -60,13 +60,13 @@ async def list_card_for(
 
 
 @lru_cache(maxsize=QUERIES_KEPT)
-def _channel_query(kind: ItemKind, scope: ChannelScope, condition: str | None, skip: int) -> Query:
+def _channel_query(kind: ItemKind, condition: str | None, skip: int) -> Query:
     """A page of a channel's list, filtered by `condition`. Kept: people repeat the same few
     commands, and parsing and translating a filter costs more than building the card."""
     params = {"$top": str(MAX_ROWS), "$skip": str(skip), "$count": "true", "$orderby": NEWEST_FIRST}
     if condition:
         params["$filter"] = condition
-    return parse_query(params, entity_set(kind, scope))
+    return parse_query(params, entity_set(kind))
 
 
 async def _filter(uow: UnitOfWork, ctx: BotContext, command: grammar.ListItems) -> str | None:

@@ -6,7 +6,7 @@ import orjson
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.errors import DomainError
+from bot.errors import DomainError, TooManyRequests
 from bot.web.body import MAX_JSON_BODY
 from bot.web.requestid import HEADER, choose_request_id, current_request_id
 
@@ -16,8 +16,12 @@ REQUEST_ID = web.RequestKey("request_id", str)
 INTERNAL_ERROR = {"error": "Internal error"}
 
 
-def json_response(payload: object, status: int = 200) -> web.Response:
-    return web.Response(body=orjson.dumps(payload), status=status, content_type="application/json")
+def json_response(
+    payload: object, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
+    return web.Response(
+        body=orjson.dumps(payload), status=status, content_type="application/json", headers=headers
+    )
 
 
 @web.middleware
@@ -27,6 +31,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     token = current_request_id.set(request_id)
     try:
         return await handler(request)
+    except TooManyRequests as exc:
+        return json_response(exc.body(), exc.status, {"Retry-After": str(exc.retry_after)})
     except DomainError as exc:
         return json_response(exc.body(), exc.status)
     except web.HTTPException as exc:

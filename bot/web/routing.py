@@ -13,7 +13,7 @@ from pydantic_core import to_jsonable_python
 
 from bot.auth import service as auth
 from bot.errors import BadRequest, missing_context
-from bot.keys import CLOCK, LIST_CACHE, SESSIONS, SETTINGS
+from bot.keys import CLOCK, LIST_CACHE, LISTS_IN_FLIGHT, SESSIONS, SETTINGS
 from bot.odata.model import EntitySet
 from bot.settings import Settings
 from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
@@ -76,6 +76,7 @@ class Endpoint:
     headers: tuple[str, ...] = ()  # optional request headers the handler reads
     odata_set: EntitySet | None = None  # the list this GET serves, described by $metadata
     query: tuple[tuple[str, str], ...] = ()  # optional query parameters it reads: name, what
+    capped: bool = False  # a list whose cost the caller chooses: `bot.web.fairness`
 
 
 @dataclass
@@ -99,6 +100,7 @@ class RouteTable:
         headers: tuple[str, ...] = (),
         odata_set: EntitySet | None = None,
         query: tuple[tuple[str, str], ...] = (),
+        capped: bool = False,
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -116,6 +118,7 @@ class RouteTable:
                     headers,
                     odata_set,
                     query,
+                    capped,
                 )
             )
             return handler
@@ -144,23 +147,30 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         raw = await request.read() if endpoint.body else b""
         app = request.app
         write = request.method not in ("GET", "HEAD")
-        async with unit_of_work(
-            app[SESSIONS], app[CLOCK], write=write, cache=app[LIST_CACHE]
-        ) as uow:
-            call = Call(request=request, uow=uow, settings=app[SETTINGS])
-            if endpoint.access is Access.CHANNEL:
-                uow.actor, uow.channel = await _caller_in_channel(uow, request)
-            elif endpoint.access is not Access.PUBLIC:
-                uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
-            if endpoint.access is Access.PERSONAL:
-                call.entity_id = _required_header(request, ENTITY_HEADER)
-            if endpoint.body:
-                call.body = parse_body(request, raw, endpoint.body)
-            result = await endpoint.handler(call)
-        return _render(endpoint, result)
+        credentials = credentials_of(request) if endpoint.capped else None
+        with app[LISTS_IN_FLIGHT].slot(credentials):
+            return await _served(endpoint, request, raw, write)
 
     serve.__name__ = endpoint.handler.__name__
     return serve
+
+
+async def _served(
+    endpoint: Endpoint, request: web.Request, raw: bytes, write: bool
+) -> web.StreamResponse:
+    app = request.app
+    async with unit_of_work(app[SESSIONS], app[CLOCK], write=write, cache=app[LIST_CACHE]) as uow:
+        call = Call(request=request, uow=uow, settings=app[SETTINGS])
+        if endpoint.access is Access.CHANNEL:
+            uow.actor, uow.channel = await _caller_in_channel(uow, request)
+        elif endpoint.access is not Access.PUBLIC:
+            uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
+        if endpoint.access is Access.PERSONAL:
+            call.entity_id = _required_header(request, ENTITY_HEADER)
+        if endpoint.body:
+            call.body = parse_body(request, raw, endpoint.body)
+        result = await endpoint.handler(call)
+    return _render(endpoint, result)
 
 
 async def _caller_in_channel(uow: UnitOfWork, request: web.Request) -> tuple[Actor, ChannelScope]:

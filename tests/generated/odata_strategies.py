@@ -14,14 +14,9 @@ from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.items.queries import entity_set
 from bot.odata.model import EntitySet, PropertyKind
 from bot.schemas import ItemKind
-from bot.uow import ChannelScope
-from tests.factories import CHANNEL, TEAM
 
-# The entity sets of item lists depend on the caller's channel; this stand-in serves the
-# strategies (which read property names and kinds) and the SQL compiled without a database.
-SCOPE = ChannelScope("a" * 24, TEAM, "b" * 24, CHANNEL, "group-a", None)
-BUGS = entity_set(ItemKind.BUG, SCOPE)
-TASKS = entity_set(ItemKind.TASK, SCOPE)
+BUGS = entity_set(ItemKind.BUG)
+TASKS = entity_set(ItemKind.TASK)
 LISTS: dict[str, EntitySet] = {
     "/odata/bugs": BUGS,
     "/odata/tasks": TASKS,
