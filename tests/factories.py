@@ -7,15 +7,18 @@ from datetime import timedelta
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+from sqlalchemy import insert, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot import workspace
 from bot.auth import service as auth
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
+from bot.db.tables import Item, ItemCounter
 from bot.directory.schemas import ChannelOut, MembershipType, TeamOut, UserOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, upsert_user
+from bot.ids import new_id
 from bot.uow import UnitOfWork, unit_of_work
 
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
@@ -129,3 +132,21 @@ async def create_item(client: TestClient, member: Member, of: str = "bug", **fie
     )
     assert response.status == 201, await response.text()
     return await response.json()
+
+
+async def insert_copies(factory: Factory, template_id: str, count: int) -> None:
+    """`count` more bugs like the template, inserted directly for speed and numbered on."""
+    async with factory.work() as uow:
+        template = await uow.session.get(Item, template_id)
+        assert template is not None
+        columns = {column.key: getattr(template, column.key) for column in Item.__table__.columns}
+        copies = []
+        for number in range(template.internal_id + 1, template.internal_id + 1 + count):
+            item_id = new_id()
+            copies.append({**columns, "id": item_id, "source_id": item_id, "internal_id": number})
+        await uow.session.execute(insert(Item), copies)
+        await uow.session.execute(
+            update(ItemCounter)
+            .where(ItemCounter.channel_id == template.channel_id, ItemCounter.kind == "bug")
+            .values(last_internal_id=template.internal_id + count)
+        )

@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select
 
 from bot.app import ROUTE_TABLES
-from bot.db.tables import FieldValue, Item, ItemAssignee, ItemCounter
-from bot.ids import new_id
-from tests.factories import Factory, Member
+from bot.db.tables import FieldValue, Item, ItemAssignee
+from tests.factories import Factory, Member, insert_copies
 
 MIB = 1024 * 1024
 BASE = "http://127.0.0.1:3978"
@@ -179,24 +178,6 @@ async def test_bulk_edit_of_1000_ids_is_accepted(client: TestClient, factory: Fa
 
 
 # --- $top: at most 1000, clamped with a next link --------------------------------------------
-
-
-async def insert_copies(factory: Factory, template_id: str, count: int) -> None:
-    """`count` more bugs like the template, inserted directly for speed and numbered on."""
-    async with factory.work() as uow:
-        template = await uow.session.get(Item, template_id)
-        assert template is not None
-        columns = {column.key: getattr(template, column.key) for column in Item.__table__.columns}
-        copies = []
-        for number in range(template.internal_id + 1, template.internal_id + 1 + count):
-            item_id = new_id()
-            copies.append({**columns, "id": item_id, "source_id": item_id, "internal_id": number})
-        await uow.session.execute(insert(Item), copies)
-        await uow.session.execute(
-            update(ItemCounter)
-            .where(ItemCounter.channel_id == template.channel_id, ItemCounter.kind == "bug")
-            .values(last_internal_id=template.internal_id + count)
-        )
 
 
 async def test_top_over_1000_is_clamped_to_1000_with_a_next_link(

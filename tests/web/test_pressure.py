@@ -1,0 +1,96 @@
+"""One caller's heavy lists cannot take the service from the others: a list past the statement
+bound answers 503 and changes nothing, and a session or token runs at most LISTS_IN_FLIGHT
+lists at once (429 with Retry-After beyond that) while other callers and writes go on."""
+
+import asyncio
+from collections import Counter
+
+from aiohttp import web
+from aiohttp.test_utils import TestClient
+
+from bot.app import create_app
+from bot.clock import FrozenClock
+from tests.factories import Factory, Member, create_item, insert_copies
+
+# The heaviest filter the 2,048-character limit lets through: 80 substring searches.
+HEAVY = " or ".join(f"contains(name,'zq{n:02}')" for n in range(80))
+TOO_LONG = {"error": "The query took too long; narrow the filter."}
+
+
+async def _client(aiohttp_client, make_settings, db: str, clock: FrozenClock, **settings: object):  # noqa: ANN001, ANN202
+    app: web.Application = create_app(make_settings(db, **settings), clock=clock)
+    return await aiohttp_client(app)
+
+
+async def _bugs(client: TestClient, factory: Factory, member: Member, count: int) -> None:
+    first = await create_item(client, member, name="Printer on fire")
+    await insert_copies(factory, first["_id"], count - 1)
+
+
+async def test_a_list_past_the_statement_bound_answers_503_and_others_still_list(
+    aiohttp_client, make_settings, db: str, clock: FrozenClock, factory: Factory
+) -> None:
+    client = await _client(aiohttp_client, make_settings, db, clock, QUERY_TIMEOUT_SECONDS=0.05)
+    ada = await factory.member("Ada")
+    await _bugs(client, factory, ada, 20_000)
+
+    heavy = await client.get("/odata/bugs", params={"$filter": HEAVY}, headers=ada.in_channel())
+    assert heavy.status == 503
+    assert await heavy.json() == TOO_LONG
+
+    light = await client.get(
+        "/odata/bugs", params={"$top": "1", "$count": "false"}, headers=ada.in_channel()
+    )
+    assert light.status == 200
+    assert [bug["name"] for bug in (await light.json())["value"]] == ["Printer on fire"]
+
+
+async def test_one_session_runs_at_most_its_share_of_lists_and_is_told_when_to_retry(
+    aiohttp_client, make_settings, db: str, clock: FrozenClock, factory: Factory
+) -> None:
+    client = await _client(aiohttp_client, make_settings, db, clock, LISTS_IN_FLIGHT=2)
+    ada = await factory.member("Ada")
+    grace = await factory.member("Grace")
+    await _bugs(client, factory, ada, 5_000)
+
+    async def heavy_list(member: Member) -> tuple[int, str | None, dict]:
+        response = await client.get(
+            "/odata/bugs", params={"$filter": HEAVY}, headers=member.in_channel()
+        )
+        return response.status, response.headers.get("Retry-After"), await response.json()
+
+    flood = [asyncio.create_task(heavy_list(ada)) for _ in range(12)]
+    await asyncio.sleep(0.05)  # Ada's flood holds her slots
+    grace_status, _retry, grace_page = await heavy_list(grace)
+    answers = await asyncio.gather(*flood)
+
+    assert grace_status == 200, grace_page
+    assert grace_page["@odata.count"] == 0
+    statuses = Counter(status for status, _retry, _body in answers)
+    assert set(statuses) == {200, 429}, statuses
+    assert statuses[200] >= 2
+    refused = [(retry, body) for status, retry, body in answers if status == 429]
+    assert refused[0] == (
+        "1",
+        {
+            "error": "Too many list requests at once: at most 2 per session or token. "
+            "Retry after 1 s."
+        },
+    )
+    # Once her lists have ended, Ada lists again.
+    status, _retry, _body = await heavy_list(ada)
+    assert status == 200
+
+
+async def test_writes_from_one_session_are_not_capped(
+    aiohttp_client, make_settings, db: str, clock: FrozenClock, factory: Factory
+) -> None:
+    client = await _client(aiohttp_client, make_settings, db, clock, LISTS_IN_FLIGHT=1)
+    ada = await factory.member("Ada")
+    created = await asyncio.gather(
+        *(
+            client.post("/odata/bugs", json={"name": f"Bug {n}"}, headers=ada.in_channel())
+            for n in range(20)
+        )
+    )
+    assert [response.status for response in created] == [201] * 20
