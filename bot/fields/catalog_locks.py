@@ -1,4 +1,5 @@
-"""Item writes against renames and deletes of the values items hold by name, on PostgreSQL.
+"""A channel's configuration (its field values and projects) against the writes that read it,
+and against itself, on PostgreSQL.
 
 Items hold their status, priority and severity by name. An item write checks the names against
 the catalogue it read, and a rename rewrites the items that hold the old name. Under READ
@@ -7,6 +8,12 @@ stored the old name after the rename's UPDATE had run, and kept it for good. So 
 transaction-scoped advisory lock per channel: item writes in shared mode, before they read the
 catalogue (they never wait for one another), renames and deletes of values exclusively, before
 they read anything. Each waits for the other to commit, and then reads what it wrote.
+
+Creates of values and of projects take it exclusively too, before their checks: a row lock
+covers only the rows that exist, so two creates could each check, miss the other's new row,
+and insert a duplicate name (a unique violation) or one value past a limit. Held alone, the
+second reads after the first committed. A project deleted this way never loses an item that
+an item write, holding the lock shared, was adding to it.
 
 SQLite needs none of this: its writers take turns (`bot.uow`).
 """
