@@ -18,12 +18,7 @@ an item write, holding the lock shared, was adding to it.
 SQLite needs none of this: its writers take turns (`bot.uow`).
 """
 
-import hashlib
-from typing import Any
-
-from sqlalchemy import BigInteger, Select, bindparam, func, select
-
-from bot.db.reads import TransactionReads
+from bot.db import locks
 from bot.uow import UnitOfWork
 
 
@@ -32,30 +27,14 @@ async def share(uow: UnitOfWork, *, channel_id: str) -> None:
     this statement begins the unit's transaction if nothing has, as the first driver write would
     otherwise do with a statement of its own (`bot.db.driver._begun`): a create pays no round
     trip more."""
-    await _lock(uow, _SHARE, channel_id)
+    await locks.hold(uow.reads, _name(channel_id), shared=True)
 
 
 async def take(uow: UnitOfWork, *, channel_id: str) -> None:
     """Hold the channel's catalogue alone until the unit commits: once the item writes that
     read it have committed, and before any other reads it."""
-    await _lock(uow, _TAKE, channel_id)
+    await locks.hold(uow.reads, _name(channel_id))
 
 
-# Built once: every create runs the first (built per call, it cost a create 0.23 M instructions).
-_KEY = bindparam("key", type_=BigInteger)
-_SHARE = select(func.pg_advisory_xact_lock_shared(_KEY))
-_TAKE = select(func.pg_advisory_xact_lock(_KEY))
-
-
-async def _lock(uow: UnitOfWork, statement: Select[Any], channel_id: str) -> None:
-    reads = uow.reads
-    assert isinstance(reads, TransactionReads), "catalogue locks belong to a writing unit"
-    connection = reads.transaction_connection
-    if connection.dialect.name == "postgresql":
-        await connection.execute(statement, {"key": _key(channel_id)})
-
-
-def _key(channel_id: str) -> int:
-    """A signed 64-bit key per channel (what PostgreSQL's advisory locks take)."""
-    digest = hashlib.blake2b(f"catalog {channel_id}".encode(), digest_size=8)
-    return int.from_bytes(digest.digest(), "big", signed=True)
+def _name(channel_id: str) -> str:
+    return f"catalog {channel_id}"
