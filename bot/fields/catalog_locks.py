@@ -13,7 +13,8 @@ Creates of values and of projects take it exclusively too, before their checks: 
 covers only the rows that exist, so two creates could each check, miss the other's new row,
 and insert a duplicate name (a unique violation) or one value past a limit. Held alone, the
 second reads after the first committed. A project deleted this way never loses an item that
-an item write, holding the lock shared, was adding to it.
+an item write, holding the lock shared, was adding to it; and mapping writes and a project's
+new states, which point at values, never point at one a delete removed after they read it.
 
 SQLite needs none of this: its writers take turns (`bot.uow`).
 """

@@ -190,6 +190,9 @@ async def update_project(
 ) -> Project:
     """Change what may change; a changed state catalogue keeps the mappings of kept states,
     drops those of removed ones and maps added ones by default."""
+    # The statuses added states are mapped to stay until commit: their deletes hold it alone.
+    # Taken before the project's row, as every holder of both takes them.
+    await catalog_locks.take(uow, channel_id=_channel_id(uow))
     project = await get_project(uow, project_id=project_id, for_update=True)
     source = SourceKind(project.source)
     # By field name: ApiModel dumps by alias (`displayName`) unless told otherwise.

@@ -14,7 +14,7 @@ from sqlalchemy import func, select, update
 from bot.db.tables import FieldMapping, ItemCounter, Project
 from tests.factories import Factory
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
-from tests.projects.bodies import add_project, azure_devops, jira, planner
+from tests.projects.bodies import JIRA_STATES, add_project, azure_devops, jira, planner
 
 
 @pytest.mark.parametrize(
@@ -82,3 +82,47 @@ async def test_a_project_an_item_create_is_adding_to_is_not_deleted(
     assert "1 item(s) belong to project" in json.loads(refusal)["error"]
     async with factory.work() as uow:
         assert await uow.session.get(Project, project["_id"]) is not None
+
+
+async def test_a_new_state_mapped_while_its_status_is_deleted_stays_unmapped(
+    client: TestClient, factory: Factory
+) -> None:
+    ada = await factory.member()
+    headers = ada.in_channel()
+    statuses = await (await client.get("/odata/status", headers=headers)).json()
+    (doomed,) = [
+        s["_id"] for s in statuses["value"] if (s["type"], s["name"]) == ("Bug", "In Progress")
+    ]
+    # Another project's mapping of the status, held by the test: the delete's cascade waits there.
+    other = await add_project(client, ada, jira(sourceId="OTHER"))
+    # A project with no Active state: nothing of it refers to the status yet.
+    states = [state for state in JIRA_STATES if state["category"] != "Active"]
+    project = await add_project(client, ada, jira(states=states))
+    review = {"id": "4", "name": "Review", "category": "Active"}
+    async with factory.engine.connect() as holding:
+        await holding.execute(
+            update(FieldMapping)
+            .where(FieldMapping.project_id == other["_id"], FieldMapping.field_id == doomed)
+            .values(enable=FieldMapping.enable)
+        )
+        deleting = asyncio.create_task(
+            send(client, "DELETE", f"/odata/status({doomed})", headers=headers)
+        )
+        await until_a_request_waits_for_a_lock(factory)
+        # The new Active state is mapped by default to the lowest Active status: the doomed one.
+        patching = asyncio.create_task(
+            send(
+                client,
+                "PATCH",
+                f"/api/projects/{project['_id']}",
+                json={"states": [*states, review]},
+                headers=headers,
+            )
+        )
+        await until_a_request_waits_for_a_lock(factory, requests=2)
+        await holding.rollback()
+    (deleted, _), (patched, body) = await asyncio.gather(deleting, patching)
+    assert (deleted, patched) == (204, 200), body
+    async with factory.work() as uow:
+        refs = await uow.session.scalar(select(func.count()).where(FieldMapping.field_id == doomed))
+    assert refs == 0
