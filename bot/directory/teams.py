@@ -5,6 +5,7 @@ marked, so its items stay."""
 
 from sqlalchemy import select
 
+from bot.db import locks
 from bot.db.tables import Channel, Team, Tenant
 from bot.directory.schemas import ChannelOut, MembershipType, TeamOut
 from bot.directory.shared import channel_by_teams_id, require_team, require_text, team_by_teams_id
@@ -35,6 +36,7 @@ def channel_out(channel: Channel, team: Team) -> ChannelOut:
 
 async def ensure_tenant(uow: UnitOfWork, *, tenant_id: str) -> None:
     """Record a tenant the first time it is seen."""
+    await locks.hold(uow.reads, f"tenant {tenant_id}")  # a racing first sight waits, then sees it
     if await uow.session.get(Tenant, tenant_id) is None:
         uow.session.add(Tenant(id=tenant_id, created_at=uow.clock.now()))
         await uow.session.flush()
@@ -53,6 +55,8 @@ async def upsert_team(
     require_text("name", name)
     if tenant_id:
         await ensure_tenant(uow, tenant_id=tenant_id)
+    # Roster syncs of one new team race at install: the second waits, then updates.
+    await locks.hold(uow.reads, f"team {team_id}")
     now = uow.clock.now()
     team = await team_by_teams_id(uow, team_id)
     if team is None:
@@ -90,6 +94,8 @@ async def upsert_channel(
     team = await team_by_teams_id(uow, team_id)
     if team is None:
         raise NotFound(f"Team '{team_id}' is not known; add the team first.")
+    # Held to commit, so the first sight of a channel also sets it up once (`bot.workspace`).
+    await locks.hold(uow.reads, f"channel {channel_id}")
     now = uow.clock.now()
     channel = await channel_by_teams_id(uow, channel_id)
     renamed_from = None

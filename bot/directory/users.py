@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select
 
+from bot.db import locks
 from bot.db.tables import TeamMember, User
 from bot.directory.schemas import USER_SOURCE, MembershipOut, UserOut
 from bot.directory.shared import one_or_none, require_team, require_text
@@ -42,6 +43,9 @@ async def upsert_user(
         raise Invalid("username", "a user principal name looks like user@domain")
     require_text("displayName", display_name)
     username = username.strip().lower()
+    # Both keys held until commit: a sign-in from another tab, or another user taking this
+    # UPN, checks after this one's insert and finds it (no unique violation).
+    await locks.hold(uow.reads, f"user {source_id}", f"username {username}")
     now = uow.clock.now()
     user = await one_or_none(uow, select(User).where(User.source_id == source_id))
     holder = await one_or_none(uow, select(User).where(User.username == username))
@@ -87,6 +91,7 @@ async def add_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> Members
     """Make the user a member of the team (no change if already one)."""
     team = await require_team(uow, team_id)
     user = await find_user(uow, ref=user_ref)
+    await locks.hold(uow.reads, f"member {team.id} {user.id}")  # a racing add waits, then sees it
     if await uow.session.get(TeamMember, (team.id, user.id)) is None:
         uow.session.add(TeamMember(team_id=team.id, user_id=user.id, created_at=uow.clock.now()))
         await uow.session.flush()

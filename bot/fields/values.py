@@ -63,10 +63,13 @@ async def value_to_change(uow: UnitOfWork, *, field: str, value_id: str, label: 
 async def lock_kind(
     uow: UnitOfWork, *, channel_id: str, field: str, type_label: str
 ) -> list[FieldValue]:
-    """The kind's values, locked to the end of the transaction: concurrent changes to one kind
-    take turns, so the name, order and count checks made on them hold until commit."""
+    """The kind's values, read once the channel's catalogue is held alone until commit: changes
+    to it take turns, so the name, count, order and primary checks made on them hold until
+    commit. (`FOR UPDATE` would not do: it locks the rows that exist, not the ones a concurrent
+    create inserts, which READ COMMITTED then shows to neither create's check.)"""
+    await catalog_locks.take(uow, channel_id=channel_id)
     rows = await uow.session.scalars(
-        select(FieldValue).where(*same_kind(channel_id, field, type_label)).with_for_update()
+        select(FieldValue).where(*same_kind(channel_id, field, type_label))
     )
     return list(rows)
 

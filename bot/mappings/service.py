@@ -7,6 +7,7 @@ from sqlalchemy import Row, select
 
 from bot.db.tables import FieldMapping, FieldValue, Project
 from bot.errors import CodedBadRequest, Invalid, NotFound
+from bot.fields import catalog_locks
 from bot.ids import is_id, new_id
 from bot.mappings import rule
 from bot.mappings.queries import mappings_statement
@@ -57,6 +58,8 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
     """Map one source value to one channel value; the source value must not be mapped yet."""
     if body.type is MappedField.SEVERITY and body.entity_type != "Bug":
         raise Invalid("entityType", "only bugs have severities")
+    # The value mapped stays until commit: its delete holds the catalogue alone.
+    await catalog_locks.take(uow, channel_id=_channel_id(uow))
     project = await _external_project(uow, body.project_id)
     if body.source is not None and body.source != project.source:
         raise Invalid("source", f"'{body.source}' contradicts the project's source")
@@ -84,6 +87,7 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
 
 
 async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatch) -> None:
+    await catalog_locks.take(uow, channel_id=_channel_id(uow))  # as `create_mapping` does
     view = await get_mapping(uow, mapping_id=mapping_id)
     mapping = view.mapping
     # By field name: ApiModel dumps by alias (`fieldId`) unless told otherwise.

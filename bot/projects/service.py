@@ -9,6 +9,7 @@ from sqlalchemy import bindparam, delete, func, select, update
 from bot.db import driver
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.errors import BadRequest, Conflict, Invalid, NotFound
+from bot.fields import catalog_locks
 from bot.fields.catalog import STATUS
 from bot.ids import is_id, new_id
 from bot.items import versions
@@ -149,6 +150,9 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
             raise Invalid("states", f"required for {source} projects: their state catalogue")
     elif body.states is not None:
         raise Invalid("states", "Planner's states are fixed; send none")
+    # Held alone (`catalog_locks`): a concurrent configure of the same project commits first
+    # and is seen here, and the statuses the default mappings point at stay.
+    await catalog_locks.take(uow, channel_id=channel_id)
     taken = await uow.session.scalar(
         select(Project.id).where(
             Project.channel_id == channel_id,
@@ -186,6 +190,9 @@ async def update_project(
 ) -> Project:
     """Change what may change; a changed state catalogue keeps the mappings of kept states,
     drops those of removed ones and maps added ones by default."""
+    # The statuses added states are mapped to stay until commit: their deletes hold it alone.
+    # Taken before the project's row, as every holder of both takes them.
+    await catalog_locks.take(uow, channel_id=_channel_id(uow))
     project = await get_project(uow, project_id=project_id, for_update=True)
     source = SourceKind(project.source)
     # By field name: ApiModel dumps by alias (`displayName`) unless told otherwise.
@@ -224,6 +231,8 @@ async def update_project(
 
 async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
     """Remove an external project and its mappings; one that items still use is a 409."""
+    # Item writes adding to it hold the lock shared: their items are counted below.
+    await catalog_locks.take(uow, channel_id=_channel_id(uow))
     project = await get_project(uow, project_id=project_id, for_update=True)
     if project.source == SourceKind.NATIVE:
         raise BadRequest("The channel's native project cannot be deleted.")

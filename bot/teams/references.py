@@ -4,6 +4,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from bot.db import locks
 from bot.db.tables import Channel, ConversationReference
 from bot.errors import NotFound
 from bot.uow import UnitOfWork
@@ -24,6 +25,8 @@ async def save(
 ) -> None:
     """Record (or refresh) the reference under its conversation id; `channel_ref` is our channel."""
     conversation = reference["conversation"]
+    # A redelivered activity saving the same one waits, then refreshes this row.
+    await locks.hold(uow.reads, f"conversation {conversation['id']}")
     row = await uow.session.get(ConversationReference, conversation["id"])
     if row is None:
         row = ConversationReference(conversation_id=conversation["id"])

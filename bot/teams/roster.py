@@ -119,7 +119,9 @@ async def record_channel(
 
 async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterMember]) -> None:
     """Add the members (users created or updated); one unusable account does not stop the rest."""
-    for member in members:
+    # Each member's locks are held to commit (`upsert_user`): taken in one order by every sync,
+    # two syncs sharing members never wait for each other.
+    for member in sorted(members, key=lambda member: member.object_id):
         try:
             user = await upsert_user(
                 uow,
