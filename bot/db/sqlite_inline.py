@@ -268,11 +268,22 @@ class Connection:
             threads = readers.threads
         else:
             pick, threads = (lambda: self._clocked), self._thread_started()
-        running = asyncio.wrap_future(threads.submit(lambda: pick().run(work, deadline)))
+        ran_on: list[_Clocked] = []
+
+        def job() -> tuple[T, float]:
+            ran_on.append(pick())
+            return ran_on[0].run(work, deadline)
+
+        submitted = threads.submit(job)
+        running = asyncio.wrap_future(submitted)
         try:
             result, seconds = await asyncio.shield(running)
         except asyncio.CancelledError:
-            self._conn.interrupt()  # a cancelled caller's statement stops; its connection waits
+            # A cancelled caller's statement stops (or never starts), and the caller's cleanup
+            # waits until no thread uses its connection.
+            submitted.cancel()
+            for clocked in ran_on:
+                clocked.raw.interrupt()
             await asyncio.wait({running})
             raise
         except sqlite3.OperationalError as error:
