@@ -44,7 +44,9 @@ LOOP_BUDGET_S = 0.002
 # work, so a budget overruns by little, and a short statement pays a few checks.
 STEPS_PER_CHECK = 5_000
 PROVEN_RUNS = 3  # a write's runs under half the budget before it may run on the loop
-READER_THREADS = 2  # reads that left the loop, run at once per connection; the rest queue
+# Reads that left the loop, run at once per connection (the rest queue): more than one caller's
+# share of lists (`LISTS_IN_FLIGHT`, 4), so that one caller's heavy lists leave threads for others.
+READER_THREADS = 6
 SQL_REMEMBERED = 4_096
 
 T = TypeVar("T")
