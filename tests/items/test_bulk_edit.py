@@ -169,7 +169,8 @@ async def test_a_date_pair_made_inconsistent_fails_only_that_item(
         ({"ids": "abc"}, "ids: Input should be a valid list"),
         (
             {"dueDate": "soon"},
-            "dueDate: Input should be a valid datetime or date, input is too short",
+            "dueDate: Value error, must be an ISO 8601 date or date-time in the extended format "
+            "(2026-12-01, 2026-12-01T09:30:00Z, 2026-12-01T09:30:00+02:00)",
         ),
         (
             {"assignedTo": ["nobody@contoso.test"]},
