@@ -65,6 +65,12 @@ class Settings(BaseSettings):
         alias="BOT_OPENID_METADATA_URL",
         description="Where the keys that sign the Bot Framework's requests are published",
     )
+    body_read_timeout_seconds: float = Field(
+        30.0,
+        alias="BODY_READ_TIMEOUT_SECONDS",
+        gt=0,
+        description="How long a request's body may take to arrive before the answer is 408",
+    )
     jobs_poll_seconds: float = Field(
         1.0,
         alias="JOBS_POLL_SECONDS",
