@@ -12,6 +12,7 @@ from bot.demo import DemoOut, seed_demo
 from bot.keys import CLOCK, SESSIONS, SETTINGS
 from bot.settings import Settings, SettingsError, ensure_secret_key, load_settings
 from bot.uow import unit_of_work
+from bot.web import server
 from bot.web.requestid import RequestIdFilter
 
 log = logging.getLogger("app")
@@ -71,7 +72,7 @@ def main() -> int:
         # Runs after create_app's cleanup contexts have started, so the schema is at head.
         app.on_startup.append(offer_demo)
     app.on_startup.append(freeze_startup_objects)
-    web.run_app(app, host=settings.host, port=settings.port, print=log.info)
+    server.run(app, settings.host, settings.port)
     return 0
 
 

@@ -45,7 +45,7 @@ from bot.teams import endpoint as bot_endpoint
 from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
 from bot.teams.notifier import Notifier
-from bot.web import meta
+from bot.web import meta, server
 from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
 from bot.web.errors import add_request_id, error_middleware
@@ -54,7 +54,6 @@ from bot.web.metadata import install_metadata
 from bot.web.openapi import openapi_document
 from bot.web.routing import RouteTable, install
 
-MAX_REQUEST_LINE = 32 * 1024
 ROUTE_TABLES: list[RouteTable] = [
     meta.routes,
     auth_api.routes,
@@ -78,9 +77,7 @@ def create_app(
     app = web.Application(
         middlewares=[error_middleware],
         client_max_size=MAX_JSON_BODY,
-        # A 2 KB $filter of non-ASCII text is several times longer percent-encoded; aiohttp's
-        # default 8 KiB request line would refuse it in plain text before the app could answer.
-        handler_args={"max_line_size": MAX_REQUEST_LINE},
+        handler_args=server.LIMITS,
     )
     app[SETTINGS] = settings
     app[CLOCK] = clock or SystemClock()

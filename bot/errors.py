@@ -45,6 +45,10 @@ class NotFound(DomainError):
     status = 404
 
 
+class RequestTimeout(DomainError):
+    status = 408
+
+
 class Conflict(DomainError):
     status = 409
 

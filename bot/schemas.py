@@ -4,15 +4,29 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
-from bot.timestamps import format_timestamp
+from bot.timestamps import NOT_A_TIMESTAMP, as_utc, format_timestamp, parse_timestamp
 
 Timestamp = Annotated[
     datetime,
     PlainSerializer(format_timestamp, return_type=str, when_used="json"),
     Field(json_schema_extra={"format": "date-time"}),
 ]
+
+
+def _instant(value: Any) -> datetime:
+    """A date input as aware UTC: text through the one parser; a datetime from our own code."""
+    if isinstance(value, datetime):
+        return as_utc(value)
+    if isinstance(value, str):
+        return parse_timestamp(value)
+    # pydantic's lax mode would read a number as Unix seconds.
+    raise ValueError(NOT_A_TIMESTAMP)
+
+
+# Every date a request, card form or command may give (api.md §1: the extended format only).
+Instant = Annotated[datetime, BeforeValidator(_instant)]
 
 
 def _refuse_null(schema: dict[str, Any]) -> None:

@@ -79,6 +79,12 @@ class Settings(BaseSettings):
         le=1000,
         description="List and personal-view requests one session or token may have running (429)",
     )
+    body_read_timeout_seconds: float = Field(
+        30.0,
+        alias="BODY_READ_TIMEOUT_SECONDS",
+        gt=0,
+        description="How long a request's body may take to arrive before the answer is 408",
+    )
     jobs_poll_seconds: float = Field(
         1.0,
         alias="JOBS_POLL_SECONDS",

@@ -1,6 +1,5 @@
 """Validate Microsoft Entra ID tokens from the Teams client SDK against the tenant's JWKS."""
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -8,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import aiohttp
 import jwt
 
+from bot.auth.key_cache import KeyCache, KeysUnavailable
 from bot.clock import Clock
 from bot.errors import Unauthorized
 
@@ -15,10 +15,6 @@ log = logging.getLogger(__name__)
 
 ALGORITHMS = ["RS256"]
 CLOCK_SKEW = timedelta(minutes=5)
-KEYS_MAX_AGE = timedelta(hours=24)
-# An unknown key id triggers a refetch (keys rotate), but not more often than this.
-REFETCH_AFTER = timedelta(minutes=5)
-FETCH_TIMEOUT = aiohttp.ClientTimeout(total=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,42 +30,28 @@ class JwksKeys:
     """The signing keys at a JWKS URL, cached, refetched on expiry or an unknown key id."""
 
     def __init__(self, http: aiohttp.ClientSession, url: str, clock: Clock) -> None:
-        self._http, self._url, self._clock = http, url, clock
-        self._keys: dict[str, jwt.PyJWK] = {}
-        self._fetched_at: datetime | None = None
-        self._lock = asyncio.Lock()
+        self._http, self._url = http, url
+        self._cache = KeyCache(self._load, clock, source=url)
 
     async def get(self, kid: str) -> jwt.PyJWK:
-        if self._needs_fetch(kid):
-            async with self._lock:
-                if self._needs_fetch(kid):
-                    await self._fetch()
+        key = await self._cache.find(kid)
+        if key is not None:
+            return key
+        if self._cache.failing:
+            raise Unauthorized("Cannot load the token signing keys; try again later.")
+        raise Unauthorized("Token signed with an unknown key.")
+
+    async def _load(self) -> dict[str, jwt.PyJWK]:
         try:
-            return self._keys[kid]
-        except KeyError:
-            raise Unauthorized("Token signed with an unknown key.") from None
-
-    def _needs_fetch(self, kid: str) -> bool:
-        if self._stale(KEYS_MAX_AGE):
-            return True
-        return kid not in self._keys and self._stale(REFETCH_AFTER)
-
-    def _stale(self, age: timedelta) -> bool:
-        return self._fetched_at is None or self._clock.now() - self._fetched_at >= age
-
-    async def _fetch(self) -> None:
-        try:
-            async with self._http.get(self._url, timeout=FETCH_TIMEOUT) as response:
+            async with self._http.get(self._url) as response:
                 response.raise_for_status()
                 document = await response.json(content_type=None)
             if not isinstance(document, dict):  # PyJWKSet.from_dict would fail with AttributeError
                 raise ValueError("the JWKS document is not a JSON object")
             key_set = jwt.PyJWKSet.from_dict(document)
-        except (aiohttp.ClientError, TimeoutError, ValueError, jwt.PyJWTError) as exc:
-            log.warning("could not load signing keys from %s: %s", self._url, exc)
-            raise Unauthorized("Cannot load the token signing keys; try again later.") from exc
-        self._keys = {key.key_id: key for key in key_set.keys if key.key_id}
-        self._fetched_at = self._clock.now()
+        except (aiohttp.ClientError, ValueError, jwt.PyJWTError) as exc:
+            raise KeysUnavailable(str(exc)) from exc
+        return {key.key_id: key for key in key_set.keys if key.key_id}
 
 
 async def verify_teams_token(

@@ -42,14 +42,17 @@ def completed_date(
 async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -> list[User]:
     """Users named by the refs, each a member of the request's team, in order, once each."""
     assert uow.channel is not None
-    users: dict[str, User] = {}
+    users: dict[str, str] = {}  # user id → the reference that named it
+    found: list[User] = []
     for ref in refs:
         reference = ref if isinstance(ref, str) else ref.reference
         try:
             user = await find_user(uow, ref=reference)
         except NotFound:
-            raise Invalid("assignedTo", f"'{reference}' is not a known user") from None
-        users.setdefault(user.id, user)
+            raise not_a_member(reference) from None
+        if user.id not in users:
+            users[user.id] = reference
+            found.append(user)
     if users:
         members = set(
             await uow.session.scalars(
@@ -58,7 +61,13 @@ async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -
                 )
             )
         )
-        for user in users.values():
-            if user.id not in members:
-                raise Invalid("assignedTo", f"'{user.username}' is not a member of this team")
-    return list(users.values())
+        for user_id, reference in users.items():
+            if user_id not in members:
+                raise not_a_member(reference)
+    return found
+
+
+def not_a_member(reference: str) -> Invalid:
+    """The refusal of an assignee, naming only what the caller sent: a user outside the team
+    (another tenant's, maybe) is never named, nor told apart from one who does not exist."""
+    return Invalid("assignedTo", f"'{reference}' is not a member of this team")

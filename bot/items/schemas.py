@@ -1,6 +1,5 @@
 """Bugs and tasks in and out, in the seed's shapes (api.md §3)."""
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import (
@@ -13,20 +12,11 @@ from pydantic import (
 
 from bot.directory.schemas import UserOut
 from bot.projects.schemas import ProjectRef
-from bot.schemas import ApiModel, CollectionPage, RefusesNull, Timestamp
+from bot.schemas import ApiModel, CollectionPage, Instant, RefusesNull, Timestamp
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_ASSIGNEES = 50
 MAX_BUCKET_ENTRIES = 100
-
-
-def _as_utc(value: datetime) -> datetime:
-    """No offset means UTC (api.md §1)."""
-    try:
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    except OverflowError:
-        # 0001-01-01T00:00+01:00 is before year 1 in UTC; pydantic turns only ValueError into a 400.
-        raise ValueError("is outside the years 1 to 9999 in UTC") from None
 
 
 def _body_size(value: str) -> str:
@@ -35,7 +25,6 @@ def _body_size(value: str) -> str:
     return value
 
 
-Instant = Annotated[datetime, AfterValidator(_as_utc)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
 Text = Annotated[str, StringConstraints(max_length=255)]
 Body = Annotated[str, AfterValidator(_body_size)]

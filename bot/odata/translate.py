@@ -7,7 +7,7 @@ unknown, so `not` and all() keep their OData meaning. Values reach SQL only as b
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from odata_query import ast
@@ -17,6 +17,7 @@ from bot.errors import BadRequest
 from bot.odata.errors import invalid
 from bot.odata.model import Collection, EntitySet, PropertyKind
 from bot.odata.text import LIKE_ESCAPE, escape_like, fold_case
+from bot.timestamps import parse_timestamp
 
 DATE_PREFIX = "$date:"
 
@@ -319,11 +320,10 @@ def _integer(field: _Field, value: int) -> int:
 
 
 def _instant(text: str) -> datetime:
-    """An ISO 8601 instant in UTC: no offset means UTC, a bare date midnight UTC (api.md §1)."""
+    """An ISO 8601 instant in UTC, read as body fields are (api.md §1)."""
     try:
-        parsed = datetime.fromisoformat(text)
-        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
-    except (ValueError, OverflowError):
+        return parse_timestamp(text)
+    except ValueError:
         raise _invalid(f"'{text}' is not a valid date and time") from None
 
 

@@ -3,7 +3,7 @@ Each changes the database through the services and returns the card that replace
 """
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -17,6 +17,7 @@ from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, views
 from bot.teams.context import BotContext
 from bot.teams.listing import quoted
+from bot.web.body import describe_validation_error
 from cards import verbs
 from cards.bulk import bulk_form
 from cards.form import item_form
@@ -27,6 +28,7 @@ from cards.verbs import Verb
 NOTHING_SELECTED = "Select at least one row, then choose “Bulk edit selected”."
 STALE_CARD = "This card is out of date: run the command again."
 
+Fields = TypeVar("Fields", bound=ApiModel)
 Act = Callable[[BotContext, Any, Mapping[str, Any]], Awaitable[Card]]
 
 
@@ -41,7 +43,7 @@ async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Car
 
 
 def _patch(kind: ItemKind, **fields: Any) -> TaskPatch:
-    return (BugPatch if kind is ItemKind.BUG else TaskPatch).model_validate(fields)
+    return _typed_in(BugPatch if kind is ItemKind.BUG else TaskPatch, fields)
 
 
 async def _change_item(ctx: BotContext, data: verbs.ItemAction, **fields: Any) -> Card:
@@ -99,7 +101,7 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
         if data.item_id is None:
             model = BugCreate if data.kind is ItemKind.BUG else TaskCreate
             created = await items.create_item(
-                uow, kind=data.kind, body=model.model_validate(fields), entity_id=None
+                uow, kind=data.kind, body=_typed_in(model, fields), entity_id=None
             )
             item_id = str(created.row["id"])
         else:
@@ -107,6 +109,14 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
             patch = _patch(data.kind, **fields)
             await items.update_item(uow, kind=data.kind, item_id=item_id, patch=patch)
         return await views.item_view(uow, kind=data.kind, item_id=item_id)
+
+
+def _typed_in(model: type[Fields], fields: Mapping[str, Any]) -> Fields:
+    """What a form gave, judged as the REST API judges a body: a refusal names the field."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        raise BadRequest(describe_validation_error(exc)) from None
 
 
 async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) -> Card:

@@ -71,7 +71,11 @@ class BotRuntime:
     async def authenticate(self, activity: Activity, header: str) -> AuthenticateRequestResult:
         """Validate the request's JWT (any failure raises); without an app id there is none."""
         auth = self.adapter.bot_framework_authentication
-        return await auth.authenticate_request(activity, header if self.app_id else None)
+        result = await auth.authenticate_request(activity, header if self.app_id else None)
+        # The SDK checks `exp` only when present: a token without one would never expire.
+        if self.app_id and "exp" not in (result.claims_identity.claims or {}):
+            raise PermissionError("the token has no expiry (exp)")
+        return result
 
     async def connector(self, service_url: str) -> ConnectorClient:
         """A Bot Connector client for proactive calls, which the notifier retries by itself."""

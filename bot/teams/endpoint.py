@@ -7,7 +7,8 @@ from aiohttp import web
 from botbuilder.schema import Activity
 
 from bot.errors import BadRequest, Unauthorized, UnsupportedMediaType
-from bot.keys import BOT, BOT_HANDLER
+from bot.keys import BOT, BOT_HANDLER, SETTINGS
+from bot.web.body import read_body
 from bot.web.errors import json_response
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,9 @@ async def messages(request: web.Request) -> web.StreamResponse:
     if request.content_type != "application/json":
         raise UnsupportedMediaType("Activities are sent as application/json.")
     try:
-        body = orjson.loads(await request.read())
+        body = orjson.loads(
+            await read_body(request, seconds=request.app[SETTINGS].body_read_timeout_seconds)
+        )
     except orjson.JSONDecodeError:
         raise BadRequest("The body is not valid JSON.") from None
     if not isinstance(body, dict) or not body.get("type"):

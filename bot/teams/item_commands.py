@@ -4,10 +4,10 @@ create. In a chat, where numbers are per channel, the item's channel is found fi
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.directory.users import find_user
-from bot.errors import NotFound
+from bot.errors import Invalid, NotFound
 from bot.items import service as items
 from bot.items import shortcuts
+from bot.items.rules import not_a_member
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.schemas import ItemKind
 from bot.teams import grammar, views
@@ -74,30 +74,30 @@ async def _set_field(ctx: BotContext, kind: ItemKind, number: int, field: str, v
 async def assign(ctx: BotContext, command: grammar.Assign) -> Card:
     """Assign to one person (a mention, `me`, or a UPN), replacing the assignees."""
     kind, number = command.kind, command.internal_id
-    async with ctx.work(write=False) as uow:
-        user_id, username = await _assignee(uow, ctx, command.assignee)
+    ref, said = _assignee(ctx, command.assignee)
 
     async def change(uow: UnitOfWork, item_id: str) -> None:
-        patch = _patch(kind, assignedTo=[user_id])
-        await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+        patch = _patch(kind, assignedTo=[ref])
+        try:
+            await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+        except Invalid as exc:
+            if exc.field != "assignedTo":
+                raise
+            # A mention reaches the service as an Entra id: name the person as the caller did.
+            raise not_a_member(said) from None
 
-    text = f"{kind.value}/update/{number}/assigned/{username}"
+    text = f"{kind.value}/update/{number}/assigned/{ref}"
     return await _on_item(ctx, kind, number, text, change)
 
 
-async def _assignee(uow: UnitOfWork, ctx: BotContext, who: grammar.Assignee) -> tuple[str, str]:
-    """The user `_id` and username a mention, `me` or a UPN names."""
+def _assignee(ctx: BotContext, who: grammar.Assignee) -> tuple[str, str]:
+    """The reference a mention, `me` or a UPN gives the service, and how the caller named it;
+    nobody is looked up here, so a refusal cannot name a user the caller did not."""
     if isinstance(who, grammar.Me):
         return ctx.actor.user_id, ctx.actor.username
-    ref = who if isinstance(who, str) else (who.aad_object_id or who.teams_id)
-    try:
-        user = await find_user(uow, ref=ref)
-    except NotFound:
-        name = who if isinstance(who, str) else who.name
-        raise NotFound(
-            f"I don't know {name}: they are not on any team I am installed in."
-        ) from None
-    return user.id, user.username
+    if isinstance(who, str):
+        return who, who
+    return who.aad_object_id or who.teams_id, who.name
 
 
 async def close(ctx: BotContext, command: grammar.Close) -> Card:

@@ -1,17 +1,33 @@
 """JSON request bodies: type, size, syntax and shape, each refused with a clear 4xx."""
 
+import asyncio
 from typing import TypeVar
 
 import orjson
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from bot.errors import BadRequest, UnsupportedMediaType
+from bot.errors import BadRequest, RequestTimeout, UnsupportedMediaType
 
 MAX_JSON_BODY = 1024 * 1024
 MAX_REPORTED_ERRORS = 3
 
 Model = TypeVar("Model", bound=BaseModel)
+
+
+class ClientGone(Exception):
+    """The client closed the connection before its body arrived: nobody is left to answer."""
+
+
+async def read_body(request: web.Request, *, seconds: float) -> bytes:
+    """The request's bytes, within `seconds` (BODY_READ_TIMEOUT_SECONDS); a stall answers 408."""
+    try:
+        async with asyncio.timeout(seconds):
+            return await request.read()
+    except TimeoutError:
+        raise RequestTimeout(f"The request body did not arrive within {seconds:g} s.") from None
+    except ConnectionResetError:
+        raise ClientGone() from None
 
 
 def parse_body(request: web.Request, raw: bytes, model: type[Model]) -> Model:

@@ -6,14 +6,17 @@ import orjson
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.errors import DomainError, TooManyRequests
-from bot.web.body import MAX_JSON_BODY
+from bot.errors import DomainError, RequestTimeout, TooManyRequests
+from bot.web.body import MAX_JSON_BODY, ClientGone
 from bot.web.requestid import HEADER, choose_request_id, current_request_id
 
 log = logging.getLogger(__name__)
 
 REQUEST_ID = web.RequestKey("request_id", str)
 INTERNAL_ERROR = {"error": "Internal error"}
+# What the access log shows for a client that left before sending its body (nginx's code): no
+# response reaches it, and it is no error of ours.
+CLIENT_CLOSED_REQUEST = 499
 
 
 def json_response(
@@ -31,10 +34,16 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     token = current_request_id.set(request_id)
     try:
         return await handler(request)
+    except ClientGone:
+        log.info("client disconnected while sending %s %s", request.method, request.path)
+        return web.Response(status=CLIENT_CLOSED_REQUEST)
     except TooManyRequests as exc:
         return json_response(exc.body(), exc.status, {"Retry-After": str(exc.retry_after)})
     except DomainError as exc:
-        return json_response(exc.body(), exc.status)
+        response = json_response(exc.body(), exc.status)
+        if isinstance(exc, RequestTimeout):
+            response.force_close()  # the rest of the body may still be on its way
+        return response
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

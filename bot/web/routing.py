@@ -17,7 +17,7 @@ from bot.keys import CLOCK, LIST_CACHE, LISTS_IN_FLIGHT, SESSIONS, SETTINGS
 from bot.odata.model import EntitySet
 from bot.settings import Settings
 from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
-from bot.web.body import parse_body
+from bot.web.body import parse_body, read_body
 
 COOKIE = "graphNodeCookie"
 TEAM_HEADER = "x-svc-teamid"
@@ -143,9 +143,10 @@ def credentials_of(request: web.Request) -> str | None:
 
 def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def serve(request: web.Request) -> web.StreamResponse:
-        # Read the bytes before the transaction so a slow client never holds a connection.
-        raw = await request.read() if endpoint.body else b""
         app = request.app
+        seconds = app[SETTINGS].body_read_timeout_seconds
+        # Read the bytes before the transaction so a slow client never holds a connection.
+        raw = await read_body(request, seconds=seconds) if endpoint.body else b""
         write = request.method not in ("GET", "HEAD")
         credentials = credentials_of(request) if endpoint.capped else None
         with app[LISTS_IN_FLIGHT].slot(credentials):

@@ -57,7 +57,7 @@ BAD_FIELDS = [
     ),
     pytest.param(
         {"assignedTo": ["nobody@contoso.test"]},
-        "assignedTo: 'nobody@contoso.test' is not a known user",
+        "assignedTo: 'nobody@contoso.test' is not a member of this team",
         id="unknown-assignee",
     ),
     pytest.param(
@@ -174,24 +174,29 @@ async def test_name_of_255_characters_and_body_of_exactly_64_kib_are_accepted(
     assert (len(created["name"]), len(created["body"].encode())) == (255, 65536)
 
 
-async def test_assignee_from_another_team_answers_400_on_create_and_patch(
+async def test_assignee_from_another_team_is_named_only_as_the_caller_named_them(
     client, factory: Factory
 ) -> None:
     ada = await factory.member("Ada")
     bob = await team_b_member(factory)
     bug = await create(client, ada)
     before = await stored(factory)
-    error = {"error": "assignedTo: 'bob@contoso.test' is not a member of this team"}
-    refused = await client.post(
-        "/odata/bugs", json={"name": "x", "assignedTo": [bob.user.id]}, headers=ada.in_channel()
-    )
-    assert (refused.status, await refused.json()) == (400, error)
-    refused = await client.patch(
-        f"/odata/bugs({bug['_id']})",
-        json={"assignedTo": [{"email": bob.user.email}]},
-        headers=ada.in_channel(),
-    )
-    assert (refused.status, await refused.json()) == (400, error)
+    # Never Bob's UPN, which Ada cannot see: only the reference she sent.
+    for sent, named in [
+        (bob.user.id, bob.user.id),
+        ({"_id": bob.user.id}, bob.user.id),
+        ({"sourceId": bob.user.source_id}, bob.user.source_id),
+        ({"email": bob.user.email}, bob.user.email),
+    ]:
+        error = {"error": f"assignedTo: '{named}' is not a member of this team"}
+        refused = await client.post(
+            "/odata/bugs", json={"name": "x", "assignedTo": [sent]}, headers=ada.in_channel()
+        )
+        assert (refused.status, await refused.json()) == (400, error)
+        refused = await client.patch(
+            f"/odata/bugs({bug['_id']})", json={"assignedTo": [sent]}, headers=ada.in_channel()
+        )
+        assert (refused.status, await refused.json()) == (400, error)
     assert await stored(factory) == before
 
 

@@ -106,3 +106,14 @@ async def test_a_tampered_card_is_out_of_date(chat: Chat) -> None:
     card = await chat.say("new bug First")
     button = {**action(card, "Assign to me"), "verb": "item.explode"}
     assert "out of date" in text_of(await chat.click(button))
+
+
+async def test_a_form_due_date_in_the_basic_format_is_refused(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    card = await chat.say("new bug First")
+    form = await chat.click(action(card, "Edit"))
+    answer = await chat.click(action(form, "Save bug"), title="First", dueDate="20261201")
+    assert "dueDate: Value error, must be an ISO 8601 date" in text_of(answer)
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["dueDate"] is None

@@ -9,7 +9,7 @@ from tests.cards.samples import action, inputs, text_of
 from tests.factories import Factory
 from tests.teams.activities import GRACE, MALLORY
 from tests.teams.bot import Chat, facts, rest_items
-from tests.teams.connector import Connector
+from tests.teams.connector import Connector, TeamsMember
 
 
 async def test_new_bug_with_a_title_creates_it_with_the_channel_defaults(
@@ -122,7 +122,10 @@ async def test_help(chat: Chat) -> None:
     [
         ("bug 99", "There is no bug #99 in this channel."),
         ("bug/update/1/status/Shipped", "status: 'Shipped' does not exist in this channel"),
-        ("bug/update/1/assigned/nobody@else.test", "I don't know nobody@else.test"),
+        (
+            "bug/update/1/assigned/nobody@else.test",
+            "assignedTo: 'nobody@else.test' is not a member of this team",
+        ),
     ],
 )
 async def test_bad_input_is_one_friendly_line_and_changes_nothing(
@@ -145,3 +148,19 @@ async def test_someone_not_in_the_team_can_do_nothing(
 ) -> None:
     assert await chat.line("new bug Sneaky", sender=MALLORY) == NOT_ON_ROSTER
     assert await rest_items(bot, factory, GRACE) == []
+
+
+async def test_assigning_someone_of_another_tenant_never_names_them(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await factory.team("19:team-b@thread.tacv2", name="Team B", tenant_id="tenant-b")
+    bob = (await factory.member("Bob", team_id="19:team-b@thread.tacv2")).user
+    await chat.say("new bug First")
+    # Each names Bob only as the caller did: never his UPN, looked up in another tenant.
+    mentioned = TeamsMember(bob.source_id, "who@knows.test", "Bobby")
+    said = await chat.line("assign bug 1 to <at>Bobby</at>", people=(mentioned,))
+    assert said == "assignedTo: 'Bobby' is not a member of this team"
+    said = await chat.line(f"bug/update/1/assigned/{bob.source_id}")
+    assert said == f"assignedTo: '{bob.source_id}' is not a member of this team"
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert stored["assignedTo"] == []

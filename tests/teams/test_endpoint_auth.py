@@ -63,6 +63,7 @@ def bad_headers(
         "no audience": f"Bearer {issuer.token(service_url, aud=None)}",
         "wrong issuer": f"Bearer {issuer.token(service_url, iss='https://evil.example')}",
         "expired": f"Bearer {issuer.token(service_url, nbf=now - 3 * HOUR, exp=now - 2 * HOUR)}",
+        "no expiry": f"Bearer {issuer.token(service_url, exp=None)}",
         "other service url": f"Bearer {issuer.token('https://elsewhere.example')}",
     }
 
@@ -80,6 +81,7 @@ CASES = [
     "no audience",
     "wrong issuer",
     "expired",
+    "no expiry",
     "other service url",
 ]
 

@@ -6,7 +6,7 @@ import pytest
 from aiohttp import web
 from pytest_aiohttp import AiohttpServer
 
-from bot.auth.sso import KEYS_MAX_AGE, REFETCH_AFTER
+from bot.auth.key_cache import FAILURE_MEMORY, KEYS_MAX_AGE, REFETCH_AFTER
 from tests.auth.jwks import entra_claims, hs256_token, unsigned_token
 from tests.auth.sso.helpers import MakeClient, assert_refused, sign_in, stored_rows
 
@@ -116,10 +116,16 @@ async def test_unreachable_jwks_server_answers_401(
     await assert_refused(await sign_in(client, token), 401, KEYS_UNAVAILABLE, factory)
 
 
-async def test_failed_key_fetch_is_retried_on_the_next_sign_in(client, key, jwks, clock) -> None:
+async def test_failed_key_fetch_is_remembered_briefly_then_retried(
+    client, factory, key, jwks, clock
+) -> None:
     jwks.status = 503
     token = key.sign(entra_claims(clock.now()))
     assert (await sign_in(client, token)).status == 401
     jwks.status = 200
-    assert (await sign_in(client, token)).status == 200
+    # Answered at once, without asking the failing server again.
+    await assert_refused(await sign_in(client, token), 401, KEYS_UNAVAILABLE, factory)
+    assert jwks.fetches == 1
+    clock.advance(FAILURE_MEMORY)
+    assert (await sign_in(client, key.sign(entra_claims(clock.now())))).status == 200
     assert jwks.fetches == 2

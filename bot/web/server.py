@@ -1,0 +1,102 @@
+"""Serving the app: aiohttp's runner, with the refusals aiohttp makes before the app runs (a
+malformed request, a URL or header over its limit) in the API's error shape.
+
+aiohttp answers those from its protocol handler, before routing and middleware, in plain text
+that echoes the offending line, without `x-request-id`; it offers no hook for them
+(aio-libs/aiohttp#3287), so the runner builds its connections with a handler that answers JSON.
+`tests/web/test_server_refusals.py` pins this against the installed aiohttp.
+"""
+
+import asyncio
+import logging
+
+from aiohttp import web
+from aiohttp.http_exceptions import LineTooLong
+
+from bot.web.errors import INTERNAL_ERROR, json_response
+from bot.web.requestid import HEADER, choose_request_id
+
+log = logging.getLogger(__name__)
+
+# A 2 KB $filter of non-ASCII text is several times longer percent-encoded; aiohttp's default
+# 8 KiB request line would refuse it before the app could answer.
+MAX_REQUEST_LINE = 32 * 1024
+MAX_HEADER_FIELD = 8190  # aiohttp's default, named so a refusal can say which limit was hit
+LIMITS = {"max_line_size": MAX_REQUEST_LINE, "max_field_size": MAX_HEADER_FIELD}
+
+
+class JsonErrorsHandler(web.RequestHandler):
+    """aiohttp's connection handler, its own refusals answered as the API answers."""
+
+    def handle_error(
+        self,
+        request: web.BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        request_id = choose_request_id(None)
+        if status >= 500:
+            self.log_exception("Error handling request (%s)", request_id, exc_info=exc)
+        else:
+            # The client's mistake: no traceback, and not its text, which may be any bytes.
+            log.info("refused a malformed request (%s, %s)", type(exc).__name__, request_id)
+        if request.writer.output_size > 0:  # as aiohttp's: a response has begun, drop it
+            raise ConnectionError("a response is sent already; cannot send the error")
+        body = INTERNAL_ERROR if status >= 500 else {"error": _what_is_wrong(exc)}
+        response = json_response(body, status)
+        response.headers[HEADER] = request_id
+        response.force_close()
+        return response
+
+
+def _what_is_wrong(exc: BaseException | None) -> str:
+    """The refusal in words, naming the limit, never repeating what was sent."""
+    if isinstance(exc, LineTooLong):
+        if exc.args[1] == MAX_REQUEST_LINE:
+            return f"The URL is longer than {MAX_REQUEST_LINE // 1024} KiB."
+        return f"A request header is longer than {MAX_HEADER_FIELD} bytes."
+    return "The request is not valid HTTP."
+
+
+class _Server(web.Server):
+    def __call__(self) -> web.RequestHandler:
+        return JsonErrorsHandler(self, loop=self._loop, **self._kwargs)
+
+
+class AppRunner(web.AppRunner):
+    """aiohttp's AppRunner, serving connections through JsonErrorsHandler."""
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        server.__class__ = _Server  # the same server, only its connection factory differs
+        return server
+
+
+async def start(app: web.Application, host: str, port: int) -> AppRunner:
+    """The app started and listening (port 0: any free port, in `runner.addresses`)."""
+    runner = AppRunner(app, handle_signals=True)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return runner
+
+
+def run(app: web.Application, host: str, port: int) -> None:
+    """Serve until SIGINT or SIGTERM, as `web.run_app` does, then clean up."""
+
+    async def serve() -> None:
+        runner = await start(app, host, port)
+        log.info("serving on http://%s:%s", host, port)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await runner.cleanup()
+
+    try:
+        asyncio.run(serve())
+    except (web.GracefulExit, KeyboardInterrupt):
+        pass
