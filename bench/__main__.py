@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import bot_turn, instructions, items, me, me_tasks
+from bench import bot_turn, channels, instructions, items, me, me_tasks
 
 
 def main(only: list[str]) -> None:
@@ -27,6 +27,11 @@ def main(only: list[str]) -> None:
         print(f"\n{me_tasks.title()}")
         for kind in ("sqlite", "postgresql"):
             print(me_tasks.report(kind, me_tasks.measure(kind)), flush=True)
+    if not only or "channels" in only:
+        print(f"\n{channels.title()}")
+        for kind in ("sqlite", "postgresql"):
+            for line in channels.report(kind, channels.measure(kind)):
+                print(line, flush=True)
     if not only or "bot" in only:
         print(
             f"\nBot turn: bugs/my over {bot_turn.BUGS:,} bugs, reply recorded by a local connector"

@@ -141,15 +141,23 @@ def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("server did not start within 30 s")
 
 
-def wrk(url: str, *, headers: dict[str, str], connections: int, script: Path | None = None) -> Load:
-    """One wrk run against `url` (two threads, as many connections as asked)."""
+def wrk(
+    url: str,
+    *,
+    headers: dict[str, str],
+    connections: int,
+    script: Path | None = None,
+    script_args: tuple[str, ...] = (),
+) -> Load:
+    """One wrk run against `url` (two threads, as many connections as asked); `script_args`
+    reach the script's `init`."""
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: `apt-get install wrk` (make bench does this)")
     command = ["wrk", "-t2", f"-c{connections}", f"-d{DURATION}", "--latency", url]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     if script is not None:
-        command += ["-s", str(script)]
+        command += ["-s", str(script), "--", *script_args]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     if "Non-2xx" in output:
         raise RuntimeError(f"non-2xx answers during the run:\n{output}")
