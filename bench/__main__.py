@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import bot_turn, instructions, items, me, me_tasks, pressure
+from bench import bot_turn, channels, instructions, items, me, me_tasks, pressure
 
 
 def main(only: list[str]) -> None:
@@ -34,6 +34,11 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             for line in pressure.report(kind, pressure.measure(kind)):
+                print(line, flush=True)
+    if not only or "channels" in only:
+        print(f"\n{channels.title()}")
+        for kind in ("sqlite", "postgresql"):
+            for line in channels.report(kind, channels.measure(kind)):
                 print(line, flush=True)
     if not only or "bot" in only:
         print(

@@ -96,6 +96,10 @@ def free_port() -> int:
 
 def environment(database_url: str, **extra: str) -> dict[str, str]:
     env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": SECRET, "LOG_LEVEL": "WARNING"}
+    # No per-session list cap (`bot.web.fairness`, 4 by default): the benchmarks list on 8 or more
+    # connections of one session, and a wrk run's last requests still hold their slots while the
+    # next run starts.
+    env["LISTS_IN_FLIGHT"] = "1000"
     env.update(extra)
     return env
 
@@ -137,15 +141,23 @@ def _wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
     raise RuntimeError("server did not start within 30 s")
 
 
-def wrk(url: str, *, headers: dict[str, str], connections: int, script: Path | None = None) -> Load:
-    """One wrk run against `url` (two threads, as many connections as asked)."""
+def wrk(
+    url: str,
+    *,
+    headers: dict[str, str],
+    connections: int,
+    script: Path | None = None,
+    script_args: tuple[str, ...] = (),
+) -> Load:
+    """One wrk run against `url` (two threads, as many connections as asked); `script_args`
+    reach the script's `init`."""
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: `apt-get install wrk` (make bench does this)")
     command = ["wrk", "-t2", f"-c{connections}", f"-d{DURATION}", "--latency", url]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     if script is not None:
-        command += ["-s", str(script)]
+        command += ["-s", str(script), "--", *script_args]
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     if "Non-2xx" in output:
         raise RuntimeError(f"non-2xx answers during the run:\n{output}")

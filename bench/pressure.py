@@ -48,7 +48,8 @@ def measure(kind: str) -> dict[str, object]:
         dataset_database(kind, Path(folder), data) as url,
         ExitStack() as servers,
     ):
-        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        # The default cap on lists in flight: the flood meets it, as a real one would.
+        env = environment(url, DATA_DIR=folder, SEED_DEMO="false", LISTS_IN_FLIGHT="4")
         flooder = items.demo_in_channel(env)
         other = _other_member(env, flooder)
         port = free_port()
