@@ -1,14 +1,14 @@
 """The unit of work every service takes first: one transaction, the clock, who and where."""
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, Executable
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
@@ -55,7 +55,16 @@ class UnitOfWork:
     """What a service acts through: the ORM session of its transaction (opened on first use),
     the reads on the driver (`bot.db.reads`), the clock, who and where."""
 
-    __slots__ = ("_session", "_sessions", "actor", "cache", "channel", "clock", "reads")
+    __slots__ = (
+        "_session",
+        "_sessions",
+        "_write_apart",
+        "actor",
+        "cache",
+        "channel",
+        "clock",
+        "reads",
+    )
 
     def __init__(
         self,
@@ -64,6 +73,7 @@ class UnitOfWork:
         reads: Reads,
         sessions: Callable[[], AsyncSession],
         cache: VersionedCache | None = None,
+        write_apart: Callable[[Executable], Awaitable[None]] | None = None,
     ) -> None:
         self.clock = clock
         self.reads = reads
@@ -72,6 +82,16 @@ class UnitOfWork:
         self.channel: ChannelScope | None = None
         self._session: AsyncSession | None = None
         self._sessions = sessions
+        self._write_apart = write_apart
+
+    async def write_apart(self, statement: Executable) -> None:
+        """A small write a read makes on the side (a session's sliding expiry): in a unit that
+        only reads, a transaction of its own, committed at once and queued with the other
+        writers; in a writing unit, part of its transaction."""
+        if self._write_apart is None:
+            await self.session.execute(statement)
+        else:
+            await self._write_apart(statement)
 
     @property
     def session(self) -> AsyncSession:
@@ -184,10 +204,18 @@ async def _reading(
     cache: VersionedCache | None,
 ) -> AsyncIterator[UnitOfWork]:
     reads = reads_outside_transactions(engine)
+
+    async def write_apart(statement: Executable) -> None:
+        # Not in the read's own session: on SQLite its write lock would be held, outside the
+        # writers' queue, until the read ended, and other writers would give up waiting.
+        async with _unit(sessions, clock, write=True, cache=cache) as apart:
+            await apart.session.execute(statement)
+
     try:
-        # A read may write a little through its session (a session's sliding expiry).
         async with _ending_session(
-            UnitOfWork(clock=clock, cache=cache, reads=reads, sessions=sessions)
+            UnitOfWork(
+                clock=clock, cache=cache, reads=reads, sessions=sessions, write_apart=write_apart
+            )
         ) as uow:
             yield uow
     finally:

@@ -112,7 +112,7 @@ async def _admit(
     if row["sliding_seconds"]:
         slid = now + timedelta(seconds=row["sliding_seconds"])
         if slid - row["expires_at"] >= SLIDE_GRANULARITY:
-            await uow.session.execute(
+            await uow.write_apart(
                 update(AuthToken).where(AuthToken.id == row["token_id"]).values(expires_at=slid)
             )
     return actor_of_row(row), row
