@@ -8,11 +8,11 @@ handler would run it. A statement that would hold the loop runs on a thread:
 
 - A read starts on the loop with a budget of `LOOP_BUDGET_S`; past it, SQLite interrupts it and
   it runs again on a thread (a read outside a transaction on a reader connection of its own, in a
-  transaction on its connection's thread, where it sees the transaction's writes). Its SQL is
-  then remembered, and its next runs go to the thread at once.
+  transaction on its connection's thread, where it sees the transaction's writes). Once its SQL
+  has overrun twice in a row, its next runs go to the thread at once, until one runs short.
 - A write cannot be stopped and run again (SQLite rolls back the whole transaction of an
   interrupted write), so it runs on its connection's thread until its SQL has proved short
-  (`PROVEN_RUNS`), and goes back there for good if it ever overruns the budget.
+  (`PROVEN_RUNS` runs in a row), and goes back there when it overruns the budget (`_Lessons`).
 - Every statement stops at the connection's `timeout_s` (`StatementTimeout`): a write's
   transaction is then rolled back, so nothing is left half done.
 
@@ -44,6 +44,7 @@ LOOP_BUDGET_S = 0.002
 # work, so a budget overruns by little, and a short statement pays a few checks.
 STEPS_PER_CHECK = 5_000
 PROVEN_RUNS = 3  # a write's runs under half the budget before it may run on the loop
+OVERRUNS_TO_LEAVE = 2
 # Reads that left the loop, run at once per connection (the rest queue): more than one caller's
 # share of lists (`LISTS_IN_FLIGHT`, 4), so that one caller's heavy lists leave threads for others.
 READER_THREADS = 6
@@ -58,26 +59,29 @@ class StatementTimeout(sqlite3.OperationalError):
 
 
 class _Lessons:
-    """What statements taught this process, by SQL text: which run long, which writes are short."""
+    """What statements taught this process, by SQL text. A statement leaves the loop once it has
+    overrun the budget twice in a row (once may be the machine pausing the process, not the
+    statement); a write runs on the loop once it has run short `PROVEN_RUNS` times in a row.
+    Either comes back as soon as it runs short again."""
 
     def __init__(self) -> None:
-        self._long: dict[str, None] = {}
+        self._overruns: dict[str, int] = {}
         self._short_runs: dict[str, int] = {}
 
     def on_loop(self, sql: str, *, read: bool) -> bool:
-        if sql in self._long:
+        if self._overruns.get(sql, 0) >= OVERRUNS_TO_LEAVE:
             return False
         return read or self._short_runs.get(sql, 0) >= PROVEN_RUNS
 
     def ran(self, sql: str, seconds: float) -> None:
         if seconds > LOOP_BUDGET_S:
-            self.ran_long(sql)
-        elif seconds <= LOOP_BUDGET_S / 2 and sql not in self._long:
-            _bounded(self._short_runs)[sql] = self._short_runs.get(sql, 0) + 1
-
-    def ran_long(self, sql: str) -> None:
-        _bounded(self._long)[sql] = None
-        self._short_runs.pop(sql, None)
+            _bounded(self._overruns)[sql] = self._overruns.get(sql, 0) + 1
+            self._short_runs.pop(sql, None)
+        elif seconds <= LOOP_BUDGET_S / 2:
+            self._overruns.pop(sql, None)
+            runs = self._short_runs.get(sql, 0)
+            if runs < PROVEN_RUNS:
+                _bounded(self._short_runs)[sql] = runs + 1
 
 
 def _bounded(remembered: dict[str, Any]) -> dict[str, Any]:
@@ -257,10 +261,9 @@ class Connection:
                 raise
             if not read or time.monotonic() >= deadline:
                 raise _timed_out(self.timeout_s) from error
-            LESSONS.ran_long(sql)  # a read that outgrew the loop: again, on a thread
+            LESSONS.ran(sql, math.inf)  # a read that outgrew the loop: again, on a thread
             return await self._off_loop(sql, work, deadline, read=read)
-        if not read:
-            LESSONS.ran(sql, seconds)
+        LESSONS.ran(sql, seconds)
         return result
 
     async def _off_loop(self, sql: str, work: Work[T], deadline: float, *, read: bool) -> T:

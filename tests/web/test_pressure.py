@@ -31,7 +31,7 @@ async def _bugs(client: TestClient, factory: Factory, member: Member, count: int
 async def test_a_list_past_the_statement_bound_answers_503_and_others_still_list(
     aiohttp_client, make_settings, db: str, clock: FrozenClock, factory: Factory
 ) -> None:
-    client = await _client(aiohttp_client, make_settings, db, clock, QUERY_TIMEOUT_SECONDS=0.05)
+    client = await _client(aiohttp_client, make_settings, db, clock, QUERY_TIMEOUT_SECONDS=0.25)
     ada = await factory.member("Ada")
     await _bugs(client, factory, ada, 20_000)
 
