@@ -16,7 +16,6 @@ from sqlalchemy.engine import Dialect
 
 from bot.db.expressions import one_of
 from bot.db.tables import FieldValue, Project, User
-from bot.odata.text import register_sqlite_functions
 
 USER = User.__table__.c
 PROJECT = Project.__table__.c
@@ -71,7 +70,6 @@ class Driver:
         if self.sqlite:
             path = database_url.split(":///", 1)[1]
             self.connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            register_sqlite_functions(self.connection)  # the app's sorts and indexes call them
         self.dsn = database_url.replace("postgresql+asyncpg", "postgresql")
 
     def marker(self, number: int) -> str:

@@ -16,8 +16,6 @@ import asyncpg
 from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 from sqlalchemy.dialects.sqlite import dialect as SQLiteDialect
 
-from bot.odata.text import register_sqlite_functions
-
 # Named values for the hand-written statements, positional ones for the compiled.
 Params = dict[str, Any] | list[Any]
 Run = Callable[[str, dict[str, Any]], Awaitable[list[Sequence[Any]]]]
@@ -38,7 +36,6 @@ class Sqlite:
         # As the app's connections (`bot.db.engine`): the same durability, the same checks.
         self.connection.execute("PRAGMA synchronous=NORMAL")
         self.connection.execute("PRAGMA foreign_keys=ON")
-        register_sqlite_functions(self.connection)  # the items' folded sort indexes call them
 
     dialect = SQLiteDialect()
     one_of = "IN (SELECT value FROM json_each(:ids))"

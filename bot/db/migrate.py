@@ -7,7 +7,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Column, Connection, MetaData, text
+from sqlalchemy import Connection, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -27,20 +27,6 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
-def expression_indexes(metadata: MetaData) -> frozenset[str]:
-    """The indexes on expressions, not only columns: autogenerate cannot compare them (SQLite's
-    reflection skips them, PostgreSQL's comes back rewritten: casts, parentheses, the collation
-    apart), so `migrations/env.py` leaves them out and tests/db compares them instead."""
-    return frozenset(
-        index.name
-        for table in metadata.tables.values()
-        for index in table.indexes
-        # A column said NULLS FIRST is still a column (its `element`).
-        if index.name
-        and not all(isinstance(getattr(e, "element", e), Column) for e in index.expressions)
-    )
-
-
 def current_revision(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
@@ -49,6 +35,8 @@ async def migrate(engine: AsyncEngine) -> None:
     """Upgrade the database to head in one transaction."""
     async with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
+            # Migrations and the wait for another process's are not requests: no time bound.
+            await conn.execute(text("SET LOCAL statement_timeout = 0"))
             # Released at commit; a second process waits here, then finds nothing to do.
             await conn.execute(
                 text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK_KEY}

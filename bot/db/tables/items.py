@@ -8,7 +8,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.tables.base import ID, Base
 from bot.db.types import UTCDateTime
-from bot.odata.text import fold_case
 
 
 class Item(Base):
@@ -76,22 +75,10 @@ Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.created_at, _ITEM.id)
 Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.updated_at, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.due_date, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.status, _ITEM.due_date, _ITEM.id)
-
-
-# Names sort by their case-folded text (`bot.odata.text.fold_case`), so their sort indexes hold
-# that expression: on SQLite a function every connection registers (`bot.db.engine`), which a
-# connection without it cannot write items through.
-def _folded_sort_index(column: Column[Any], **only: str) -> None:
-    name = f"ix_items_channel_id_kind_{column.name}_folded_id"
-    index = Index(name, _ITEM.channel_id, _ITEM.kind, fold_case(column), _ITEM.id, info=only)
-    if only:
-        index.ddl_if(dialect=only["dialect"])
-
-
-_folded_sort_index(_ITEM.priority)
-# Not on SQLite: a bulk edit of statuses moves each row's entry in every status index, and there
-# a second one cost 20 ms of CPU per 1,000 rows, +22 % of the edit (docs/BENCHMARKS.md).
-_folded_sort_index(_ITEM.status, dialect="postgresql")
+# Numbers sort by the unique constraint's index. No index for status or priority (sorted by
+# folded name) nor the rarer sorts: one more index costs each bulk edit that moves its rows'
+# entries (on PostgreSQL every edit, never HOT since updated_at is indexed) 6-20 %, past the 15 %
+# edits may lose for lists (figures in docs/BENCHMARKS.md, issue 14).
 
 
 class ItemAssignee(Base):
