@@ -35,8 +35,6 @@ async def migrate(engine: AsyncEngine) -> None:
     """Upgrade the database to head in one transaction."""
     async with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            # Migrations and the wait for another process's are not requests: no time bound.
-            await conn.execute(text("SET LOCAL statement_timeout = 0"))
             # Released at commit; a second process waits here, then finds nothing to do.
             await conn.execute(
                 text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK_KEY}
