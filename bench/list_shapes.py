@@ -1,6 +1,7 @@
 """List shapes (issue 14 §5): the lists people ask for over 100k bugs in one channel, each one's
 single-client p50 beside the benchmarked shape's from the same round, and the bare handler's;
-then a create's p50 and a 1000-id bulk edit's median, to weigh what the list indexes cost.
+then creates and 1000-id bulk edits of statuses and of priorities, with their CPU, to weigh
+what the list indexes cost.
 
 One client, one request at a time over a kept-alive connection: a p50 is what one person waits,
 not a throughput. Each round measures every shape once, in turn; a shape's figure is the median
@@ -199,7 +200,7 @@ def _writes(client: Client, app: Server, url: str) -> dict[str, float]:
     ids = [row["_id"] for row in json.loads(everything)["value"]]
     cpu.lap()
     results = {"create_p50_ms": statistics.median(times), "create_cpu_ms": create_cpu}
-    # A status edit moves each row in the status indexes, a priority edit in the priority ones.
+    # An edit moves each row's entries in the indexes on what it sets: each field on its own.
     for field, values in (("status", STATUSES), ("priority", PRIORITIES)):
         bulk = []
         for run in range(BULK_RUNS):
