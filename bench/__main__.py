@@ -2,7 +2,7 @@
 
 import sys
 
-from bench import bot_turn, channels, instructions, items, me, me_tasks, pressure
+from bench import bot_turn, channels, instructions, items, list_shapes, me, me_tasks, pressure
 
 
 def main(only: list[str]) -> None:
@@ -14,6 +14,11 @@ def main(only: list[str]) -> None:
         print(f"\nItems over {items.BUGS:,} bugs in one channel (list: {items.LIST_QUERY})")
         for kind in ("sqlite", "postgresql"):
             for line in items.report(kind, items.measure(kind)):
+                print(line, flush=True)
+    if not only or "shapes" in only:
+        print(f"\nList shapes over {items.BUGS:,} bugs in one channel, one client")
+        for kind in ("sqlite", "postgresql"):
+            for line in list_shapes.report(kind, list_shapes.measure(kind)):
                 print(line, flush=True)
     if not only or "instructions" in only:
         print(

@@ -60,10 +60,11 @@ class Target:
     statuses: dict[str, str]
 
 
-def dataset(bugs: int, total: int) -> Dataset:
-    """The demo, `bugs` bugs in its channel, and `total` items in the database (0: no others)."""
+def dataset(bugs: int, total: int, name: str = "items") -> Dataset:
+    """The demo, `bugs` bugs in its channel, and `total` items in the database (0: no others).
+    Datasets of one name replace each other in the cache: other counts want another name."""
     sources = (Path(__file__), ROWS_SOURCE, *SEED_SOURCES)
-    return Dataset("items", sources, (bugs, total, CHANNELS), partial(_generate, bugs, total))
+    return Dataset(name, sources, (bugs, total, CHANNELS), partial(_generate, bugs, total))
 
 
 def _generate(bugs: int, total: int, env: dict[str, str]) -> None:

@@ -91,6 +91,9 @@ def _list_set(kind: ItemKind) -> EntitySet:
         default_order=NEWEST_FIRST,
         collections={ASSIGNED_TO.name: ASSIGNED_TO},
         select_only=OUTPUT_ONLY,
+        # Numbers are unique per channel and kind, which is a list's scope (not the personal
+        # view's): sorted by number, the unique index reads the order (no id after it).
+        unique=frozenset({"internalId"}),
     )
 
 

@@ -74,6 +74,8 @@ class EntitySet:
     default_order: tuple[SortKey, ...] = ()
     collections: Mapping[str, Collection] = field(default_factory=dict)
     select_only: frozenset[str] = frozenset()  # output fields $select may name, nothing else may
+    # Properties no two rows share (never null): sorted by one, rows need no tie-breaker after it.
+    unique: frozenset[str] = frozenset()
 
     @property
     def selectable(self) -> frozenset[str]:

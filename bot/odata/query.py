@@ -108,8 +108,8 @@ def _order(text: str | None, entity: EntitySet) -> tuple[SortKey, ...]:
     for name in names:
         if names.count(name) > 1:
             raise invalid("$orderby", f"'{name}' is listed twice")
-    if entity.key.name in names:
-        return keys
+    if entity.key.name in names or not entity.unique.isdisjoint(names):
+        return keys  # unique already: an index on (…, key) reads the order, no tie to break
     # A unique last key keeps pages stable; going the last key's way, an index on (…, key, id)
     # gives the whole order read in one direction.
     return (*keys, SortKey(entity.key, descending=bool(keys) and keys[-1].descending))

@@ -23,7 +23,7 @@ from bot.items.queries import LISTS
 from bot.items.read import items_statement
 from bot.me.queries import my_items, my_items_statement
 from bot.odata import keyset
-from bot.odata.model import EntitySet
+from bot.odata.model import EntitySet, PropertyKind
 from bot.odata.query import apply, parse_query
 from bot.schemas import ItemKind
 from tests import databases
@@ -32,6 +32,7 @@ from tests.factories import CHANNEL, Factory
 ITEMS = 20_000
 START = datetime(2026, 11, 1, tzinfo=UTC)
 STATUSES = ["Not Started", "In Progress", "Completed", "Not Started"]
+PRIORITIES = ["Urgent", "High", "Normal", "Low"]
 
 
 class _ExplainQueryPlan(Executable, ClauseElement):
@@ -136,7 +137,8 @@ def _item(number: int, channel_id: str, project_id: str) -> dict[str, Any]:
         "internal_id": number + 1,
         "name": f"Bug {number}",
         "status": STATUSES[number % len(STATUSES)],
-        "priority": "Normal",
+        "priority": PRIORITIES[number * 7 % len(PRIORITIES)],
+        "severity": None if number % 3 == 0 else PRIORITIES[number % len(PRIORITIES)],
         "project_id": project_id,
         "source": "Svc.Native",
         "source_id": item_id,
@@ -144,7 +146,7 @@ def _item(number: int, channel_id: str, project_id: str) -> dict[str, Any]:
         "bucket": [],
         "sync_at": at,
         "created_at": at,
-        "updated_at": at,
+        "updated_at": at + timedelta(minutes=number * 13 % 997),
     }
 
 
@@ -252,3 +254,139 @@ async def test_the_personal_default_order_reads_its_index_range_without_sorting(
         assert not any("Sort  (cost" in line for line in lines), joined
         assert "Index Only Scan Backward using ix_item_assignees_personal_order" in joined
         assert "ROW(created_at, item_id) < ROW(" in joined, joined
+
+
+# Every field a list sorts by without sorting rows: a page of it, either way, first or after a
+# cursor, reads one index range (two around a nullable key's nulls) forwards or backwards.
+# Numbers are unique per channel and kind: their unique constraint's index, with no tie-breaker.
+SORT_INDEXES = {
+    "createdAt": "ix_items_channel_id_kind_created_at_id",
+    "updatedAt": "ix_items_channel_id_kind_updated_at_id",
+    "dueDate": _DUE_ORDER,
+    "internalId": "uq_items_channel_id_kind_internal_id",
+}
+_SQLITE_NAMES = {"uq_items_channel_id_kind_internal_id": "sqlite_autoindex_items_2"}
+# The other sortable fields: a page sorts the channel's rows of the kind, one pass and a top-N
+# sort (bounded by the statement timeout; docs/BENCHMARKS.md has their figures over 100k bugs).
+# (`_id` is the primary key: read in order, each row's channel checked; no sort.)
+SORTED = sorted(
+    name
+    for name, prop in LISTS[ItemKind.BUG].properties.items()
+    if prop.sortable and name not in {*SORT_INDEXES, "_id"}
+)
+# Filters read in an index's order, the rows they keep checked one by one: a page reads about
+# a page divided by the share that matches (a quarter here), with no sort.
+FILTERED = {
+    ("priority eq 'High'", "internalId desc"): "uq_items_channel_id_kind_internal_id",
+    ("severity eq 'Low'", None): "ix_items_channel_id_kind_created_at_id",
+    ("contains(name, '1')", "updatedAt desc"): "ix_items_channel_id_kind_updated_at_id",
+    ("priority eq 'Low' and status eq 'Completed'", "dueDate desc"): (
+        "ix_items_channel_id_kind_status_due_date_id"
+    ),
+}
+_CURSOR_VALUES = {
+    PropertyKind.DATETIME: START + timedelta(hours=3),
+    PropertyKind.INTEGER: ITEMS // 2,
+    PropertyKind.NAME: "in progress",
+    PropertyKind.TEXT: "bug 5",
+    PropertyKind.ID: "6b0288328ad6cb673c75996d",
+}
+
+
+def _page(listed: Listed, orderby: str | None, filter_: str | None, cursor: bool) -> Select[Any]:
+    """A list's page statement as the app builds it: the first page, or one after a cursor."""
+    entity = LISTS[ItemKind.BUG]
+    options = {"$top": "50"}
+    options |= {"$orderby": orderby} if orderby else {}
+    options |= {"$filter": filter_} if filter_ else {}
+    query = parse_query(options, entity)
+    if cursor:
+        values = [_CURSOR_VALUES[key.property.kind] for key in query.order]
+        row = {f"_sort{index}": value for index, value in enumerate(values)}
+        query = parse_query({**options, keyset.TOKEN: keyset.encode(query.order, row)}, entity)
+    return apply(items_statement(listed.channel_id, ItemKind.BUG), query, keyed=True)
+
+
+def assert_reads_in_order(lines: list[str], dialect: str, index: str) -> None:
+    """Every read of items goes through `index` within the channel and kind; nothing sorted."""
+    joined = "\n".join(lines)
+    if dialect == "sqlite":
+        index = _SQLITE_NAMES.get(index, index)
+        assert "TEMP B-TREE" not in joined, joined
+        reads = [line for line in lines if line.startswith(("SEARCH items", "SCAN items"))]
+        assert reads, joined
+        for read in reads:
+            assert f"INDEX {index} (channel_id=? AND kind=?" in read, joined
+        return
+    index = index.replace("due_date", "due_date_nulls_first")
+    assert "Seq Scan" not in joined and "Bitmap" not in joined, joined
+    assert not any("Sort  (cost" in line for line in lines), joined
+    scans = [line for line in lines if " on items " in f"{line} "]
+    assert scans and all(f"using {index} on items" in line for line in scans), joined
+
+
+@pytest.mark.parametrize("cursor", [False, True], ids=["first page", "after a cursor"])
+@pytest.mark.parametrize("direction", ["asc", "desc"])
+@pytest.mark.parametrize("field", list(SORT_INDEXES))
+async def test_a_page_of_an_indexed_sort_reads_its_index_in_order(
+    engine: AsyncEngine, listed: Listed, field: str, direction: str, cursor: bool
+) -> None:
+    statement = _page(listed, f"{field} {direction}", None, cursor)
+    async with engine.connect() as conn:
+        lines = await plan(conn, statement)
+        assert_reads_in_order(lines, conn.dialect.name, SORT_INDEXES[field])
+
+
+def test_sorted_by_a_unique_number_a_list_adds_no_tie_breaker() -> None:
+    order = parse_query({"$orderby": "internalId desc"}, LISTS[ItemKind.BUG]).order
+    assert [(key.property.name, key.descending) for key in order] == [("internalId", True)]
+    order = parse_query({"$orderby": "dueDate desc"}, LISTS[ItemKind.BUG]).order
+    assert [key.property.name for key in order] == ["dueDate", "_id"]
+
+
+@pytest.mark.parametrize(("filter_", "orderby"), list(FILTERED))
+async def test_a_filtered_page_reads_an_index_in_order(
+    engine: AsyncEngine, listed: Listed, filter_: str, orderby: str | None
+) -> None:
+    statement = _page(listed, orderby, filter_, cursor=False)
+    async with engine.connect() as conn:
+        lines = await plan(conn, statement)
+        assert_reads_in_order(lines, conn.dialect.name, FILTERED[filter_, orderby])
+
+
+@pytest.mark.parametrize("cursor", [False, True], ids=["first page", "after a cursor"])
+@pytest.mark.parametrize("field", SORTED)
+async def test_a_page_of_another_sort_sorts_the_channels_rows_once(
+    engine: AsyncEngine, listed: Listed, field: str, cursor: bool
+) -> None:
+    statement = _page(listed, f"{field} desc", None, cursor)
+    async with engine.connect() as conn:
+        assert_sorts_the_page(await plan(conn, statement), conn.dialect.name)
+
+
+def assert_sorts_the_page(lines: list[str], dialect: str) -> None:
+    """The plan sorts (a top-N sort on PostgreSQL: only the page is kept)."""
+    joined = "\n".join(lines)
+    if dialect == "sqlite":  # all of the order, or its part after a column's
+        assert "USE TEMP B-TREE FOR" in joined and "ORDER BY" in joined, joined
+    else:
+        assert any("Sort  (cost" in line for line in lines), joined
+        assert lines[0].startswith("Limit"), joined
+
+
+@pytest.mark.parametrize("cursor", [False, True], ids=["first page", "after a cursor"])
+async def test_a_page_by_id_reads_the_primary_key_in_order(
+    engine: AsyncEngine, listed: Listed, cursor: bool
+) -> None:
+    statement = _page(listed, "_id desc", None, cursor)
+    async with engine.connect() as conn:
+        lines = await plan(conn, statement)
+        joined = "\n".join(lines)
+        if conn.dialect.name == "sqlite":
+            assert (
+                "TEMP B-TREE" not in joined
+                and "items USING INDEX sqlite_autoindex_items_1" in joined
+            )
+        else:
+            assert not any("Sort  (cost" in line for line in lines), joined
+            assert "using pk_items on items" in joined, joined

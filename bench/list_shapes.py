@@ -1,0 +1,274 @@
+"""List shapes (issue 14 §5): the lists people ask for over 100k bugs in one channel, each one's
+single-client p50 beside the benchmarked shape's from the same round, and the bare handler's;
+then creates and 1000-id bulk edits of statuses and of priorities, with their CPU, to weigh
+what the list indexes cost.
+
+One client, one request at a time over a kept-alive connection: a p50 is what one person waits,
+not a throughput. Each round measures every shape once, in turn; a shape's figure is the median
+of its rounds, its ratio the median of the rounds' ratios to the benchmarked shape.
+"""
+
+import http.client
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import urllib.parse
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import items_data
+from bench.harness import (
+    ROUNDS,
+    Server,
+    _psql_value,
+    dataset_database,
+    environment,
+    free_port,
+    server,
+)
+from bench.items import BUGS, CREATED, LIST_QUERY, demo_in_channel
+
+# How long each shape is asked for, per round, after a few requests to warm it.
+SECONDS_PER_SHAPE = 0.7
+WARM_UP = 3
+MIN_REQUESTS = 5
+CREATES = 200
+BULK_IDS, BULK_RUNS = 1000, 10
+BENCHMARKED = "benchmarked: status eq + dueDate desc + $count"
+# What a list of people asks for: each most-used sort both ways, the common filters and pairs
+# of them, a page by next link, and the sorts with no index of their own (reported, not indexed).
+SHAPES: dict[str, dict[str, str]] = {
+    BENCHMARKED: LIST_QUERY,
+    "internalId desc": {"$orderby": "internalId desc"},
+    "internalId asc": {"$orderby": "internalId asc"},
+    "createdAt desc (default)": {},
+    "createdAt asc": {"$orderby": "createdAt asc"},
+    "updatedAt desc": {"$orderby": "updatedAt desc"},
+    "updatedAt asc": {"$orderby": "updatedAt asc"},
+    "dueDate asc": {"$orderby": "dueDate asc"},
+    "priority eq + internalId desc": {
+        "$filter": "priority eq 'High'",
+        "$orderby": "internalId desc",
+    },
+    "severity eq": {"$filter": "severity eq 'Critical'"},
+    "assignee (email)": {"$filter": "assignedTo/any(u: u/email eq 'bench.items.3@demo.example')"},
+    "name contains (0.4 %)": {"$filter": "contains(name, '123')"},
+    "dueDate range": {
+        "$filter": "dueDate ge 2026-11-10T00:00:00Z and dueDate lt 2026-11-20T00:00:00Z",
+        "$orderby": "dueDate asc",
+    },
+    "createdAt range": {
+        "$filter": "createdAt ge 2026-09-01T00:00:00Z and createdAt lt 2026-09-15T00:00:00Z",
+    },
+    "status eq + priority eq": {
+        "$filter": "status eq 'In Progress' and priority eq 'High'",
+        "$orderby": "dueDate desc",
+    },
+    "priority eq + severity eq": {
+        "$filter": "priority eq 'Urgent' and severity eq 'Critical'",
+        "$orderby": "updatedAt desc",
+    },
+    # (Generated assignees follow the numbers, as statuses do: this pair matches 5 %.)
+    "status eq + assignee": {
+        "$filter": "status eq 'In Progress' and assignedTo/any(u: u/email eq "
+        "'bench.items.5@demo.example')",
+    },
+    "updatedAt desc, 20th page by next link": {"$orderby": "updatedAt desc"},  # followed below
+    # No index of their own: a top-N sort of the channel's rows.
+    "status asc (no index)": {"$orderby": "status asc"},
+    "status desc (no index)": {"$orderby": "status desc"},
+    "priority asc (no index)": {"$orderby": "priority asc"},
+    "priority desc (no index)": {"$orderby": "priority desc"},
+    "name asc (no index)": {"$orderby": "name asc"},
+    "severity desc (no index)": {"$orderby": "severity desc"},
+    "statusValue asc (no index)": {"$orderby": "statusValue asc"},
+    "startDate desc (no index)": {"$orderby": "startDate desc"},
+}
+NEXT_LINK_DEPTH = 20
+# Each bulk edit sets the value the last did not, so every edit changes every row.
+STATUSES, PRIORITIES = ("Completed", "In Progress"), ("Low", "Urgent")
+
+
+@dataclass(frozen=True)
+class Client:
+    """One kept-alive connection to a server, with the demo user's headers."""
+
+    connection: http.client.HTTPConnection
+    headers: dict[str, str]
+
+    def ask(self, method: str, path: str, body: object = None) -> bytes:
+        data = None if body is None else json.dumps(body).encode()
+        headers = self.headers | ({"Content-Type": "application/json"} if data else {})
+        self.connection.request(method, path, body=data, headers=headers)
+        response = self.connection.getresponse()
+        answer = response.read()
+        if response.status >= 300:
+            raise RuntimeError(f"{method} {path}: {response.status} {answer[:200]!r}")
+        return answer
+
+    def p50_ms(self, path: str) -> float:
+        """The median latency of `path`, asked again and again for SECONDS_PER_SHAPE."""
+        for _ in range(WARM_UP):
+            self.ask("GET", path)
+        times: list[float] = []
+        ends = time.perf_counter() + SECONDS_PER_SHAPE
+        while len(times) < MIN_REQUESTS or time.perf_counter() < ends:
+            started = time.perf_counter()
+            self.ask("GET", path)
+            times.append((time.perf_counter() - started) * 1000)
+        return statistics.median(times)
+
+
+def _client(base: str, headers: dict[str, str]) -> Client:
+    host, port = base.removeprefix("http://").split(":")
+    return Client(http.client.HTTPConnection(host, int(port), timeout=120), headers)
+
+
+def _path(query: dict[str, str]) -> str:
+    return "/odata/bugs?" + urllib.parse.urlencode({"$top": "50", **query}, quote_via=_quote)
+
+
+def _quote(
+    text: str, safe: str = "", encoding: str | None = None, errors: str | None = None
+) -> str:
+    return urllib.parse.quote(text, safe="$,", encoding=encoding, errors=errors)
+
+
+def _paths(client: Client) -> dict[str, str]:
+    """Each shape's path; the next-link shape's is its first page's link followed that deep."""
+    paths = {name: _path(query) for name, query in SHAPES.items()}
+    name = "updatedAt desc, 20th page by next link"
+    for _ in range(NEXT_LINK_DEPTH - 1):
+        link = json.loads(client.ask("GET", paths[name]))["@odata.nextLink"]
+        paths[name] = link[link.index("/odata/") :]
+    return paths
+
+
+def measure(kind: str) -> dict[str, object]:
+    data = items_data.dataset(BUGS, 0, name="shapes")
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        dataset_database(kind, Path(folder), data) as url,
+        ExitStack() as servers,
+    ):
+        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        headers = demo_in_channel(env)
+        port = free_port()
+        app = servers.enter_context(
+            server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
+        )
+        client = _client(app.base, headers)
+        paths = _paths(client)
+        first_ms = {}
+        for name, path in paths.items():  # the first ask: statement built, count not cached
+            started = time.perf_counter()
+            client.ask("GET", path)
+            first_ms[name] = (time.perf_counter() - started) * 1000
+        page_file = Path(folder) / "page.json"
+        page_file.write_bytes(client.ask("GET", paths[BENCHMARKED]))
+        port = free_port()
+        bare = servers.enter_context(
+            server(
+                [sys.executable, "-m", "bench.bare_server", str(port), str(page_file)], env, port
+            )
+        )
+        bare_client = _client(bare.base, headers)
+        rounds: list[dict[str, float]] = []
+        for _ in range(ROUNDS):
+            measured = {name: client.p50_ms(path) for name, path in paths.items()}
+            measured["bare"] = bare_client.p50_ms(paths[BENCHMARKED])
+            rounds.append(measured)
+        return {"rounds": rounds, "first_ms": first_ms, **_writes(client, app, url)}
+
+
+def _writes(client: Client, app: Server, url: str) -> dict[str, float]:
+    """A create's p50 (one at a time), the median of BULK_RUNS 1000-id bulk edits of statuses
+    and of priorities, and the CPU time each took in the app and its PostgreSQL backends, which
+    others' load disturbs least (the wall clock waits for the cores too)."""
+    cpu = _CpuTime(app.pid, url)
+    times = []
+    for _ in range(CREATES):
+        started = time.perf_counter()
+        client.ask("POST", "/odata/bugs", CREATED)
+        times.append((time.perf_counter() - started) * 1000)
+    create_cpu = cpu.lap() / CREATES
+    everything = client.ask("GET", _path({"$top": str(BULK_IDS), "$select": "_id"}))
+    ids = [row["_id"] for row in json.loads(everything)["value"]]
+    cpu.lap()
+    results = {"create_p50_ms": statistics.median(times), "create_cpu_ms": create_cpu}
+    # An edit moves each row's entries in the indexes on what it sets: each field on its own.
+    for field, values in (("status", STATUSES), ("priority", PRIORITIES)):
+        bulk = []
+        for run in range(BULK_RUNS):
+            started = time.perf_counter()
+            client.ask("POST", "/api/bulk/bug", {"ids": ids, field: values[run % 2]})
+            bulk.append((time.perf_counter() - started) * 1000)
+        results[f"bulk_{field}_ms"] = statistics.median(bulk)
+        results[f"bulk_{field}_cpu_ms"] = cpu.lap() / BULK_RUNS
+    return results
+
+
+class _CpuTime:
+    """User and system CPU time of the app and, on PostgreSQL, of its database's backends."""
+
+    def __init__(self, pid: int, url: str) -> None:
+        self.pid, self.url = pid, url
+        self.last = self._total()
+
+    def lap(self) -> float:
+        """Milliseconds of CPU since the last lap."""
+        now = self._total()
+        spent, self.last = now - self.last, now
+        return spent
+
+    def _total(self) -> float:
+        pids = [self.pid]
+        if not self.url.startswith("sqlite"):
+            database = self.url.rsplit("/", 1)[1]
+            backends = _psql_value(
+                "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity "
+                f"WHERE datname = '{database}' AND backend_type = 'client backend'"
+            )
+            pids += [int(pid) for pid in backends.split()]
+        ticks = 0
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def report(kind: str, results: dict[str, object]) -> list[str]:
+    rounds, first_ms = results["rounds"], results["first_ms"]
+    assert isinstance(rounds, list) and isinstance(first_ms, dict)
+    lines = [f"{kind}: p50 ms (the benchmarked shape's, its ratio: median of {len(rounds)} rounds)"]
+    benchmarked = statistics.median(r[BENCHMARKED] for r in rounds)
+    for name in SHAPES:
+        p50 = statistics.median(r[name] for r in rounds)
+        ratios = sorted(r[name] / r[BENCHMARKED] for r in rounds)
+        within = "ok" if statistics.median(ratios) <= 3 else "OVER 3x"
+        lines.append(
+            f"  {name:40} {p50:8.2f} ms  vs {benchmarked:6.2f}"
+            f"  x{statistics.median(ratios):5.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f}) {within:7}"
+            f"  first ask {first_ms[name]:7.1f} ms"
+        )
+    bare = statistics.median(r["bare"] for r in rounds)
+    lines.append(f"  {'bare handler, the benchmarked page':40} {bare:8.2f} ms")
+    lines.append(
+        f"  writes: create p50 {results['create_p50_ms']:.2f} ms (one at a time), CPU (app and "
+        f"database) {results['create_cpu_ms']:.2f} ms"
+    )
+    for field in ("status", "priority"):
+        lines.append(
+            f"  bulk edit of {BULK_IDS} {field}: median {results[f'bulk_{field}_ms']:.0f} ms "
+            f"({BULK_RUNS} runs), CPU {results[f'bulk_{field}_cpu_ms']:.0f} ms"
+        )
+    return lines
+
+
+if __name__ == "__main__":
+    for database in sys.argv[1:] or ("sqlite", "postgresql"):
+        print("\n".join(report(database, measure(database))), flush=True)
