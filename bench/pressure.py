@@ -93,13 +93,13 @@ def _sample(
     started = time.monotonic()
     while more(len(healthz), started):
         for path, into in (("/healthz", healthz), (f"/api/bugs/{bug}/details", details)):
-            started = time.perf_counter()
+            sent = time.perf_counter()
             connection.request("GET", path, headers=headers)
             response = connection.getresponse()
             response.read()
             if response.status != 200:
                 raise RuntimeError(f"{path} answered {response.status}")
-            into.append((time.perf_counter() - started) * 1000)
+            into.append((time.perf_counter() - sent) * 1000)
     return Latencies(healthz, details)
 
 

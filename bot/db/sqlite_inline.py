@@ -290,6 +290,8 @@ class Connection:
             for clocked in ran_on:
                 clocked.raw.interrupt()
             await asyncio.wait({running})
+            if not running.cancelled():
+                running.exception()  # the caller is gone: its statement's end is nobody's error
             raise
         except sqlite3.OperationalError as error:
             if _interrupted(error):

@@ -149,7 +149,7 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         raw = await read_body(request, seconds=seconds) if endpoint.body else b""
         write = request.method not in ("GET", "HEAD")
         credentials = credentials_of(request) if endpoint.capped else None
-        with app[LISTS_IN_FLIGHT].slot(credentials):
+        async with app[LISTS_IN_FLIGHT].slot(credentials):
             return await _served(endpoint, request, raw, write)
 
     serve.__name__ = endpoint.handler.__name__
