@@ -79,10 +79,6 @@ _STATEMENTS = ListStatements()
 _CHANNEL = "channel_id"
 
 
-def _list_rows(kind: ItemKind) -> Select[Any]:
-    return items_statement(bindparam(_CHANNEL), kind)
-
-
 async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     """A page of the channel's items, the exact count if asked, and where the next page starts."""
     scope = _scope(uow)
@@ -91,7 +87,7 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     here = {_CHANNEL: channel_id, **place_values(scope)}
 
     def rows() -> Select[Any]:
-        return _list_rows(kind)
+        return items_statement(bindparam(_CHANNEL), kind)
 
     def version() -> tuple[ColumnElement[int], ...]:
         if cache is None:
