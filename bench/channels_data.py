@@ -35,7 +35,7 @@ from bot.db.tables import (
     User,
 )
 from bot.ids import new_id
-from bot.uow import unit_of_work
+from bot.db.uow import unit_of_work
 
 TEAMS = 200
 CHANNELS_PER_TEAM = 5

@@ -8,6 +8,7 @@ from sqlalchemy import select
 from bot import workspace
 from bot.auth import service as auth
 from bot.db.tables import Item
+from bot.db.uow import UnitOfWork
 from bot.directory.access import resolve_channel
 from bot.directory.actors import actor_of
 from bot.directory.teams import upsert_team
@@ -15,7 +16,6 @@ from bot.directory.users import add_member, upsert_user
 from bot.items import service as items
 from bot.items.schemas import BugCreate, TaskCreate
 from bot.schemas import ApiModel, ItemKind
-from bot.uow import UnitOfWork
 
 TENANT_ID = "00000000-0000-0000-0000-00000000d3e0"
 TEAM_ID = "19:demo-team@thread.tacv2"
@@ -83,7 +83,7 @@ async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
 async def _seed_items(uow: UnitOfWork, usernames: list[str]) -> None:
     """A handful of bugs and tasks, the first time only."""
     assert uow.channel is not None
-    seeded = await uow.session.scalar(
+    seeded = await uow.value(
         select(Item.id).where(Item.channel_id == uow.channel.channel_id).limit(1)
     )
     if seeded is not None:

@@ -3,12 +3,12 @@
 from sqlalchemy import select
 
 from bot.db.tables import ItemCounter, Project
+from bot.db.uow import UnitOfWork
 from bot.directory.schemas import ChannelOut, MembershipType
 from bot.directory.teams import upsert_channel
 from bot.fields import service as fields
 from bot.projects import service as projects
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 
 async def add_channel(
@@ -26,7 +26,7 @@ async def add_channel(
     )
     if renamed_from is not None:
         await projects.follow_channel_rename(uow, channel_id=channel.id, old=renamed_from, new=name)
-    bootstrapped = await uow.session.scalar(
+    bootstrapped = await uow.value(
         select(Project.id).where(Project.channel_id == channel.id).limit(1)
     )
     if bootstrapped is None:
@@ -34,9 +34,11 @@ async def add_channel(
             uow, channel_id=channel.id, teams_channel_id=channel_id, name=name
         )
         await fields.add_channel_defaults(uow, channel_id=channel.id)
-        uow.session.add_all(
-            ItemCounter(channel_id=channel.id, kind=kind.value, last_internal_id=0, version=0)
-            for kind in ItemKind
+        uow.add(
+            *(
+                ItemCounter(channel_id=channel.id, kind=kind.value, last_internal_id=0, version=0)
+                for kind in ItemKind
+            )
         )
-        await uow.session.flush()
+        await uow.flush()
     return channel

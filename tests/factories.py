@@ -15,11 +15,11 @@ from bot.auth import service as auth
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Item, ItemCounter
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.schemas import ChannelOut, MembershipType, TeamOut, UserOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, upsert_user
 from bot.ids import new_id
-from bot.uow import UnitOfWork, unit_of_work
 
 TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 TEAM = "19:team-a@thread.tacv2"

@@ -8,8 +8,9 @@ from sqlalchemy import bindparam, select, update
 
 from bot.auth.schemas import IssuedToken
 from bot.auth.sso import SsoIdentity
-from bot.db import driver
+from bot.db.statements import Prepared, Row
 from bot.db.tables import AuthToken, User
+from bot.db.uow import Actor, ChannelScope, UnitOfWork
 from bot.directory.access import CHANNEL_ACCESS, admit_to_channel, join_channel_access
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.directory.schemas import UserOut
@@ -17,7 +18,6 @@ from bot.directory.teams import tenant_has_team
 from bot.directory.users import upsert_user
 from bot.errors import Forbidden, Invalid, Unauthorized
 from bot.ids import new_id
-from bot.uow import Actor, ChannelScope, UnitOfWork
 
 SESSION = "session"
 API_TOKEN = "api"
@@ -43,8 +43,8 @@ _LOOKUP = (
 
 
 _LOOKUP_IN_CHANNEL = join_channel_access(_LOOKUP.add_columns(*CHANNEL_ACCESS), User.id)
-_CALLER = driver.Prepared(_LOOKUP)
-_CALLER_IN_CHANNEL = driver.Prepared(_LOOKUP_IN_CHANNEL)
+_CALLER = Prepared(_LOOKUP)
+_CALLER_IN_CHANNEL = Prepared(_LOOKUP_IN_CHANNEL)
 
 
 def hash_secret(secret: str) -> str:
@@ -100,13 +100,13 @@ async def authenticate_in_channel(
 
 
 async def _admit(
-    uow: UnitOfWork, secret: str | None, lookup: driver.Prepared, params: dict[str, str]
-) -> tuple[Actor, driver.Row]:
+    uow: UnitOfWork, secret: str | None, lookup: Prepared, params: dict[str, str]
+) -> tuple[Actor, Row]:
     """The caller if the secret names a live session or token, and the row read with it."""
     if not secret:
         raise Unauthorized(NO_CREDENTIALS)
     now = uow.clock.now()
-    row = await lookup.one(uow.reads, {"token_hash": hash_secret(secret), **params})
+    row = await uow.row(lookup, {"token_hash": hash_secret(secret), **params})
     if row is None or row["revoked_at"] is not None or row["expires_at"] <= now:
         raise Unauthorized(BAD_CREDENTIALS)
     if row["sliding_seconds"]:
@@ -120,7 +120,7 @@ async def _admit(
 
 async def revoke(uow: UnitOfWork, *, secret: str) -> None:
     """Revoke the session or token; later requests with it answer 401."""
-    await uow.session.execute(
+    await uow.execute(
         update(AuthToken)
         .where(AuthToken.token_hash == hash_secret(secret), AuthToken.revoked_at.is_(None))
         .values(revoked_at=uow.clock.now())
@@ -133,7 +133,7 @@ async def _issue(
     secret = secrets.token_urlsafe(32)
     now = uow.clock.now()
     expires_at = now + ttl
-    uow.session.add(
+    uow.add(
         AuthToken(
             id=new_id(),
             token_hash=hash_secret(secret),
@@ -145,5 +145,5 @@ async def _issue(
             revoked_at=None,
         )
     )
-    await uow.session.flush()
+    await uow.flush()
     return IssuedToken(secret=secret, expires_at=expires_at)

@@ -12,12 +12,12 @@ from bot.cli.package import build_package
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate as apply_migrations
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.demo import DemoOut, seed_demo
 from bot.directory.schemas import ChannelOut, MembershipOut, MembershipType, TeamOut, UserOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, find_user, remove_member, upsert_user, user_out
 from bot.settings import Settings
-from bot.uow import UnitOfWork, unit_of_work
 
 
 @asynccontextmanager

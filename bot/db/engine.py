@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import (
 
 from bot.db import sqlite_inline
 from bot.db.reads import TransactionReads
-from bot.odata.text import register_sqlite_functions
+from bot.db.text import register_sqlite_functions
 
 # SQLite runs on the event loop (sqlite_inline), so its own busy wait would stall every request:
 # keep it short, and wait for another process's writer in `take_sqlite_write_lock` instead.

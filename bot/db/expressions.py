@@ -4,8 +4,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from sqlalchemy import String, bindparam
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy import String, bindparam, func, select
+from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -80,3 +80,59 @@ def _one_of_postgresql(element: OneOf, compiler: SQLCompiler, **kw: Any) -> str:
 def _one_of_sqlite(element: OneOf, compiler: SQLCompiler, **kw: Any) -> str:
     column, values = compiler.process(element.column, **kw), compiler.process(element.values, **kw)
     return f"{column} IN (SELECT value FROM json_each({values}))"
+
+
+class _ValuesInOrder(TypeDecorator[list[str]]):
+    """PostgreSQL's array as it is; SQLite's JSON `[[position, value], …]` put in order."""
+
+    impl = String
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> list[str]:
+        if value is None or value == "[]":  # most lists are empty
+            return []
+        if isinstance(value, str):
+            return [item for _position, item in sorted(orjson.loads(value))]
+        return list(value)
+
+
+class OrderedList(ColumnElement[list[str]]):
+    """The values of the rows whose `key_column` equals `outer` (a column of the outer row), in
+    `position` order, as one column of the outer row."""
+
+    type = _ValuesInOrder()
+    inherit_cache = True
+    _traverse_internals = [
+        ("value", InternalTraversal.dp_clauseelement),
+        ("position", InternalTraversal.dp_clauseelement),
+        ("key_column", InternalTraversal.dp_clauseelement),
+        ("outer", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(
+        self,
+        value: ColumnElement[str],
+        position: ColumnElement[int],
+        key_column: ColumnElement[str],
+        outer: ColumnElement[str],
+    ) -> None:
+        self.value, self.position, self.key_column, self.outer = value, position, key_column, outer
+
+    @property
+    def _from_objects(self) -> list[Any]:  # the FROM the outer column needs
+        return self.outer._from_objects
+
+
+@compiles(OrderedList, "postgresql")
+def _ordered_list_postgresql(element: OrderedList, compiler: SQLCompiler, **kw: Any) -> str:
+    ordered = aggregate_order_by(element.value, element.position)
+    values = select(func.array_agg(ordered)).where(element.key_column == element.outer)
+    return str(compiler.process(values.scalar_subquery(), **kw))
+
+
+@compiles(OrderedList, "sqlite")
+def _ordered_list_sqlite(element: OrderedList, compiler: SQLCompiler, **kw: Any) -> str:
+    # SQLite 3.40 has no ORDER BY inside an aggregate: positions travel along, Python sorts.
+    pairs = func.json_group_array(func.json_array(element.position, element.value))
+    values = select(pairs).where(element.key_column == element.outer)
+    return str(compiler.process(values.scalar_subquery(), **kw))

@@ -1,13 +1,12 @@
 """Transaction-scoped advisory locks on PostgreSQL, named by text: what makes a check and the
 insert it allows one step where no row exists yet to lock. A unit holds each until it commits or
-rolls back. SQLite needs none: its writers take turns (`bot.uow`), so there they do nothing."""
+rolls back. SQLite needs none: its writers take turns (`bot.db.uow`), so there they do nothing."""
 
 import hashlib
 from typing import Any
 
 from sqlalchemy import BigInteger, Select, bindparam, func, select
-
-from bot.db.reads import Reads, TransactionReads
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 # Built once: every item write takes a shared one (built per call, it cost a create 0.23 M
 # instructions).
@@ -16,11 +15,11 @@ _SHARED = select(func.pg_advisory_xact_lock_shared(_KEY))
 _ALONE = select(func.pg_advisory_xact_lock(_KEY))
 
 
-async def hold(reads: Reads, *names: str, shared: bool = False) -> None:
-    """Hold the locks `names` until the unit's transaction ends, alone or `shared` with other
-    shared holders; several are taken in one order, so two units never wait for each other."""
-    assert isinstance(reads, TransactionReads), "locks belong to a writing unit"
-    connection = reads.transaction_connection
+async def hold(connection: AsyncConnection, *names: str, shared: bool = False) -> None:
+    """Hold the locks `names` until the transaction of `connection` ends, alone or `shared` with
+    other shared holders; several are taken in one order, so two units never wait for each
+    other. On PostgreSQL this statement begins the transaction if nothing has: a write that
+    follows pays no round trip to begin it."""
     if connection.dialect.name != "postgresql":
         return
     statement: Select[Any] = _SHARED if shared else _ALONE

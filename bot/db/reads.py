@@ -12,7 +12,7 @@ back at its end; on SQLite every such unit reads on one connection they share (`
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, literal, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import PoolProxiedConnection
@@ -26,8 +26,8 @@ class Reads(Protocol):
 
 
 class TransactionReads:
-    """Reads in a writing unit's transaction, on its connection (`driver`, the driver's own):
-    they see the unit's own writes. `bot.db.driver.PreparedWrite` writes here too."""
+    """A writing unit's statements, in its transaction, on its connection (`driver`, the
+    driver's own): its reads see its own writes."""
 
     __slots__ = ("_driver", "transaction_connection")
 
@@ -37,6 +37,17 @@ class TransactionReads:
 
     async def connection(self) -> tuple[Dialect, Any]:
         return self.transaction_connection.dialect, self._driver
+
+    async def begun(self) -> tuple[Dialect, Any]:
+        """The connection, its transaction begun on the server: PostgreSQL's adapter begins it
+        at the first statement SQLAlchemy runs, so one trivial statement begins it for the
+        driver's writes and locks to join (outside it, each would end with its own statement)."""
+        if not self._driver.is_in_transaction():
+            await self.transaction_connection.execute(_BEGIN)
+        return self.transaction_connection.dialect, self._driver
+
+
+_BEGIN = select(literal(1))
 
 
 class PooledReads:

@@ -16,7 +16,7 @@ handler would run it. A statement that would hold the loop runs on a thread:
 - Every statement stops at the connection's `timeout_s` (`StatementTimeout`): a write's
   transaction is then rolled back, so nothing is left half done.
 
-Writers never wait inside SQLite for one another, because `bot.uow` queues them on a lock first.
+Writers never wait inside SQLite for one another, because `bot.db.uow` queues them on a lock first.
 """
 
 import asyncio

@@ -9,13 +9,13 @@ from typing import Any, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, select
 
-from bot.db import driver
+from bot.db.statements import Prepared
 from bot.db.tables import Channel, Team, TeamMember, User
 from bot.db.types import SqlExpression
+from bot.db.uow import Actor, ChannelScope, UnitOfWork
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.directory.schemas import MembershipType
 from bot.errors import PRIVATE_CHANNELS_UNSUPPORTED, Forbidden
-from bot.uow import Actor, ChannelScope, UnitOfWork
 
 # Requests are served in standard channels only; private and shared ones are recorded, and
 # answer 403 until their own membership is modelled (api.md §1).
@@ -27,15 +27,9 @@ async def resolve_channel(
 ) -> ChannelScope:
     """The channel a request names, if the user is a member of its team and it is supported."""
     statement = select(*CHANNEL_ACCESS).select_from(User)
-    row = (
-        (
-            await uow.session.execute(
-                join_channel_access(statement, User.id).where(User.id == user_id),
-                {"team": team_id, "channel": channel_id},
-            )
-        )
-        .mappings()
-        .first()
+    row = await uow.row(
+        join_channel_access(statement, User.id).where(User.id == user_id),
+        {"team": team_id, "channel": channel_id},
     )
     return admit_to_channel(row, team_id=team_id, channel_id=channel_id)
 
@@ -70,8 +64,8 @@ def admit_to_channel(
     row: Mapping[Any, Any] | None, *, team_id: str, channel_id: str
 ) -> ChannelScope:
     """The scope of a row with CHANNEL_ACCESS columns, if the caller may act in that channel."""
-    # By subscript: every channel request runs this, and a driver row's attributes cost an
-    # exception each before they answer.
+    # By subscript: every channel request runs this, and a row's attributes cost an exception
+    # each before they answer.
     # An unknown team and a team of which the caller is not a member look the same from outside.
     if row is None or row["scope_team_id"] is None or row["scope_member"] is None:
         raise Forbidden(f"You are not a member of team '{team_id}'.")
@@ -101,7 +95,7 @@ class Caller:
 
 
 # Columns, not entities, and one statement: every bot turn runs this.
-_CALLER = driver.Prepared(
+_CALLER = Prepared(
     join_channel_access(
         select(
             *ACTOR_COLUMNS,
@@ -120,7 +114,7 @@ async def find_caller(
     """The user with this Entra object id and their access to the team and channel named (the
     Teams ids of an activity), or None for a user the directory does not know."""
     params = {"object_id": object_id, "team": team_id, "channel": channel_id}
-    row = await _CALLER.one(uow.reads, params)
+    row = await uow.row(_CALLER, params)
     if row is None:
         return None
     return Caller(actor_of_row(row), on_roster=row.scope_member is not None, access=row)
@@ -140,7 +134,7 @@ def readable_channels(user_id: SqlExpression | str) -> ColumnElement[bool]:
 async def resolve_channel_by_id(uow: UnitOfWork, *, user_id: str, channel_id: str) -> ChannelScope:
     """The channel named by its Teams id alone (a card clicked in a chat), if the user may act
     in it."""
-    team_id = await uow.session.scalar(
+    team_id = await uow.value(
         select(Team.teams_id)
         .join(Channel, Channel.team_id == Team.id)
         .where(Channel.teams_id == channel_id)

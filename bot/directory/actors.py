@@ -5,8 +5,8 @@ session), and the signed-in actor as the API shows users."""
 from typing import Any
 
 from bot.db.tables import User
+from bot.db.uow import Actor
 from bot.directory.schemas import UserOut
-from bot.uow import Actor
 
 
 def actor_of(user: UserOut) -> Actor:

@@ -4,8 +4,8 @@ must exist), one row or none, and the check that a required text is given and fi
 from sqlalchemy import select
 
 from bot.db.tables import Channel, Team
+from bot.db.uow import UnitOfWork
 from bot.errors import Invalid, NotFound
-from bot.uow import UnitOfWork
 
 
 async def require_team(uow: UnitOfWork, team_id: str) -> Team:
@@ -24,7 +24,7 @@ async def channel_by_teams_id(uow: UnitOfWork, channel_id: str) -> Channel | Non
 
 
 async def one_or_none(uow: UnitOfWork, statement):
-    return (await uow.session.execute(statement)).scalar_one_or_none()
+    return await uow.entity(statement)
 
 
 def require_text(field: str, value: str | None, limit: int = 255) -> None:

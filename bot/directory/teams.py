@@ -5,13 +5,12 @@ marked, so its items stay."""
 
 from sqlalchemy import select
 
-from bot.db import locks
 from bot.db.tables import Channel, Team, Tenant
+from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import ChannelOut, MembershipType, TeamOut
 from bot.directory.shared import channel_by_teams_id, require_team, require_text, team_by_teams_id
 from bot.errors import Conflict, NotFound
 from bot.ids import new_id
-from bot.uow import ChannelScope, UnitOfWork
 
 
 def team_out(team: Team) -> TeamOut:
@@ -36,10 +35,10 @@ def channel_out(channel: Channel, team: Team) -> ChannelOut:
 
 async def ensure_tenant(uow: UnitOfWork, *, tenant_id: str) -> None:
     """Record a tenant the first time it is seen."""
-    await locks.hold(uow.reads, f"tenant {tenant_id}")  # a racing first sight waits, then sees it
-    if await uow.session.get(Tenant, tenant_id) is None:
-        uow.session.add(Tenant(id=tenant_id, created_at=uow.clock.now()))
-        await uow.session.flush()
+    await uow.hold(f"tenant {tenant_id}")  # a racing first sight waits, then sees it
+    if await uow.get(Tenant, tenant_id) is None:
+        uow.add(Tenant(id=tenant_id, created_at=uow.clock.now()))
+        await uow.flush()
 
 
 async def upsert_team(
@@ -56,7 +55,7 @@ async def upsert_team(
     if tenant_id:
         await ensure_tenant(uow, tenant_id=tenant_id)
     # Roster syncs of one new team race at install: the second waits, then updates.
-    await locks.hold(uow.reads, f"team {team_id}")
+    await uow.hold(f"team {team_id}")
     now = uow.clock.now()
     team = await team_by_teams_id(uow, team_id)
     if team is None:
@@ -69,13 +68,13 @@ async def upsert_team(
             created_at=now,
             updated_at=now,
         )
-        uow.session.add(team)
+        uow.add(team)
     else:
         team.name = name
         team.tenant_id = tenant_id or team.tenant_id
         team.group_id = group_id or team.group_id
         team.updated_at = now
-    await uow.session.flush()
+    await uow.flush()
     return team_out(team)
 
 
@@ -95,7 +94,7 @@ async def upsert_channel(
     if team is None:
         raise NotFound(f"Team '{team_id}' is not known; add the team first.")
     # Held to commit, so the first sight of a channel also sets it up once (`bot.workspace`).
-    await locks.hold(uow.reads, f"channel {channel_id}")
+    await uow.hold(f"channel {channel_id}")
     now = uow.clock.now()
     channel = await channel_by_teams_id(uow, channel_id)
     renamed_from = None
@@ -109,7 +108,7 @@ async def upsert_channel(
             created_at=now,
             updated_at=now,
         )
-        uow.session.add(channel)
+        uow.add(channel)
     elif channel.team_id != team.id:
         raise Conflict(f"Channel '{channel_id}' belongs to another team.")
     else:
@@ -119,7 +118,7 @@ async def upsert_channel(
         channel.membership_type = membership_type.value
         channel.deleted_at = None  # recorded again: restored in Teams
         channel.updated_at = now
-    await uow.session.flush()
+    await uow.flush()
     return channel_out(channel, team), renamed_from
 
 
@@ -130,12 +129,12 @@ async def mark_channel_deleted(uow: UnitOfWork, *, team_id: str, channel_id: str
     if channel is None or channel.team_id != team.id:
         return  # never recorded here: nothing to keep
     channel.deleted_at = channel.updated_at = uow.clock.now()
-    await uow.session.flush()
+    await uow.flush()
 
 
 async def describe_channel(uow: UnitOfWork, *, scope: ChannelScope) -> tuple[TeamOut, ChannelOut]:
-    team = await uow.session.get(Team, scope.team_id)
-    channel = await uow.session.get(Channel, scope.channel_id)
+    team = await uow.get(Team, scope.team_id)
+    channel = await uow.get(Channel, scope.channel_id)
     if team is None or channel is None:
         raise NotFound("The channel no longer exists.")
     return team_out(team), channel_out(channel, team)
@@ -143,5 +142,5 @@ async def describe_channel(uow: UnitOfWork, *, scope: ChannelScope) -> tuple[Tea
 
 async def tenant_has_team(uow: UnitOfWork, *, tenant_id: str) -> bool:
     """Whether any team of the tenant is installed (SSO's default tenant rule)."""
-    found = await uow.session.scalar(select(Team.id).where(Team.tenant_id == tenant_id).limit(1))
+    found = await uow.value(select(Team.id).where(Team.tenant_id == tenant_id).limit(1))
     return found is not None

@@ -7,14 +7,13 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select
 
-from bot.db import locks
 from bot.db.tables import TeamMember, User
+from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import USER_SOURCE, MembershipOut, UserOut
 from bot.directory.shared import one_or_none, require_team, require_text
 from bot.errors import Conflict, Invalid, NotFound
 from bot.ids import is_id, new_id
 from bot.odata.query import Query, apply, count_statement, page
-from bot.uow import ChannelScope, UnitOfWork
 
 
 def user_out(user: User) -> UserOut:
@@ -45,7 +44,7 @@ async def upsert_user(
     username = username.strip().lower()
     # Both keys held until commit: a sign-in from another tab, or another user taking this
     # UPN, checks after this one's insert and finds it (no unique violation).
-    await locks.hold(uow.reads, f"user {source_id}", f"username {username}")
+    await uow.hold(f"user {source_id}", f"username {username}")
     now = uow.clock.now()
     user = await one_or_none(uow, select(User).where(User.source_id == source_id))
     holder = await one_or_none(uow, select(User).where(User.username == username))
@@ -62,13 +61,13 @@ async def upsert_user(
             created_at=now,
             updated_at=now,
         )
-        uow.session.add(user)
+        uow.add(user)
     else:
         user.username = username
         user.display_name = display_name
         user.email = email or user.email
         user.updated_at = now
-    await uow.session.flush()
+    await uow.flush()
     return user_out(user)
 
 
@@ -91,10 +90,10 @@ async def add_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> Members
     """Make the user a member of the team (no change if already one)."""
     team = await require_team(uow, team_id)
     user = await find_user(uow, ref=user_ref)
-    await locks.hold(uow.reads, f"member {team.id} {user.id}")  # a racing add waits, then sees it
-    if await uow.session.get(TeamMember, (team.id, user.id)) is None:
-        uow.session.add(TeamMember(team_id=team.id, user_id=user.id, created_at=uow.clock.now()))
-        await uow.session.flush()
+    await uow.hold(f"member {team.id} {user.id}")  # a racing add waits, then sees it
+    if await uow.get(TeamMember, (team.id, user.id)) is None:
+        uow.add(TeamMember(team_id=team.id, user_id=user.id, created_at=uow.clock.now()))
+        await uow.flush()
     return MembershipOut(team_id=team.teams_id, user=user_out(user), member=True)
 
 
@@ -102,7 +101,7 @@ async def remove_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> Memb
     """End the user's membership of the team (no change if not a member)."""
     team = await require_team(uow, team_id)
     user = await find_user(uow, ref=user_ref)
-    await uow.session.execute(
+    await uow.execute(
         delete(TeamMember).where(TeamMember.team_id == team.id, TeamMember.user_id == user.id)
     )
     return MembershipOut(team_id=team.teams_id, user=user_out(user), member=False)
@@ -119,16 +118,15 @@ async def list_members(
         .join(TeamMember, TeamMember.user_id == User.id)
         .where(TeamMember.team_id == uow.channel.team_id)
     )
-    fetched = (await uow.session.execute(apply(statement, query, keyed=True))).mappings().all()
-    rows, more = page(fetched, query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    rows, more = page(await uow.rows(apply(statement, query, keyed=True)), query)
+    count = await uow.value(count_statement(statement, query)) if query.count else None
     members = [UserOut.model_validate(dict(row)) for row in rows]
     return members, count, dict(rows[-1]) if more else None
 
 
 async def list_team_members(uow: UnitOfWork, *, scope: ChannelScope) -> list[UserOut]:
     """The members of the scope's team, by name: whom a form may assign."""
-    users = await uow.session.scalars(
+    users = await uow.entities(
         select(User)
         .join(TeamMember, TeamMember.user_id == User.id)
         .where(TeamMember.team_id == scope.team_id)

@@ -2,34 +2,27 @@
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
-from sqlalchemy import ColumnElement, Table, bindparam, select
+from sqlalchemy import Table, bindparam, select
 
-from bot.db import driver
+from bot.db.statements import Prepared
 from bot.db.tables import FieldValue
+from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.fields import catalog_locks
 from bot.fields.schemas import Category
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 STATUS, PRIORITY, SEVERITY = "status", "priority", "severity"
 _VALUE = cast(Table, FieldValue.__table__).c
-# What validating an item change reads of each value. Rows on the driver, not ORM objects:
-# every create reads them, and nothing changes them.
-_CHECKED = (_VALUE.id, _VALUE.field, _VALUE.name, _VALUE.name_key, _VALUE.category, _VALUE.primary)
-
-
-def _values(*columns: ColumnElement[Any]) -> driver.Prepared:
-    return driver.Prepared(
-        select(*columns).where(
-            _VALUE.channel_id == bindparam("channel_id"), _VALUE.type == bindparam("type")
-        )
-    )
-
-
-_CHECKED_VALUES, _WHOLE_VALUES = _values(*_CHECKED), _values(*_VALUE)
+# What validating an item change reads of each value: rows, not ORM objects, since every
+# create reads them and nothing changes them.
+_CHECKED = Prepared(
+    select(
+        _VALUE.id, _VALUE.field, _VALUE.name, _VALUE.name_key, _VALUE.category, _VALUE.primary
+    ).where(_VALUE.channel_id == bindparam("channel_id"), _VALUE.type == bindparam("type"))
+)
 
 
 def name_key(name: str) -> str:
@@ -37,20 +30,31 @@ def name_key(name: str) -> str:
     return name.strip().casefold()
 
 
+@dataclass(frozen=True, slots=True)
+class CatalogValue:
+    """A status, priority or severity as an item write checks it."""
+
+    id: str
+    field: str
+    name: str
+    name_key: str
+    category: str | None
+    primary: bool
+
+
 @dataclass
 class FieldValues:
-    """The values of one field (status, priority or severity) for one kind: rows of the
-    columns validation reads, or of every column of `FieldValue` when asked."""
+    """The values of one field (status, priority or severity) for one kind."""
 
     field: str
-    by_key: dict[str, driver.Row] = dataclasses.field(default_factory=dict)
-    by_id: dict[str, driver.Row] = dataclasses.field(default_factory=dict)
+    by_key: dict[str, CatalogValue] = dataclasses.field(default_factory=dict)
+    by_id: dict[str, CatalogValue] = dataclasses.field(default_factory=dict)
 
     @property
-    def primary(self) -> driver.Row | None:
-        return next((value for value in self.by_id.values() if value["primary"]), None)
+    def primary(self) -> CatalogValue | None:
+        return next((value for value in self.by_id.values() if value.primary), None)
 
-    def named(self, name: str) -> driver.Row:
+    def named(self, name: str) -> CatalogValue:
         """The value with this name, or a 400 naming the field and the choices."""
         found = self.by_key.get(name_key(name))
         if found is None:
@@ -79,16 +83,23 @@ async def load_catalog_to_write(uow: UnitOfWork, *, channel_id: str, kind: ItemK
     return await load_catalog(uow, channel_id=channel_id, kind=kind)
 
 
-async def load_catalog(
-    uow: UnitOfWork, *, channel_id: str, kind: ItemKind, whole: bool = False
-) -> Catalog:
-    """The catalog; `whole`: its rows hold every column, for showing the values."""
+async def load_catalog(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Catalog:
+    """The channel's statuses, priorities and severities of one kind."""
     catalog = Catalog(FieldValues(STATUS), FieldValues(PRIORITY), FieldValues(SEVERITY))
     groups = {STATUS: catalog.statuses, PRIORITY: catalog.priorities, SEVERITY: catalog.severities}
-    values = _WHOLE_VALUES if whole else _CHECKED_VALUES
-    rows = await values.all(uow.reads, {"channel_id": channel_id, "type": kind.type_label})
-    for value in rows:  # by subscript: every create reads a channel's dozen values
-        group = groups[value["field"]]
-        group.by_key[value["name_key"]] = value
-        group.by_id[value["id"]] = value
+    rows = await uow.rows(_CHECKED, {"channel_id": channel_id, "type": kind.type_label})
+    for row in rows:
+        value = CatalogValue(**row)
+        group = groups[value.field]
+        group.by_key[value.name_key] = value
+        group.by_id[value.id] = value
     return catalog
+
+
+async def shown_values(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[FieldValue]:
+    """The channel's statuses, priorities and severities of one kind, whole, for showing."""
+    return await uow.entities(
+        select(FieldValue)
+        .where(FieldValue.channel_id == channel_id, FieldValue.type == kind.type_label)
+        .order_by(FieldValue.order, FieldValue.id)
+    )

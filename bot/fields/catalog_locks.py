@@ -16,25 +16,21 @@ second reads after the first committed. A project deleted this way never loses a
 an item write, holding the lock shared, was adding to it; and mapping writes and a project's
 new states, which point at values, never point at one a delete removed after they read it.
 
-SQLite needs none of this: its writers take turns (`bot.uow`).
+SQLite needs none of this: its writers take turns (`bot.db.uow`).
 """
 
-from bot.db import locks
-from bot.uow import UnitOfWork
+from bot.db.uow import UnitOfWork
 
 
 async def share(uow: UnitOfWork, *, channel_id: str) -> None:
-    """Hold the channel's catalogue against renames until the unit commits. On PostgreSQL
-    this statement begins the unit's transaction if nothing has, as the first driver write would
-    otherwise do with a statement of its own (`bot.db.driver._begun`): a create pays no round
-    trip more."""
-    await locks.hold(uow.reads, _name(channel_id), shared=True)
+    """Hold the channel's catalogue against renames until the unit commits."""
+    await uow.hold(_name(channel_id), shared=True)
 
 
 async def take(uow: UnitOfWork, *, channel_id: str) -> None:
     """Hold the channel's catalogue alone until the unit commits: once the item writes that
     read it have committed, and before any other reads it."""
-    await locks.hold(uow.reads, _name(channel_id))
+    await uow.hold(_name(channel_id))
 
 
 def _name(channel_id: str) -> str:

@@ -9,13 +9,13 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import InstrumentedAttribute
 
 from bot.db.tables import FieldValue, Item
+from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Conflict, Invalid
 from bot.fields import values
 from bot.fields.catalog import PRIORITY, SEVERITY, name_key
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn
 from bot.items import events
 from bot.odata.query import Query
-from bot.uow import UnitOfWork
 
 MOST_SEVERITIES = 8
 
@@ -110,7 +110,7 @@ async def update_level(uow: UnitOfWork, *, scale: Scale, level_id: str, patch: L
         if field in changes:
             setattr(level, field, changes[field])
     level.updated_at = uow.clock.now()
-    await uow.session.flush()
+    await uow.flush()
 
 
 async def delete_level(
@@ -126,7 +126,7 @@ async def delete_level(
             f"The primary {label} cannot be deleted; make another {label} primary first."
         )
     if reassign_to is None:
-        used = await uow.session.scalar(select(func.count()).where(*_holding(scale, level)))
+        used = await uow.value(select(func.count()).where(*_holding(scale, level)))
         if used:
             items = "item holds" if used == 1 else "items hold"
             raise Conflict(
@@ -136,8 +136,8 @@ async def delete_level(
     else:
         target = await _reassign_target(uow, scale, level, reassign_to)
         await _reassign(uow, scale, level, target)
-    await uow.session.delete(level)
-    await uow.session.flush()
+    await uow.delete(level)
+    await uow.flush()
 
 
 async def _rename(uow: UnitOfWork, scale: Scale, level: FieldValue, name: str) -> None:
@@ -147,7 +147,7 @@ async def _rename(uow: UnitOfWork, scale: Scale, level: FieldValue, name: str) -
             uow, channel_id=level.channel_id, field=scale.field, type_label=level.type
         )
         values.refuse_taken_name(kind_values, name, exists=scale.exists)
-    await uow.session.execute(
+    await uow.execute(
         update(Item)
         .where(*_holding(scale, level))
         .values({scale.column: name})
@@ -162,14 +162,14 @@ async def _reassign_target(
 ) -> FieldValue:
     """The level of the same field and kind that `?reassignTo` names; else a 400 saying why."""
     label = scale.label.lower()
-    target = await uow.session.scalar(
+    target = await uow.entity(
         select(FieldValue).where(
             *values.same_kind(level.channel_id, scale.field, level.type),
             FieldValue.name_key == name_key(name),
         )
     )
     if target is None:
-        choices = await uow.session.scalars(
+        choices = await uow.values(
             select(FieldValue.name)
             .where(
                 *values.same_kind(level.channel_id, scale.field, level.type),
@@ -190,21 +190,19 @@ async def _reassign(uow: UnitOfWork, scale: Scale, level: FieldValue, target: Fi
     """Move the level's items to `target`, as an edit of each: updated, and ITEM_UPDATED fired."""
     now = uow.clock.now()
     actor = uow.actor.user_id if uow.actor else None
-    moved = list(
-        await uow.session.scalars(
-            update(Item)
-            .where(*_holding(scale, level))
-            .values(
-                {
-                    scale.column: target.name,
-                    Item.updated_at: now,
-                    Item.updated_by: actor,
-                    Item.sync_at: now,
-                }
-            )
-            .returning(Item.id)
-            .execution_options(synchronize_session=False)
+    moved = await uow.execute(
+        update(Item)
+        .where(*_holding(scale, level))
+        .values(
+            {
+                scale.column: target.name,
+                Item.updated_at: now,
+                Item.updated_by: actor,
+                Item.sync_at: now,
+            }
         )
+        .returning(Item.id)
+        .execution_options(synchronize_session=False)
     )
     if not moved:
         return
@@ -214,7 +212,7 @@ async def _reassign(uow: UnitOfWork, scale: Scale, level: FieldValue, target: Fi
         uow,
         kind=values.kind_of(level),
         trigger=events.ITEM_UPDATED,
-        payloads={item_id: {"changes": [change]} for item_id in moved},
+        payloads={row["id"]: {"changes": [change]} for row in moved},
     )
 
 

@@ -3,6 +3,7 @@
 from sqlalchemy import func, select, update
 
 from bot.db.tables import FieldValue, Item
+from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Invalid
 from bot.fields import defaults, values
 from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, name_key
@@ -17,7 +18,6 @@ from bot.ids import new_id
 from bot.mappings.rule import INVALID_STATUS, MAPPING_NOT_FOUND
 from bot.odata.query import Query
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 STATUS_EXISTS = "Status already existed."
 
@@ -50,8 +50,8 @@ async def add_channel_defaults(uow: UnitOfWork, *, channel_id: str) -> None:
                         updated_at=now,
                     )
                 )
-    uow.session.add_all(rows)
-    await uow.session.flush()
+    uow.add(*rows)
+    await uow.flush()
 
 
 async def list_statuses(
@@ -104,7 +104,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
             values.refuse_taken_name(kind_values, changes["name"], exists=STATUS_EXISTS)
         status.name, status.name_key = changes["name"], name_key(changes["name"])
         # Items showing Invalid (the status is unmapped for their project) keep showing it.
-        await uow.session.execute(
+        await uow.execute(
             update(Item)
             .where(Item.status_id == status.id, Item.status != INVALID_STATUS)
             .values(status=status.name)
@@ -124,7 +124,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
             setattr(status, field, changes[field])
     status.updated_at = uow.clock.now()
     await values.items_changed(uow, status)
-    await uow.session.flush()
+    await uow.flush()
 
 
 async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
@@ -133,7 +133,7 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
     if status.primary:
         raise BadRequest("The primary status cannot be deleted; make another status primary first.")
     await _refuse_losing_last_done(uow, status)
-    await uow.session.execute(
+    await uow.execute(
         update(Item)
         .where(Item.status_id == status.id)
         .values(
@@ -144,8 +144,8 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
         )
     )
     await values.items_changed(uow, status)
-    await uow.session.delete(status)
-    await uow.session.flush()
+    await uow.delete(status)
+    await uow.flush()
 
 
 def _refuse_reserved_name(name: str) -> None:
@@ -156,7 +156,7 @@ def _refuse_reserved_name(name: str) -> None:
 async def _refuse_losing_last_done(uow: UnitOfWork, status: FieldValue) -> None:
     if status.category != Category.DONE:
         return
-    done = await uow.session.scalar(
+    done = await uow.value(
         select(func.count()).where(
             *values.same_kind(status.channel_id, STATUS, status.type),
             FieldValue.category == Category.DONE,

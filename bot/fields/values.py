@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from sqlalchemy import ColumnElement, select, update
 
 from bot.db.tables import FieldValue
+from bot.db.uow import UnitOfWork
 from bot.errors import CodedBadRequest, NotFound
 from bot.fields import catalog_locks
 from bot.fields.catalog import name_key
@@ -13,7 +14,6 @@ from bot.ids import is_id, new_id
 from bot.items import versions
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 
 def channel_of(uow: UnitOfWork) -> str:
@@ -43,8 +43,8 @@ async def list_values(
     statement = select(FieldValue).where(
         FieldValue.channel_id == channel_of(uow), FieldValue.field == field
     )
-    rows, more = page((await uow.session.scalars(apply(statement, query))).all(), query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    rows, more = page(await uow.entities(apply(statement, query)), query)
+    count = await uow.value(count_statement(statement, query)) if query.count else None
     return rows, count, more
 
 
@@ -54,7 +54,7 @@ async def value_to_change(uow: UnitOfWork, *, field: str, value_id: str, label: 
     (`catalog_locks`): the item writes that read its old name have committed, and none reads it
     again until this unit has."""
     await catalog_locks.take(uow, channel_id=channel_of(uow))
-    value = await uow.session.get(FieldValue, value_id) if is_id(value_id) else None
+    value = await uow.get(FieldValue, value_id) if is_id(value_id) else None
     if value is None or value.field != field or value.channel_id != channel_of(uow):
         raise NotFound(f"{label} '{value_id}' not found.")
     return value
@@ -68,10 +68,7 @@ async def lock_kind(
     commit. (`FOR UPDATE` would not do: it locks the rows that exist, not the ones a concurrent
     create inserts, which READ COMMITTED then shows to neither create's check.)"""
     await catalog_locks.take(uow, channel_id=channel_id)
-    rows = await uow.session.scalars(
-        select(FieldValue).where(*same_kind(channel_id, field, type_label))
-    )
-    return list(rows)
+    return await uow.entities(select(FieldValue).where(*same_kind(channel_id, field, type_label)))
 
 
 def refuse_taken_name(kind_values: Sequence[FieldValue], name: str, *, exists: str) -> None:
@@ -85,7 +82,7 @@ def next_order(kind_values: Sequence[FieldValue]) -> int:
 
 
 async def clear_primary(uow: UnitOfWork, *, channel_id: str, field: str, type_label: str) -> None:
-    await uow.session.execute(
+    await uow.execute(
         update(FieldValue).where(*same_kind(channel_id, field, type_label)).values(primary=False)
     )
 
@@ -122,8 +119,8 @@ async def add_value(
         created_at=now,
         updated_at=now,
     )
-    uow.session.add(row)
-    await uow.session.flush()
+    uow.add(row)
+    await uow.flush()
     return row
 
 

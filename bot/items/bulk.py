@@ -7,9 +7,10 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, select, update
 
-from bot.db import driver
 from bot.db.expressions import one_of_named
+from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee
+from bot.db.uow import UnitOfWork
 from bot.fields.catalog import load_catalog_to_write
 from bot.ids import is_id
 from bot.items import events, rules, versions
@@ -17,7 +18,6 @@ from bot.items.assignees import set_assignees
 from bot.items.schemas import BulkEdit, BulkResult
 from bot.mappings.rule import MAPPING_NOT_FOUND, load_mappings
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 NOT_FOUND = "Svc_NOTFOUND"
 INVALID_DATES = "Svc_INVALID_DATES"
@@ -119,20 +119,20 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     return [results[item_id] for item_id in edit.ids]
 
 
-async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, driver.Row]:
+async def _load(uow: UnitOfWork, kind: ItemKind, ids: list[str]) -> dict[str, Row]:
     """The columns an edit reads, of the ids that are items of this channel and kind, locked."""
     assert uow.channel is not None
     wanted = [item_id for item_id in dict.fromkeys(ids) if is_id(item_id)]
     if not wanted:
         return {}
     values = {"ids": wanted, "channel_id": uow.channel.channel_id, "kind": kind.value}
-    return {row["id"]: row for row in await _LOCKED.all(uow.reads, values)}
+    return {row["id"]: row for row in await uow.rows(_LOCKED, values)}
 
 
 async def _assignees(uow: UnitOfWork, item_ids: list[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     if item_ids:
-        for row in await _ASSIGNED.all(uow.reads, {"ids": item_ids}):
+        for row in await uow.rows(_ASSIGNED, {"ids": item_ids}):
             found[row["item_id"]].append(row["user_id"])
     return found
 
@@ -146,14 +146,14 @@ async def _apply(uow: UnitOfWork, updates: dict[str, dict[str, Any]], now: datet
     for values, item_ids in groups.items():
         statement = _update(tuple(name for name, _value in values))
         given = {f"new_{name}": value for name, value in values}
-        await statement.run(uow.reads, {**given, "ids": item_ids, "now": now, "updated_by": actor})
+        await uow.execute(statement, {**given, "ids": item_ids, "now": now, "updated_by": actor})
 
 
 _ITEM = cast(Table, Item.__table__).c
 _ASSIGNEE = cast(Table, ItemAssignee.__table__).c
 # Locked in one order by every edit: in the order of a plan (a scan follows where rows lie,
 # and updates move them), two edits of the same rows could each wait for the other.
-_LOCKED = driver.PreparedLock(
+_LOCKED = Prepared(
     select(
         _ITEM.id,
         _ITEM.name,
@@ -169,7 +169,7 @@ _LOCKED = driver.PreparedLock(
     .order_by(_ITEM.id)
     .with_for_update()
 )
-_ASSIGNED = driver.Prepared(
+_ASSIGNED = Prepared(
     select(_ASSIGNEE.item_id, _ASSIGNEE.user_id)
     .where(one_of_named(_ASSIGNEE.item_id, "ids"))
     .order_by(_ASSIGNEE.item_id, _ASSIGNEE.position)
@@ -177,9 +177,9 @@ _ASSIGNED = driver.Prepared(
 
 
 @cache  # one statement per set of columns an edit sets: a few dozen at most
-def _update(columns: tuple[str, ...]) -> driver.PreparedWrite:
+def _update(columns: tuple[str, ...]) -> Prepared:
     new = {name: bindparam(f"new_{name}", type_=_ITEM[name].type) for name in columns}
-    return driver.PreparedWrite(
+    return Prepared(
         update(cast(Table, Item.__table__))
         .where(one_of_named(_ITEM.id, "ids"))
         .values(

@@ -4,50 +4,18 @@ from datetime import datetime
 from functools import cache
 from typing import Any, cast
 
-import orjson
-from sqlalchemy import JSON, String, Table, Text, bindparam, func, insert, null, select
-from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy import Table, insert
 
-from bot.db import driver
+from bot.db.statements import Prepared
 from bot.db.tables import PendingEvent
-from bot.db.types import UTCDateTime
+from bot.db.uow import UnitOfWork
 from bot.ids import new_id, new_ids
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
-from bot.uow import UnitOfWork
 
 ITEM_CREATED, ITEM_UPDATED, ITEM_DELETED = "ITEM_CREATED", "ITEM_UPDATED", "ITEM_DELETED"
 _EVENTS = cast(Table, PendingEvent.__table__)
-_INSERT = driver.PreparedWrite(insert(_EVENTS))
-# PostgreSQL's many events: one INSERT of every row from three arrays. A statement per row, even
-# sent together, ran the executor per row (1,000 events: 23-30 ms against 17-19 ms).
-_ROWS = (
-    func.unnest(
-        bindparam("ids", type_=ARRAY(String())),
-        bindparam("item_ids", type_=ARRAY(String())),
-        bindparam("payloads", type_=ARRAY(Text())),
-    )
-    .table_valued("id", "item_id", "payload")
-    .render_derived()
-)
-_INSERT_ROWS_POSTGRESQL = driver.PreparedWrite(
-    insert(_EVENTS).from_select(
-        [_EVENTS.c[name] for name in ("id", "channel_id", "kind", "item_id", "trigger")]
-        + [_EVENTS.c[name] for name in ("actor_id", "occurred_at", "payload", "processed_at")],
-        select(
-            _ROWS.c.id,
-            bindparam("event_channel", type_=String()),
-            bindparam("event_kind", type_=String()),
-            _ROWS.c.item_id,
-            bindparam("event_trigger", type_=String()),
-            bindparam("event_actor", type_=String()),
-            bindparam("event_time", type_=UTCDateTime()),
-            sql_cast(_ROWS.c.payload, JSON),
-            null(),
-        ),
-    )
-)
+_INSERT = Prepared(insert(_EVENTS))
 
 
 def plain(value: Any) -> Any:
@@ -93,7 +61,7 @@ class Differ:
 async def record(
     uow: UnitOfWork, *, kind: ItemKind, trigger: str, payloads: dict[str, dict[str, Any]]
 ) -> None:
-    """One event per item (`payloads` maps item id to payload), on the driver."""
+    """One event per item (`payloads` maps item id to payload)."""
     if not payloads:
         return
     assert uow.channel is not None
@@ -107,30 +75,11 @@ async def record(
     }
     if len(payloads) == 1:  # one item changed, as most changes are
         ((item_id, payload),) = payloads.items()
-        await _INSERT.run(
-            uow.reads, {**same, "id": new_id(), "item_id": item_id, "payload": payload}
-        )
+        await uow.execute(_INSERT, {**same, "id": new_id(), "item_id": item_id, "payload": payload})
         return
-    # Many (a bulk edit).
-    ids = new_ids(len(payloads))
-    dialect, _connection = await uow.reads.connection()
-    if dialect.name == "postgresql":
-        values = {
-            "ids": ids,
-            "item_ids": list(payloads),
-            "payloads": [orjson.dumps(payload).decode() for payload in payloads.values()],
-            "event_channel": same["channel_id"],
-            "event_kind": same["kind"],
-            "event_trigger": same["trigger"],
-            "event_actor": same["actor_id"],
-            "event_time": same["occurred_at"],
-        }
-        await _INSERT_ROWS_POSTGRESQL.run(uow.reads, values)
-        return
-    # SQLite runs in the process: a statement per row costs it less than reading the rows out of
-    # one JSON value would. Sent at once, what they share converted once.
+    ids = new_ids(len(payloads))  # many (a bulk edit)
     rows = [
         {"id": event_id, "item_id": item_id, "payload": payload}
         for event_id, (item_id, payload) in zip(ids, payloads.items(), strict=True)
     ]
-    await _INSERT.run_many(uow.reads, rows, same)
+    await uow.insert_many(_EVENTS, rows, same)

@@ -7,9 +7,9 @@ from sqlalchemy import ColumnElement, String, bindparam, select
 from sqlalchemy.sql.util import find_tables
 
 from bot.db.tables import FieldValue, Item, ItemAssignee, User
+from bot.db.uow import ChannelScope
 from bot.odata.model import Collection, EntitySet, Property, PropertyKind, SortKey
 from bot.schemas import ItemKind
-from bot.uow import ChannelScope
 
 K = PropertyKind
 

@@ -11,10 +11,11 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import BindParameter, ColumnElement, Select, bindparam, select
 
-from bot.db import driver
 from bot.db.expressions import one_of_named
+from bot.db.statements import Prepared
 from bot.db.tables import FieldValue, Item, Project, User
 from bot.db.types import UTCDateTime, timestamp_text
+from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import UserOut
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
@@ -25,7 +26,6 @@ from bot.items.queries import place_values
 from bot.odata.plans import ListStatements, counted
 from bot.odata.query import Query, page
 from bot.schemas import ItemKind
-from bot.uow import ChannelScope, UnitOfWork
 
 ITEM = Item.__table__.c
 FIELD_VALUE = FieldValue.__table__.c
@@ -59,7 +59,7 @@ async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Detai
     row = None
     if is_id(item_id):
         statement = items_statement(scope.channel_id, kind).where(ITEM.id == item_id)
-        row = await driver.fetch_one(uow.reads, statement)
+        row = await uow.row(statement)
     if row is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
     return (await render(uow, kind, [row]))[0]
@@ -95,7 +95,7 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
         return (versions.version_column(channel_id=bindparam(_CHANNEL), kind=kind),)
 
     statement, values = _STATEMENTS.page((kind, cache is None), query, rows, version)
-    fetched = await statement.all(uow.reads, {**values, **here})
+    fetched = await uow.rows(statement, {**values, **here})
     # The version is read with the page, in the same snapshot, and before any count: nothing
     # cached under it is older than it says. An empty page caches nothing.
     seen = fetched[0][versions.VERSION] if cache and fetched else None
@@ -106,7 +106,7 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
         count = cache.get(key, seen) if cache and key and seen is not None else None
         if count is None:
             counting = _STATEMENTS.count(kind, query, counted(rows, query))
-            count = await counting.value(uow.reads, here) or 0
+            count = await uow.value(counting, here) or 0
             if cache and key and seen is not None:
                 cache.put(key, seen, count)
     details = await render(uow, kind, page_rows, version=seen)
@@ -144,9 +144,9 @@ async def render_across_channels(
     if not rows:
         return []
     status_ids = list({row["status_id"] for row in rows if row["status_id"]})
-    statuses = _by_id(await _STATUSES_BY_ID.all(uow.reads, {"ids": status_ids}))
+    statuses = _by_id(await uow.rows(_STATUSES_BY_ID, {"ids": status_ids}))
     project_ids = list({row["project_id"] for row in rows})
-    project_rows = await _PROJECTS_BY_ID.all(uow.reads, {"ids": project_ids})
+    project_rows = await uow.rows(_PROJECTS_BY_ID, {"ids": project_ids})
     projects = {project["id"]: project_ref(project) for project in project_rows}
     return await _render(uow, kind, rows, statuses, projects, _own_place)
 
@@ -198,8 +198,7 @@ async def _references(
 ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The channel's statuses of this kind and its projects, as item details embed them."""
     statuses = _by_id(
-        await driver.fetch_all(
-            uow.reads,
+        await uow.rows(
             _statuses().where(
                 FIELD_VALUE.channel_id == scope.channel_id,
                 FIELD_VALUE.field == STATUS,
@@ -207,9 +206,7 @@ async def _references(
             ),
         )
     )
-    project_rows = await driver.fetch_all(
-        uow.reads, _projects().where(PROJECT.channel_id == scope.channel_id)
-    )
+    project_rows = await uow.rows(_projects().where(PROJECT.channel_id == scope.channel_id))
     return statuses, {project["id"]: project_ref(project) for project in project_rows}
 
 
@@ -221,8 +218,8 @@ def _projects() -> Select[Any]:
     return select(*PROJECT)
 
 
-_STATUSES_BY_ID = driver.Prepared(_statuses().where(one_of_named(FIELD_VALUE.id, "ids")))
-_PROJECTS_BY_ID = driver.Prepared(_projects().where(one_of_named(PROJECT.id, "ids")))
+_STATUSES_BY_ID = Prepared(_statuses().where(one_of_named(FIELD_VALUE.id, "ids")))
+_PROJECTS_BY_ID = Prepared(_projects().where(one_of_named(PROJECT.id, "ids")))
 
 
 def _by_id(rows: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
@@ -311,10 +308,10 @@ async def _people(
     wanted |= {row[key] for row in rows for key in ("created_by", "updated_by") if row[key]}
     if not wanted:
         return {}
-    return _by_id(await _USERS.all(uow.reads, {"ids": list(wanted)}))
+    return _by_id(await uow.rows(_USERS, {"ids": list(wanted)}))
 
 
-_USERS = driver.Prepared(select(*USER).where(one_of_named(USER.id, "ids")))
+_USERS = Prepared(select(*USER).where(one_of_named(USER.id, "ids")))
 
 
 # The API's User shape, from the directory's one definition of it (`UserOut`: its fields are the

@@ -5,10 +5,10 @@ from datetime import datetime
 from sqlalchemy import select
 
 from bot.db.tables import TeamMember, User
+from bot.db.uow import UnitOfWork
 from bot.directory.users import find_user
 from bot.errors import Invalid, NotFound
 from bot.items.schemas import AssigneeRef
-from bot.uow import UnitOfWork
 
 
 def check_dates(start: datetime | None, due: datetime | None) -> None:
@@ -55,7 +55,7 @@ async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -
             found.append(user)
     if users:
         members = set(
-            await uow.session.scalars(
+            await uow.values(
                 select(TeamMember.user_id).where(
                     TeamMember.team_id == uow.channel.team_id, TeamMember.user_id.in_(users)
                 )

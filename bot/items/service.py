@@ -5,28 +5,29 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, insert, select, update
 
-from bot.db import driver
+from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
+from bot.db.uow import UnitOfWork
 from bot.errors import Invalid, NotFound
-from bot.fields.catalog import Catalog, load_catalog_to_write, name_key
+from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.ids import is_id, new_id
 from bot.items import events, read, rules, versions
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.mappings import rule as mapping_rule
 from bot.projects import service as projects
+from bot.projects.service import ItemProject
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 _ITEMS = cast(Table, Item.__table__)
 _COUNTERS = cast(Table, ItemCounter.__table__)
 _COUNTER = _COUNTERS.c
 # Values given as parameters, so the compiled statement is the same for every item.
-_INSERT_ITEM = driver.PreparedWrite(insert(_ITEMS))
+_INSERT_ITEM = Prepared(insert(_ITEMS))
 # One UPDATE … RETURNING: the row lock (PostgreSQL) or the write lock (SQLite) makes concurrent
 # creates take turns, so no number is given twice.
-_NEXT_INTERNAL_ID = driver.PreparedWrite(
+_NEXT_INTERNAL_ID = Prepared(
     update(_COUNTERS)
     .where(_COUNTER.channel_id == bindparam("channel"), _COUNTER.kind == bindparam("item_kind"))
     .values(last_internal_id=_COUNTER.last_internal_id + 1, version=_COUNTER.version + 1)
@@ -116,9 +117,8 @@ async def create_item(
         "created_at": now,
         "updated_at": now,
     }
-    # On the driver: the ORM's unit of work, or even a Core insert through the session, would
-    # only add bookkeeping to one known row.
-    await _INSERT_ITEM.run(uow.reads, row)
+    # A Core insert: the ORM's unit of work would only add bookkeeping to one known row.
+    await uow.execute(_INSERT_ITEM, row)
     await set_assignees(
         uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
     )
@@ -197,7 +197,7 @@ async def update_item(
     if not changes and new.get("status_id", item.status_id) == item.status_id:
         return
     now = uow.clock.now()
-    await uow.session.execute(
+    await uow.execute(
         update(Item)
         .where(Item.id == item.id)
         .values(**new, updated_at=now, updated_by=_actor_id(uow), sync_at=now)
@@ -213,10 +213,12 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     # Lock first, so the snapshot read next is the state a concurrent change left (PostgreSQL).
     await _load_for_update(uow, kind, item_id)
     last_state = await read.get_details(uow, kind=kind, item_id=item_id)
-    deleted = await uow.session.execute(
-        delete(Item).where(Item.id == item_id, Item.channel_id == _channel_id(uow))
+    deleted = await uow.execute(
+        delete(Item)
+        .where(Item.id == item_id, Item.channel_id == _channel_id(uow))
+        .returning(Item.id)
     )
-    if deleted.rowcount == 0:  # type: ignore[attr-defined]
+    if not deleted:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
     await versions.bump(uow, channel_id=_channel_id(uow), kind=kind)
     await events.record(
@@ -238,9 +240,7 @@ def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind
 
 
 async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) -> int:
-    numbers = await _NEXT_INTERNAL_ID.run(
-        uow.reads, {"channel": channel_id, "item_kind": kind.value}
-    )
+    numbers = await uow.execute(_NEXT_INTERNAL_ID, {"channel": channel_id, "item_kind": kind.value})
     assert numbers, "channels get their counters when they are added"
     return int(numbers[0]["last_internal_id"])
 
@@ -248,7 +248,7 @@ async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) ->
 async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Item:
     item = None
     if is_id(item_id):
-        item = await uow.session.scalar(
+        item = await uow.entity(
             select(Item)
             .where(Item.id == item_id, Item.channel_id == _channel_id(uow), Item.kind == kind.value)
             .with_for_update()
@@ -258,7 +258,7 @@ async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Ite
     return item
 
 
-async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> driver.Row:
+async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> ItemProject:
     if project_id is None:
         return await projects.native_project(uow, channel_id=channel_id)
     return await projects.channel_project(uow, channel_id=channel_id, project_id=project_id)
@@ -267,9 +267,9 @@ async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> 
 async def _refuse_unmapped(
     uow: UnitOfWork,
     kind: ItemKind,
-    project: driver.Row,
-    status: driver.Row | None,
-    severity: driver.Row | None,
+    project: ItemProject,
+    status: CatalogValue | None,
+    severity: CatalogValue | None,
 ) -> None:
     """Seed rule 2: an external project's item takes only values mapped to its source."""
     if not SourceKind(project.source).needs_mapping or (status is None and severity is None):
@@ -278,13 +278,13 @@ async def _refuse_unmapped(
     mappings.refuse_unmapped(project_id=project.id, status=status, severity=severity)
 
 
-def _check_source(source: str | None, project: driver.Row) -> None:
+def _check_source(source: str | None, project: ItemProject) -> None:
     if source is not None and source != project.source:
         why = f"'{source}' contradicts the project's source '{project.source}'"
         raise Invalid("source", why)
 
 
-def _primary(catalog: Catalog, field: str) -> driver.Row:
+def _primary(catalog: Catalog, field: str) -> CatalogValue:
     values = {"status": catalog.statuses, "priority": catalog.priorities}.get(
         field, catalog.severities
     )
@@ -294,12 +294,10 @@ def _primary(catalog: Catalog, field: str) -> driver.Row:
 
 
 async def _assignee_ids(uow: UnitOfWork, item_id: str) -> list[str]:
-    return list(
-        await uow.session.scalars(
-            select(ItemAssignee.user_id)
-            .where(ItemAssignee.item_id == item_id)
-            .order_by(ItemAssignee.position)
-        )
+    return await uow.values(
+        select(ItemAssignee.user_id)
+        .where(ItemAssignee.item_id == item_id)
+        .order_by(ItemAssignee.position)
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from sqlalchemy import Select, select
 
 from bot.db.tables import Channel, FieldValue, Item, Team
+from bot.db.uow import UnitOfWork
 from bot.directory import access
 from bot.errors import BadRequest, NotFound
 from bot.fields.catalog import STATUS
@@ -16,13 +17,12 @@ from bot.items import service as items
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.items.service import Created
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 
 async def item_id_by_number(uow: UnitOfWork, *, kind: ItemKind, internal_id: int) -> str:
     """The id of the channel's item with this number (numbers are per channel and kind)."""
     assert uow.channel is not None, "numbers name items within a channel"
-    item_id = await uow.session.scalar(
+    item_id = await uow.value(
         select(Item.id).where(
             Item.channel_id == uow.channel.channel_id,
             Item.kind == kind.value,
@@ -37,7 +37,7 @@ async def item_id_by_number(uow: UnitOfWork, *, kind: ItemKind, internal_id: int
 async def close_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     """Move the item to its kind's first Done status by order (filling its completed date)."""
     assert uow.channel is not None
-    done = await uow.session.scalar(
+    done = await uow.value(
         select(FieldValue.name)
         .where(
             FieldValue.channel_id == uow.channel.channel_id,
@@ -92,7 +92,12 @@ class Whereabouts:
 def _readable(user_id: str) -> Select[str, str, str, str]:
     """The channels the user may read (the directory's rule), with their names."""
     return (
-        select(Team.teams_id, Channel.teams_id, Team.name, Channel.name)
+        select(
+            Team.teams_id.label("team_id"),
+            Channel.teams_id.label("channel_id"),
+            Team.name.label("team_name"),
+            Channel.name.label("channel_name"),
+        )
         .select_from(Channel)
         .join(Team, Team.id == Channel.team_id)
         .where(access.readable_channels(user_id))
@@ -107,13 +112,13 @@ async def channels_with_number(
     assert uow.actor is not None
     statement = _readable(uow.actor.user_id).join(Item, Item.channel_id == Channel.id)
     statement = statement.where(Item.kind == kind.value, Item.internal_id == internal_id)
-    return [Whereabouts(*row) for row in await uow.session.execute(statement)]
+    return [Whereabouts(**row) for row in await uow.rows(statement)]
 
 
 async def readable_channels(uow: UnitOfWork) -> list[Whereabouts]:
     """Every channel the caller may act in."""
     assert uow.actor is not None
-    return [Whereabouts(*row) for row in await uow.session.execute(_readable(uow.actor.user_id))]
+    return [Whereabouts(**row) for row in await uow.rows(_readable(uow.actor.user_id))]
 
 
 async def locate_item(uow: UnitOfWork, *, item_id: str) -> tuple[ItemKind, Whereabouts]:
@@ -121,8 +126,8 @@ async def locate_item(uow: UnitOfWork, *, item_id: str) -> tuple[ItemKind, Where
     assert uow.actor is not None
     statement = _readable(uow.actor.user_id).add_columns(Item.kind)
     statement = statement.join(Item, Item.channel_id == Channel.id).where(Item.id == item_id)
-    row = (await uow.session.execute(statement)).first() if is_id(item_id) else None
+    row = await uow.row(statement) if is_id(item_id) else None
     if row is None:
         raise NotFound(f"Item '{item_id}' not found.")
-    *where, kind = row
-    return ItemKind(kind), Whereabouts(*where)
+    kind = row.pop("kind")
+    return ItemKind(kind), Whereabouts(**row)

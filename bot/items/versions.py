@@ -14,12 +14,12 @@ from typing import Any, cast
 
 from sqlalchemy import BindParameter, Label, Table, bindparam, select, update
 
-from bot.db import driver
-from bot.db.driver import LeastRecentlyUsed
+from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
+from bot.db.uow import UnitOfWork
+from bot.lru import LeastRecentlyUsed
 from bot.odata.query import Query
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 Key = tuple[str, ...]
 
@@ -39,7 +39,7 @@ class VersionedCache:
 
 
 _COUNTER = cast(Table, ItemCounter.__table__).c
-_BUMP = driver.PreparedWrite(
+_BUMP = Prepared(
     update(cast(Table, ItemCounter.__table__))
     .where(_COUNTER.channel_id == bindparam("channel_id"), _COUNTER.kind == bindparam("kind"))
     .values(version=_COUNTER.version + 1)
@@ -48,7 +48,7 @@ _BUMP = driver.PreparedWrite(
 
 async def bump(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> None:
     """Mark the channel's items of this kind changed (call inside the changing transaction)."""
-    await _BUMP.run(uow.reads, {"channel_id": channel_id, "kind": kind.value})
+    await uow.execute(_BUMP, {"channel_id": channel_id, "kind": kind.value})
 
 
 _VERSIONED_TABLES = {Item.__table__, ItemAssignee.__table__}

@@ -7,8 +7,8 @@ from typing import Any
 from sqlalchemy import or_, select, update
 
 from bot.db.tables import Job
+from bot.db.uow import UnitOfWork
 from bot.ids import new_id
-from bot.uow import UnitOfWork
 
 QUEUED = "queued"
 DONE = "done"
@@ -52,8 +52,8 @@ async def enqueue(
         created_at=now,
         finished_at=None,
     )
-    uow.session.add(job)
-    await uow.session.flush()
+    uow.add(job)
+    await uow.flush()
     return job.id
 
 
@@ -72,12 +72,12 @@ async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) ->
         # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
         .with_for_update(skip_locked=True)
     )
-    jobs = list((await uow.session.scalars(due)).all())
+    jobs = await uow.entities(due)
     for job in jobs:
         job.attempts += 1
         job.lease_owner = owner
         job.lease_until = now + lease
-    await uow.session.flush()
+    await uow.flush()
     return [
         ClaimedJob(job.id, job.kind, dict(job.payload), job.attempts, job.max_attempts)
         for job in jobs
@@ -143,9 +143,10 @@ def backoff(attempt: int) -> timedelta:
 
 
 async def _settle(uow: UnitOfWork, job_id: str, owner: str, **values: Any) -> bool:
-    result = await uow.session.execute(
+    settled = await uow.execute(
         update(Job)
         .where(Job.id == job_id, Job.lease_owner == owner, Job.state == QUEUED)
         .values(**values)
+        .returning(Job.id)
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(settled)

@@ -11,10 +11,10 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.db.uow import unit_of_work
 from bot.ids import new_id
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
-from bot.uow import unit_of_work
 
 log = logging.getLogger(__name__)
 

@@ -5,24 +5,22 @@ DevOps project's severities → the channel's Bug severities of the same name.""
 from sqlalchemy import insert, select
 
 from bot.db.tables import FieldMapping, FieldValue, Project
+from bot.db.uow import UnitOfWork
 from bot.fields.catalog import SEVERITY, STATUS, name_key
 from bot.ids import new_id
 from bot.projects.sources import AZURE_DEVOPS_SEVERITIES, SourceKind, SourceValue, severity_name
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 
 async def add_default_mappings(
     uow: UnitOfWork, *, project: Project, states: tuple[SourceValue, ...], severities: bool = True
 ) -> None:
     """Map `states` (and, when asked, Azure DevOps' severities) for both kinds."""
-    values = (
-        await uow.session.scalars(
-            select(FieldValue)
-            .where(FieldValue.channel_id == project.channel_id)
-            .order_by(FieldValue.order)
-        )
-    ).all()
+    values = await uow.entities(
+        select(FieldValue)
+        .where(FieldValue.channel_id == project.channel_id)
+        .order_by(FieldValue.order)
+    )
     rows = []
     for kind in ItemKind:
         statuses = [v for v in values if v.field == STATUS and v.type == kind.type_label]
@@ -42,7 +40,7 @@ async def add_default_mappings(
             if match is not None:
                 rows.append(_row(uow, project, ItemKind.BUG, SEVERITY, match, severity))
     if rows:
-        await uow.session.execute(insert(FieldMapping), rows)
+        await uow.execute_many(insert(FieldMapping), rows)
 
 
 def _row(

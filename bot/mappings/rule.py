@@ -7,14 +7,14 @@ from typing import cast
 
 from sqlalchemy import Table, bindparam, case, exists, select, update
 
-from bot.db import driver
+from bot.db.statements import Prepared
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
+from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
-from bot.fields.catalog import SEVERITY, STATUS
+from bot.fields.catalog import SEVERITY, STATUS, CatalogValue
 from bot.items import versions
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 INVALID_STATUS = "Invalid"
 MAPPING_NOT_FOUND = "Svc_MAPPING_NOTFOUND"
@@ -51,7 +51,7 @@ class Mappings:
         return None
 
     def refuse_unmapped(
-        self, *, project_id: str, status: driver.Row | None, severity: driver.Row | None
+        self, *, project_id: str, status: CatalogValue | None, severity: CatalogValue | None
     ) -> None:
         """The 400 of create and PATCH: it names the value and the project."""
         field = self.unmapped_field(
@@ -74,12 +74,12 @@ class Mappings:
 _PROJECT = cast(Table, Project.__table__).c
 _MAPPING = cast(Table, FieldMapping.__table__).c
 # Read by every change of an item's status or severity (a bulk edit's too).
-_EXTERNAL_PROJECTS = driver.Prepared(
+_EXTERNAL_PROJECTS = Prepared(
     select(_PROJECT.id, _PROJECT.display_name, _PROJECT.source).where(
         _PROJECT.channel_id == bindparam("channel_id"), _PROJECT.source != SourceKind.NATIVE.value
     )
 )
-_ENABLED_MAPPINGS = driver.Prepared(
+_ENABLED_MAPPINGS = Prepared(
     select(_MAPPING.project_id, _MAPPING.type, _MAPPING.field_id).where(
         _MAPPING.channel_id == bindparam("channel_id"),
         _MAPPING.entity_type == bindparam("entity_type"),
@@ -89,15 +89,15 @@ _ENABLED_MAPPINGS = driver.Prepared(
 
 
 async def load_mappings(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> Mappings:
-    """Two small reads on the driver: the channel's external projects, their enabled mappings."""
+    """The channel's external projects and their enabled mappings."""
     projects = {
         row["id"]: ExternalProject(row["display_name"], SourceKind(row["source"]))
-        for row in await _EXTERNAL_PROJECTS.all(uow.reads, {"channel_id": channel_id})
+        for row in await uow.rows(_EXTERNAL_PROJECTS, {"channel_id": channel_id})
     }
     mapped: frozenset[tuple[str, str, str]] = frozenset()
     if projects:
         values = {"channel_id": channel_id, "entity_type": kind.type_label}
-        rows = await _ENABLED_MAPPINGS.all(uow.reads, values)
+        rows = await uow.rows(_ENABLED_MAPPINGS, values)
         mapped = frozenset((row["project_id"], row["type"], row["field_id"]) for row in rows)
     return Mappings(projects, mapped)
 
@@ -108,8 +108,8 @@ async def refresh_items(uow: UnitOfWork, *, channel_id: str, project_id: str | N
     are written, and only then do cached lists of that kind go."""
     now = uow.clock.now()
     for kind in ItemKind:
-        changed = await uow.session.execute(_refresh_statement(channel_id, kind, project_id, now))
-        if changed.rowcount:  # type: ignore[attr-defined]
+        changed = await uow.execute(_refresh_statement(channel_id, kind, project_id, now))
+        if changed:
             await versions.bump(uow, channel_id=channel_id, kind=kind)
 
 
@@ -137,5 +137,6 @@ def _refresh_statement(channel_id: str, kind: ItemKind, project_id: str | None, 
         update(Item)
         .where(*scope, (Item.status != shown) | Item.sync_status.is_distinct_from(sync))
         .values(status=shown, sync_status=sync, sync_at=now)
+        .returning(Item.id)
         .execution_options(synchronize_session=False)
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from sqlalchemy import Row, select
 
 from bot.db.tables import FieldMapping, FieldValue, Project
+from bot.db.uow import UnitOfWork
 from bot.errors import CodedBadRequest, Invalid, NotFound
 from bot.fields import catalog_locks
 from bot.ids import is_id, new_id
@@ -15,7 +16,6 @@ from bot.mappings.schemas import MappedField, MappingIn, MappingPatch
 from bot.odata.query import Query, apply, count_statement, page
 from bot.projects import service as projects
 from bot.projects.sources import AZURE_DEVOPS_SEVERITIES, SourceKind, SourceValue, states_of
-from bot.uow import UnitOfWork
 
 DUPLICATE_MAPPING = "Duplicate mapping"
 
@@ -39,8 +39,8 @@ async def list_mappings(
     uow: UnitOfWork, *, query: Query
 ) -> tuple[list[MappingView], int | None, bool]:
     statement = mappings_statement(_channel_id(uow))
-    rows, more = page((await uow.session.execute(apply(statement, query))).all(), query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    rows, more = page(await uow.entity_rows(apply(statement, query)), query)
+    count = await uow.value(count_statement(statement, query)) if query.count else None
     return [_view(row) for row in rows], count, more
 
 
@@ -48,7 +48,7 @@ async def get_mapping(uow: UnitOfWork, *, mapping_id: str) -> MappingView:
     row = None
     if is_id(mapping_id):
         statement = mappings_statement(_channel_id(uow)).where(FieldMapping.id == mapping_id)
-        row = (await uow.session.execute(statement)).first()
+        row = next(iter(await uow.entity_rows(statement)), None)
     if row is None:
         raise NotFound(f"Mapping '{mapping_id}' not found.")
     return _view(row)
@@ -80,8 +80,8 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
         created_at=now,
         updated_at=now,
     )
-    uow.session.add(mapping)
-    await uow.session.flush()
+    uow.add(mapping)
+    await uow.flush()
     await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
     return MappingView(mapping, value.name, project.hostname, project.source)
 
@@ -128,14 +128,14 @@ async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatc
     if "enable" in changes:
         mapping.enable = changes["enable"]
     mapping.updated_at = uow.clock.now()
-    await uow.session.flush()
+    await uow.flush()
     await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
 
 
 async def delete_mapping(uow: UnitOfWork, *, mapping_id: str) -> None:
     view = await get_mapping(uow, mapping_id=mapping_id)
-    await uow.session.delete(view.mapping)
-    await uow.session.flush()
+    await uow.delete(view.mapping)
+    await uow.flush()
     await rule.refresh_items(
         uow, channel_id=view.mapping.channel_id, project_id=view.mapping.project_id
     )
@@ -155,7 +155,7 @@ async def _external_project(uow: UnitOfWork, project_id: str, *, lock: bool = Tr
 async def _channel_value(
     uow: UnitOfWork, field_id: str, field: MappedField, entity_type: str
 ) -> FieldValue:
-    value = await uow.session.get(FieldValue, field_id) if is_id(field_id) else None
+    value = await uow.get(FieldValue, field_id) if is_id(field_id) else None
     if (
         value is None
         or value.channel_id != _channel_id(uow)
@@ -192,7 +192,7 @@ def _source_value_name(
 async def _refuse_duplicate(
     uow: UnitOfWork, project: Project, field: MappedField, entity_type: str, source_id: str
 ) -> None:
-    taken = await uow.session.scalar(
+    taken = await uow.value(
         select(FieldMapping.id).where(
             FieldMapping.project_id == project.id,
             FieldMapping.type == field,

@@ -5,13 +5,13 @@ from typing import Any
 
 from sqlalchemy import BindParameter, Select, bindparam
 
+from bot.db.uow import UnitOfWork
 from bot.items import read
 from bot.me.queries import my_channels_statement, my_items_count, my_items_statement
 from bot.me.schemas import ChannelStatus, MyChannel
 from bot.odata.plans import ListStatements, counted
 from bot.odata.query import Query, page
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 # The personal lists' statements, prepared once per list and shape: the caller is a parameter
 # (`_CALLER`), bound per request.
@@ -74,10 +74,10 @@ async def _page(
     `counting`), and the last row read when more follow (the next link's key)."""
     caller = {_CALLER: _caller(uow)}
     paged, values = _STATEMENTS.page(kind, query, statement)
-    rows, more = page(await paged.all(uow.reads, {**values, **caller}), query)
+    rows, more = page(await uow.rows(paged, {**values, **caller}), query)
     count = None
     if query.count:
-        count = await _STATEMENTS.count(kind, query, counting).value(uow.reads, caller)
+        count = await uow.value(_STATEMENTS.count(kind, query, counting), caller)
     return rows, count, rows[-1] if more else None
 
 

@@ -33,9 +33,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import NullType
 
+from bot.db.text import fold_case
 from bot.odata.errors import invalid
 from bot.odata.model import PropertyKind, SortKey
-from bot.odata.text import fold_case
 
 TOKEN = "$skiptoken"
 # What the sorted columns can hold: 32-bit integers, text without NUL, sane lengths.

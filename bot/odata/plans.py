@@ -4,7 +4,7 @@ A list's page and count depend on its kind, its filter, order and paging, and, f
 on which of its cursor's values are null. Where it is read (a channel, a caller) is not part of
 the shape: the statements name it by parameter (`bindparam("channel_id")`, say), and each
 request binds it with the cursor's values. Each distinct shape is built, compiled and kept
-(`driver.Prepared`), shared by every channel and caller; the next request of that shape only
+(`Prepared`), shared by every channel and caller; the next request of that shape only
 binds its values and runs them. Building and recognising a page statement afresh cost more
 than SQLite took to run it.
 """
@@ -15,7 +15,8 @@ from typing import Any
 
 from sqlalchemy import BindParameter, ColumnElement, Select, bindparam
 
-from bot.db.driver import LeastRecentlyUsed, Prepared
+from bot.db.statements import Prepared
+from bot.lru import LeastRecentlyUsed
 from bot.odata.keyset import sort_expression
 from bot.odata.query import Query, apply, count_statement
 

@@ -13,10 +13,10 @@ from typing import Any
 from odata_query import ast
 from sqlalchemy import BigInteger, ColumnElement, String, and_, false, literal, or_, true
 
+from bot.db.text import LIKE_ESCAPE, escape_like, fold_case
 from bot.errors import BadRequest
 from bot.odata.errors import invalid
 from bot.odata.model import Collection, EntitySet, PropertyKind
-from bot.odata.text import LIKE_ESCAPE, escape_like, fold_case
 from bot.timestamps import parse_timestamp
 
 DATE_PREFIX = "$date:"

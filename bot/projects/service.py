@@ -1,13 +1,15 @@
 """Project rules: every channel has its native project, external ones come with their source's
 catalogue and default mappings, credentials are sealed, and an item's project is of its channel."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from cryptography.fernet import InvalidToken
 from sqlalchemy import bindparam, delete, func, select, update
 
-from bot.db import driver
+from bot.db.statements import Prepared
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
+from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Conflict, Invalid, NotFound
 from bot.fields import catalog_locks
 from bot.fields.catalog import STATUS
@@ -20,19 +22,18 @@ from bot.projects import credentials
 from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPatch, SourceState
 from bot.projects.sources import PLANNER_PERCENT, SourceKind, states_of
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "token", "password")
 # What items embed of their project (read.project_ref): changing one outdates cached lists.
 EMBEDDED = ("display_name", "project_name", "hostname", "enable_bug")
-# What an item takes from its project, read on the driver: every create reads it.
+# What an item takes from its project: every create reads it.
 _ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source)
-_NATIVE = driver.Prepared(
+_NATIVE = Prepared(
     _ITEM_PROJECT.where(
         Project.channel_id == bindparam("channel_id"), Project.source == SourceKind.NATIVE
     )
 )
-_BY_ID = driver.Prepared(_ITEM_PROJECT.where(Project.id == bindparam("project_id")))
+_BY_ID = Prepared(_ITEM_PROJECT.where(Project.id == bindparam("project_id")))
 
 
 async def add_native_project(
@@ -56,8 +57,8 @@ async def add_native_project(
         created_at=now,
         updated_at=now,
     )
-    uow.session.add(project)
-    await uow.session.flush()
+    uow.add(project)
+    await uow.flush()
     return project
 
 
@@ -65,7 +66,7 @@ async def follow_channel_rename(uow: UnitOfWork, *, channel_id: str, old: str, n
     """The native project is named after its channel (api.md §5): a channel renamed in Teams
     renames it, each of its two names that is still the channel's old one (a name given here
     stays as given)."""
-    project = await uow.session.scalar(
+    project = await uow.entity(
         select(Project)
         .where(Project.channel_id == channel_id, Project.source == SourceKind.NATIVE)
         .with_for_update()
@@ -77,24 +78,33 @@ async def follow_channel_rename(uow: UnitOfWork, *, channel_id: str, old: str, n
     if project.project_name == old:
         project.project_name = new
     project.updated_at = uow.clock.now()
-    await uow.session.flush()
+    await uow.flush()
     for kind in ItemKind:  # items show their project's names (EMBEDDED)
         await versions.bump(uow, channel_id=channel_id, kind=kind)
 
 
-async def native_project(uow: UnitOfWork, *, channel_id: str) -> driver.Row:
-    """The channel's own project, as an item takes it: its id, channel and source."""
-    project = await _NATIVE.one(uow.reads, {"channel_id": channel_id})
+@dataclass(frozen=True, slots=True)
+class ItemProject:
+    """A project as an item takes it."""
+
+    id: str
+    channel_id: str
+    source: str
+
+
+async def native_project(uow: UnitOfWork, *, channel_id: str) -> ItemProject:
+    """The channel's own project."""
+    project = await uow.row(_NATIVE, {"channel_id": channel_id})
     assert project is not None, "every channel gets its native project when it is added"
-    return project
+    return ItemProject(**project)
 
 
-async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) -> driver.Row:
-    """The project an item names, which must belong to the item's channel (id, channel, source)."""
-    project = await _BY_ID.one(uow.reads, {"project_id": project_id}) if is_id(project_id) else None
-    if project is None or project.channel_id != channel_id:
+async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) -> ItemProject:
+    """The project an item names, which must belong to the item's channel."""
+    project = await uow.row(_BY_ID, {"project_id": project_id}) if is_id(project_id) else None
+    if project is None or project["channel_id"] != channel_id:
         raise Invalid("projectId", f"'{project_id}' is not a project of this channel")
-    return project
+    return ItemProject(**project)
 
 
 def project_out(project: Project) -> ProjectOut:
@@ -119,8 +129,8 @@ def project_out(project: Project) -> ProjectOut:
 
 async def list_projects(uow: UnitOfWork, *, query: Query) -> tuple[list[Project], int | None, bool]:
     statement = select(Project).where(Project.channel_id == _channel_id(uow))
-    rows, more = page((await uow.session.scalars(apply(statement, query))).all(), query)
-    count = await uow.session.scalar(count_statement(statement, query)) if query.count else None
+    rows, more = page(await uow.entities(apply(statement, query)), query)
+    count = await uow.value(count_statement(statement, query)) if query.count else None
     return rows, count, more
 
 
@@ -131,7 +141,7 @@ async def get_project(uow: UnitOfWork, *, project_id: str, for_update: bool = Fa
         statement = select(Project).where(
             Project.id == project_id, Project.channel_id == _channel_id(uow)
         )
-        project = await uow.session.scalar(statement.with_for_update() if for_update else statement)
+        project = await uow.entity(statement.with_for_update() if for_update else statement)
     if project is None:
         raise NotFound(f"Project '{project_id}' not found.")
     return project
@@ -153,7 +163,7 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
     # Held alone (`catalog_locks`): a concurrent configure of the same project commits first
     # and is seen here, and the statuses the default mappings point at stay.
     await catalog_locks.take(uow, channel_id=channel_id)
-    taken = await uow.session.scalar(
+    taken = await uow.value(
         select(Project.id).where(
             Project.channel_id == channel_id,
             Project.source == source,
@@ -179,8 +189,8 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
         created_at=now,
         updated_at=now,
     )
-    uow.session.add(project)
-    await uow.session.flush()
+    uow.add(project)
+    await uow.flush()
     await add_default_mappings(uow, project=project, states=states_of(source, project.states))
     return project
 
@@ -222,7 +232,7 @@ async def update_project(
             secret_key, _secrets(changes, _held(secret_key, project))
         )
     project.updated_at = uow.clock.now()
-    await uow.session.flush()
+    await uow.flush()
     if any(field in changes for field in EMBEDDED):
         for kind in ItemKind:
             await versions.bump(uow, channel_id=project.channel_id, kind=kind)
@@ -236,7 +246,7 @@ async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
     project = await get_project(uow, project_id=project_id, for_update=True)
     if project.source == SourceKind.NATIVE:
         raise BadRequest("The channel's native project cannot be deleted.")
-    used = await uow.session.scalar(
+    used = await uow.value(
         select(func.count()).select_from(Item).where(Item.project_id == project.id)
     )
     if used:
@@ -244,8 +254,8 @@ async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
             f"{used} item(s) belong to project '{project.display_name}'; "
             "move them to another project or delete them first."
         )
-    await uow.session.execute(delete(FieldMapping).where(FieldMapping.project_id == project.id))
-    await uow.session.execute(delete(Project).where(Project.id == project.id))
+    await uow.execute(delete(FieldMapping).where(FieldMapping.project_id == project.id))
+    await uow.execute(delete(Project).where(Project.id == project.id))
 
 
 async def source_statuses(
@@ -267,7 +277,7 @@ async def source_statuses(
         ]
     if source.brings_states:
         return list(project.states)
-    statuses = await uow.session.scalars(
+    statuses = await uow.entities(
         select(FieldValue)
         .where(
             FieldValue.channel_id == project.channel_id,
@@ -284,7 +294,7 @@ async def _replace_states(uow: UnitOfWork, project: Project, states: list[Source
     after = {state.id: state for state in states}
     removed = before - after.keys()
     if removed:
-        await uow.session.execute(
+        await uow.execute(
             delete(FieldMapping).where(
                 FieldMapping.project_id == project.id,
                 FieldMapping.type == STATUS,
@@ -293,7 +303,7 @@ async def _replace_states(uow: UnitOfWork, project: Project, states: list[Source
         )
     for state in states:  # a renamed state keeps its mappings under its new name
         if state.id in before:
-            await uow.session.execute(
+            await uow.execute(
                 update(FieldMapping)
                 .where(
                     FieldMapping.project_id == project.id,

@@ -10,9 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import demo
 from bot.clock import Clock
+from bot.db.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.access import admit_to_channel, find_caller
 from bot.errors import Forbidden
-from bot.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
 
 NOT_ON_ROSTER = (
     "Sorry, I can only work for members of this team, and you are not on its roster yet. "

@@ -10,11 +10,11 @@ from botbuilder.schema.teams import ChannelInfo, TeamInfo, TeamsChannelAccount
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, upsert_team
 from bot.errors import DomainError
 from bot.teams import commands, grammar, invokes, references, roster
 from bot.teams.context import BotContext, TeamsAddress, resolve_caller
-from bot.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.web.requestid import current_request_id
 
 log = logging.getLogger(__name__)

@@ -4,6 +4,7 @@ create. In a chat, where numbers are per channel, the item's channel is found fi
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.db.uow import UnitOfWork
 from bot.errors import Invalid, NotFound
 from bot.items import service as items
 from bot.items import shortcuts
@@ -12,7 +13,6 @@ from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.schemas import ItemKind
 from bot.teams import grammar, views
 from bot.teams.context import BotContext
-from bot.uow import UnitOfWork
 from cards.choice import channel_choice
 from cards.form import item_form
 from cards.layout import Card

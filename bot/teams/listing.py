@@ -7,6 +7,7 @@ across their channels (the personal view).
 
 from functools import lru_cache
 
+from bot.db.uow import UnitOfWork
 from bot.directory.users import find_user
 from bot.errors import NotFound
 from bot.items import read
@@ -15,7 +16,6 @@ from bot.odata.query import Query, parse_query
 from bot.schemas import ItemKind
 from bot.teams import grammar, personal, views
 from bot.teams.context import BotContext
-from bot.uow import UnitOfWork
 from cards.layout import Card
 from cards.listing import MAX_ROWS, ItemList, list_card
 

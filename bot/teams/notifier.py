@@ -22,6 +22,7 @@ from msrest.exceptions import ClientRequestError, HttpOperationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.errors import NotFound
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
@@ -29,7 +30,6 @@ from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.teams import references
 from bot.teams.adapter import BotRuntime
 from bot.teams.pacing import Pacer
-from bot.uow import UnitOfWork, unit_of_work
 
 log = logging.getLogger(__name__)
 

@@ -3,12 +3,12 @@ service (`bot/me/`) under the chat's page arguments."""
 
 from dataclasses import dataclass
 
+from bot.db.uow import UnitOfWork
 from bot.items import read
 from bot.me import service as me
 from bot.me.queries import my_items as my_items_set
 from bot.odata.query import parse_query
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 
 
 @dataclass(frozen=True)

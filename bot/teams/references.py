@@ -4,10 +4,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.db import locks
 from bot.db.tables import Channel, ConversationReference
+from bot.db.uow import UnitOfWork
 from bot.errors import NotFound
-from bot.uow import UnitOfWork
 
 
 def channel_reference(turn_reference: dict[str, Any], *, channel_id: str) -> dict[str, Any]:
@@ -26,24 +25,24 @@ async def save(
     """Record (or refresh) the reference under its conversation id; `channel_ref` is our channel."""
     conversation = reference["conversation"]
     # A redelivered activity saving the same one waits, then refreshes this row.
-    await locks.hold(uow.reads, f"conversation {conversation['id']}")
-    row = await uow.session.get(ConversationReference, conversation["id"])
+    await uow.hold(f"conversation {conversation['id']}")
+    row = await uow.get(ConversationReference, conversation["id"])
     if row is None:
         row = ConversationReference(conversation_id=conversation["id"])
-        uow.session.add(row)
+        uow.add(row)
     row.channel_id = channel_ref
     row.service_url = reference["serviceUrl"]
     row.tenant_id = conversation.get("tenantId")
     row.reference = reference
     row.updated_at = uow.clock.now()
-    await uow.session.flush()
+    await uow.flush()
 
 
 async def load(uow: UnitOfWork, *, conversation_id: str) -> dict[str, Any]:
     """The stored reference of a conversation, or of the channel whose thread id it is."""
     # A thread (`<channel>;messageid=<root>`) is reached through its channel's reference.
     channel_id, _, root = conversation_id.partition(";messageid=")
-    row = await uow.session.get(ConversationReference, channel_id)
+    row = await uow.get(ConversationReference, channel_id)
     if row is None:
         raise NotFound(f"No conversation reference for '{channel_id}': is the app installed?")
     if root:
@@ -56,7 +55,7 @@ async def load(uow: UnitOfWork, *, conversation_id: str) -> dict[str, Any]:
 
 async def for_channel(uow: UnitOfWork, *, channel_ref: str) -> dict[str, Any]:
     """The reference of one of our channels (by internal id)."""
-    teams_id = await uow.session.scalar(select(Channel.teams_id).where(Channel.id == channel_ref))
+    teams_id = await uow.value(select(Channel.teams_id).where(Channel.id == channel_ref))
     if teams_id is None:
         raise NotFound(f"Channel '{channel_ref}' is not known.")
     return await load(uow, conversation_id=teams_id)

@@ -12,11 +12,11 @@ from sqlalchemy import select
 
 from bot import workspace
 from bot.db.tables import Team, TeamMember, User
+from bot.db.uow import UnitOfWork
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
 from bot.teams import references
-from bot.uow import UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -145,14 +145,15 @@ async def remove_members(uow: UnitOfWork, *, team_id: str, object_ids: list[str]
 
 
 async def is_recorded(uow: UnitOfWork, *, team_id: str) -> bool:
-    return await uow.session.scalar(select(Team.id).where(Team.teams_id == team_id)) is not None
+    return await uow.value(select(Team.id).where(Team.teams_id == team_id)) is not None
 
 
 async def _member_object_ids(uow: UnitOfWork, team_id: str) -> set[str]:
-    rows = await uow.session.scalars(
-        select(User.source_id)
-        .join(TeamMember, TeamMember.user_id == User.id)
-        .join(Team, Team.id == TeamMember.team_id)
-        .where(Team.teams_id == team_id)
+    return set(
+        await uow.values(
+            select(User.source_id)
+            .join(TeamMember, TeamMember.user_id == User.id)
+            .join(Team, Team.id == TeamMember.team_id)
+            .where(Team.teams_id == team_id)
+        )
     )
-    return set(rows.all())

@@ -3,17 +3,17 @@ choices, a channel choice for a chat; and the caller acting in a chosen channel.
 
 from dataclasses import replace
 
-from bot.db import driver
+from bot.db.tables import FieldValue
+from bot.db.uow import UnitOfWork
 from bot.directory.access import resolve_channel, resolve_channel_by_id
 from bot.directory.users import list_team_members
-from bot.fields.catalog import load_catalog
+from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, shown_values
 from bot.fields.schemas import StatusOut
 from bot.items import read
 from bot.items.schemas import BugDetails, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
 from bot.teams.context import BotContext
-from bot.uow import UnitOfWork
 from cards.choice import Place
 from cards.form import ChannelChoices
 from cards.item import item_card
@@ -21,7 +21,7 @@ from cards.layout import Card
 from cards.listing import ListRow
 
 
-def status_shown(status: driver.Row) -> StatusOut:
+def status_shown(status: FieldValue) -> StatusOut:
     """A status as cards read it: names, order, kind and category; no OData links to show."""
     fields = ("name", "color", "category", "description", "primary", "order", "value", "type")
     return StatusOut.model_validate(
@@ -56,15 +56,15 @@ def list_row(row: read.Details) -> ListRow:
 async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
     """The channel's values of the kind's fields, in order, and its team's members."""
     assert uow.channel is not None
-    catalog = await load_catalog(uow, channel_id=uow.channel.channel_id, kind=kind, whole=True)
+    values = await shown_values(uow, channel_id=uow.channel.channel_id, kind=kind)
 
-    def names(values: dict) -> list[str]:
-        return [value.name for value in sorted(values.values(), key=lambda v: (v.order, v.id))]
+    def of(field: str) -> list[FieldValue]:
+        return [value for value in values if value.field == field]
 
     return ChannelChoices(
-        statuses=[status_shown(status) for status in catalog.statuses.by_id.values()],
-        priorities=names(catalog.priorities.by_id),
-        severities=names(catalog.severities.by_id),
+        statuses=[status_shown(status) for status in of(STATUS)],
+        priorities=[value.name for value in of(PRIORITY)],
+        severities=[value.name for value in of(SEVERITY)],
         members=await list_team_members(uow, scope=uow.channel),
     )
 

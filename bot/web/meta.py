@@ -41,8 +41,7 @@ async def healthz(_call: Call) -> HealthOut:
 )
 async def readyz(call: Call) -> ReadyOut:
     try:
-        connection = await call.uow.session.connection()  # the request's own, no second one
-        revision = await connection.run_sync(current_revision)
+        revision = await call.uow.run_sync(current_revision)
     except (SQLAlchemyError, OSError) as exc:
         log.warning("readiness: database unreachable: %s", exc)
         raise web.HTTPServiceUnavailable(reason="Database unreachable.") from None

@@ -12,11 +12,11 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from bot.auth import service as auth
+from bot.db.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.errors import BadRequest, missing_context
 from bot.keys import CLOCK, LIST_CACHE, LISTS_IN_FLIGHT, SESSIONS, SETTINGS
 from bot.odata.model import EntitySet
 from bot.settings import Settings
-from bot.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.web.body import parse_body, read_body
 
 COOKIE = "graphNodeCookie"

@@ -1,7 +1,7 @@
 """The bounded cache behind compiled plans, list statements and the list cache."""
 
-from bot.db.driver import LeastRecentlyUsed
 from bot.items.versions import VersionedCache
+from bot.lru import LeastRecentlyUsed
 
 
 def test_the_least_recently_used_goes_first() -> None:

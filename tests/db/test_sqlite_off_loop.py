@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
-from bot.uow import unit_of_work
+from bot.db.uow import unit_of_work
 from tests.conftest import START
 
 ROWS = 3_000_000

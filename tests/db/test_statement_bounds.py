@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Team
+from bot.db.uow import unit_of_work
 from bot.errors import QueryTooLong
-from bot.uow import unit_of_work
 from tests.conftest import START
 
 BOUND_S = 0.3

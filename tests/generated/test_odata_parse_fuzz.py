@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 
+from bot.db.text import escape_like
 from bot.errors import BadRequest
 from bot.odata.model import EntitySet, PropertyKind
 from bot.odata.parse import MAX_DEPTH, MAX_LENGTH
 from bot.odata.query import parse_query
-from bot.odata.text import escape_like
 from tests.generated.odata_strategies import (
     BOUNDED,
     BUGS,

@@ -6,12 +6,12 @@ from contextlib import asynccontextmanager
 
 import pytest
 
+from bot.db.uow import UnitOfWork
 from bot.directory.access import resolve_channel
 from bot.directory.actors import actor_of
 from bot.errors import NotFound
 from bot.items import shortcuts
 from bot.schemas import ItemKind
-from bot.uow import UnitOfWork
 from tests.factories import CHANNEL, TEAM, Factory, Member, create_item
 
 

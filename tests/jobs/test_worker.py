@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Job
+from bot.db.uow import unit_of_work
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
-from bot.uow import unit_of_work
 
 Sessions = async_sessionmaker[AsyncSession]
 
