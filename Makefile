@@ -1,8 +1,11 @@
 # Two commands for a newcomer: `make run` and `make test`. Each creates .venv and installs
-# the project on demand; the install is redone only when pyproject.toml changes.
+# on demand what it needs; an install is redone only when pyproject.toml changes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# `make run` and `make migrate`: the runtime dependencies only.
+RUN_STAMP := $(VENV)/.installed-run
+# `make test`, `make lint` and `make bench`: those and the [dev] extra (test and lint tools).
 STAMP := $(VENV)/.installed
 # One test process per core (pytest-xdist); each creates its own SQLite and PostgreSQL databases.
 PYTEST_WORKERS ?= auto
@@ -12,16 +15,23 @@ APP_MANIFEST := $(VENV)/npm/node_modules/@microsoft/app-manifest/package.json
 
 .PHONY: run test bench lint migrate clean
 
+$(RUN_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+# Everything the run stamp stands for is installed here too, so both stamps are touched.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(RUN_STAMP) $(STAMP)
 
 $(APP_MANIFEST):
 	npm install --prefix $(VENV)/npm --no-audit --no-fund --loglevel=error @microsoft/app-manifest@1.1.2
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/python app.py
 
 test: $(STAMP) $(APP_MANIFEST)
@@ -37,7 +47,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-migrate: $(STAMP)
+migrate: $(RUN_STAMP)
 	$(BIN)/python -m bot migrate
 
 clean:

@@ -27,7 +27,7 @@ class BadRequest(DomainError):
 
 
 class CodedBadRequest(DomainError):
-    """A 400 whose body the spec gives as `{code, message}` with the same text in both."""
+    """A 400 whose body is `{code, message}` with the same text in both (docs/api.md, Errors)."""
 
     def body(self) -> dict[str, str]:
         return {"code": self.message, "message": self.message}
@@ -86,5 +86,5 @@ PRIVATE_CHANNELS_UNSUPPORTED = "Private and shared channels are not supported ye
 
 
 def missing_context() -> CodedBadRequest:
-    """The seed's answer when the Teams context headers are absent."""
+    """The answer when the Teams context headers are absent (docs/api.md, Where a request acts)."""
     return CodedBadRequest(MUST_RUN_IN_TEAMS)

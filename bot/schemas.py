@@ -25,7 +25,7 @@ def _instant(value: Any) -> datetime:
     raise ValueError(NOT_A_TIMESTAMP)
 
 
-# Every date a request, card form or command may give (api.md §1: the extended format only).
+# Every date a request, card form or command may give (docs/api.md, Conventions: extended format).
 Instant = Annotated[datetime, BeforeValidator(_instant)]
 
 
@@ -52,7 +52,7 @@ class ApiModel(BaseModel):
 
 
 class CollectionPage(ApiModel):
-    """An OData collection (api.md §2): the envelope around `value`, which each page declares."""
+    """An OData collection (docs/api.md, Lists): the envelope around `value`, declared per page."""
 
     # A route answering one takes the list query options; OpenAPI documents them from this type.
     odata_context: str = Field(alias="@odata.context")
@@ -65,7 +65,7 @@ class ErrorBody(BaseModel):
 
 
 class CodedErrorBody(BaseModel):
-    """The seed's `{code, message}` shape, both holding the same text."""
+    """The `{code, message}` shape, both holding the same text (docs/api.md, Errors)."""
 
     code: str
     message: str

@@ -8,7 +8,7 @@ _UTC_OFFSET = timedelta(0)
 
 # A date, or a date and time (seconds and their fraction optional) with an optional Z or ±hh:mm.
 # fromisoformat alone also reads the basic format (20261201), and pydantic reads numbers and
-# digit strings as Unix seconds: both stored wrong dates without a word (api.md §1 refuses them).
+# digit strings as Unix seconds: both stored wrong dates without a word (docs/api.md refuses them).
 _EXTENDED_FORMAT = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
     r"(T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2})?)?"
@@ -33,7 +33,7 @@ def parse_timestamp(text: str) -> datetime:
 
 
 def as_utc(value: datetime) -> datetime:
-    """No offset means UTC (api.md §1)."""
+    """No offset means UTC (docs/api.md, Conventions)."""
     try:
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     except OverflowError:

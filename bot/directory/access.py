@@ -18,7 +18,7 @@ from bot.directory.schemas import MembershipType
 from bot.errors import PRIVATE_CHANNELS_UNSUPPORTED, Forbidden
 
 # Requests are served in standard channels only; private and shared ones are recorded, and
-# answer 403 until their own membership is modelled (api.md §1).
+# answer 403 until their own membership is modelled (docs/api.md, Where a request acts).
 READABLE_MEMBERSHIP = MembershipType.STANDARD
 
 

@@ -1,5 +1,5 @@
 """Users and their team memberships: users recorded by Entra object id (by the admin CLI, SSO and
-roster sync) with unique UPNs, found by any of the references api.md allows, made members of a
+roster sync) with unique UPNs, found by any reference docs/api.md allows, made members of a
 team or removed, and listed as a team's members."""
 
 from collections.abc import Mapping
@@ -72,7 +72,7 @@ async def upsert_user(
 
 
 async def find_user(uow: UnitOfWork, *, ref: str) -> User:
-    """A user by `_id`, else Entra object id, else UPN or email (api.md's resolution order)."""
+    """A user by `_id`, else Entra object id, else UPN or email (docs/api.md, Bugs and tasks)."""
     for condition in _user_lookups(ref):
         user = await one_or_none(uow, select(User).where(condition).limit(1))
         if user is not None:

@@ -1,4 +1,4 @@
-"""Status routes (OData style, as the seed shows them)."""
+"""Status routes, OData style (docs/api.md, Statuses, priorities and severities)."""
 
 from typing import Any
 

@@ -1,4 +1,4 @@
-"""The statuses, priorities and severities every channel starts with (api.md §4)."""
+"""The statuses, priorities and severities every channel starts with (docs/api.md)."""
 
 from dataclasses import dataclass
 

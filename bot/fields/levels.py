@@ -32,7 +32,7 @@ class Scale:
 
     @property
     def exists(self) -> str:
-        """The spec's duplicate-name text."""
+        """The duplicate-name text (docs/api.md, Statuses, priorities and severities)."""
         return f"{self.label} already existed."
 
 
@@ -53,7 +53,7 @@ async def list_levels(
 async def create_level(
     uow: UnitOfWork, *, scale: Scale, body: PriorityIn | SeverityIn
 ) -> FieldValue:
-    """Add a level; a duplicate name of the same type is the spec's 400, and so is one too many."""
+    """Add a level; a duplicate name of the same type is a coded 400, and so is one too many."""
     channel_id = values.channel_of(uow)
     type_label = str(body.type)
     kind_values = await values.lock_kind(

@@ -62,7 +62,7 @@ async def list_statuses(
 
 
 async def create_status(uow: UnitOfWork, *, body: StatusIn) -> FieldValue:
-    """Add a status to the channel; a duplicate name of the same type is the seed's 400."""
+    """Add a status to the channel; a duplicate name of the same type is a coded 400."""
     channel_id = values.channel_of(uow)
     _refuse_reserved_name(body.name)
     kind_values = await values.lock_kind(

@@ -72,7 +72,7 @@ async def lock_kind(
 
 
 def refuse_taken_name(kind_values: Sequence[FieldValue], name: str, *, exists: str) -> None:
-    """The spec's `{code, message}` 400 when another value of the kind has this name."""
+    """The `{code, message}` 400 when another value of the kind has this name (docs/api.md)."""
     if any(value.name_key == name_key(name) for value in kind_values):
         raise CodedBadRequest(exists)
 

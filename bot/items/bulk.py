@@ -27,7 +27,7 @@ EDITABLE = ("status", "priority", "severity", "start_date", "due_date", "complet
 
 
 async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[BulkResult]:
-    """The seed's bulk edit; a bad value for everyone is a 400, a bad id only its own error."""
+    """Bulk edit (docs/api.md): a bad value for everyone is a 400, a bad id only its own error."""
     assert uow.channel is not None
     catalog = await load_catalog_to_write(uow, channel_id=uow.channel.channel_id, kind=kind)
     target: dict[str, Any] = {}

@@ -254,7 +254,7 @@ def common_fields(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def project_ref(project: Mapping[str, Any]) -> dict[str, Any]:
-    """The project object embedded in an item (the seed's `projectId`)."""
+    """The project object embedded in an item (its `projectId`)."""
     return {
         "enableBug": project["enable_bug"],
         "_id": project["id"],

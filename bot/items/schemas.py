@@ -1,4 +1,4 @@
-"""Bugs and tasks in and out, in the seed's shapes (api.md §3)."""
+"""Bugs and tasks in and out (docs/api.md, Bugs and tasks)."""
 
 from typing import Annotated, Any
 
@@ -99,7 +99,7 @@ class BugPatch(TaskPatch):
 
 
 class BulkEdit(ApiModel):
-    """The seed's bulk edit: absent or null leaves a field unchanged, as does `assignedTo: []`."""
+    """Bulk edit (docs/api.md): absent or null leaves a field as it is, as does `assignedTo: []`."""
 
     ids: Annotated[
         # Any string: one that is no id of this channel answers Svc_NOTFOUND for itself alone.
@@ -119,7 +119,7 @@ class BulkResult(ApiModel):
     id: str = Field(alias="_id")
     name: str | None
     status: str = Field(description="success or error")
-    # The seed's elements carry `error` when their status is error, and only then.
+    # An element carries `error` when its status is error, and only then (docs/api.md, Bulk edit).
     error: str | None = Field(
         None,
         exclude_if=lambda error: error is None,

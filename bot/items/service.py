@@ -271,7 +271,7 @@ async def _refuse_unmapped(
     status: CatalogValue | None,
     severity: CatalogValue | None,
 ) -> None:
-    """Seed rule 2: an external project's item takes only values mapped to its source."""
+    """The mapping rule (docs/api.md): an external project's item takes only mapped values."""
     if not SourceKind(project.source).needs_mapping or (status is None and severity is None):
         return
     mappings = await mapping_rule.load_mappings(uow, channel_id=project.channel_id, kind=kind)

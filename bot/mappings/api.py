@@ -1,4 +1,4 @@
-"""Field mapping routes (OData style, as api.md §4 names them)."""
+"""Field mapping routes, OData style (docs/api.md, Field mappings)."""
 
 from typing import Any
 

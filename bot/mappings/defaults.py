@@ -1,4 +1,4 @@
-"""The mappings a newly configured external project starts with, so it works at once (api.md §5):
+"""The mappings a newly configured external project starts with, so it works at once (docs/api.md):
 each source state → the channel status of its category with the lowest order, per kind; an Azure
 DevOps project's severities → the channel's Bug severities of the same name."""
 

@@ -1,5 +1,5 @@
-"""Seed rule 2, everywhere: an item of an external project uses only statuses (and, for Azure
-DevOps, severities) mapped to a value of that project's source; otherwise it shows `Invalid`."""
+"""The mapping rule (docs/api.md), everywhere: an external project's item uses only statuses (for
+Azure DevOps, severities too) mapped to a value of its project's source; else it shows `Invalid`."""
 
 from dataclasses import dataclass
 from datetime import datetime

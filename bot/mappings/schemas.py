@@ -1,4 +1,4 @@
-"""Field mappings: bodies in and out (api.md §4)."""
+"""Field mappings: bodies in and out (docs/api.md, Field mappings)."""
 
 from enum import StrEnum
 from typing import Annotated

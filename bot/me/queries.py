@@ -112,7 +112,7 @@ _CHANNEL_PROPERTIES = {
         Property("status", _STATUS, K.NAME),
         *_PLACE,
     )
-    if prop.name != "groupId"  # not a field of the seed's Channel row
+    if prop.name != "groupId"  # not a field of a channel row (docs/api.md, Personal views)
 }
 
 

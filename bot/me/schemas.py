@@ -16,7 +16,7 @@ class Whereabouts(ApiModel):
 
 
 class MyTask(TaskDetails, Whereabouts):
-    """A task of the seed's my-tasks list: the details shape plus `teamName`, `channelName`."""
+    """A task of the my-tasks list: the details shape plus `teamName`, `channelName`."""
 
 
 class MyBug(BugDetails, Whereabouts):
@@ -43,7 +43,7 @@ class ChannelStatus(StrEnum):
 
 
 class MyChannel(ApiModel):
-    """The seed's Channel row; the project fields are the channel's native project's."""
+    """A channel row (docs/api.md, Personal views); its project fields are its native project's."""
 
     id: str = Field(alias="_id", description="The channel's id in this service")
     display_name: str = Field(alias="displayName")

@@ -18,7 +18,7 @@ def collection(
     count: int | None,
     next_link: str | None,
 ) -> dict[str, Any]:
-    """`{"@odata.context", "@odata.count"?, "value", "@odata.nextLink"?}` (api.md §2)."""
+    """`{"@odata.context", "@odata.count"?, "value", "@odata.nextLink"?}` (docs/api.md, Lists)."""
     body: dict[str, Any] = {
         "@odata.context": f"{base_url.rstrip('/')}/odata/$metadata#{entity.name}"
     }

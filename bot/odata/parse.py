@@ -1,4 +1,4 @@
-"""`$filter` text → odata-query's syntax tree, with the spec's limits checked before parsing."""
+"""`$filter` text → odata-query's syntax tree, its limits (docs/api.md) checked before parsing."""
 
 import logging
 import re

@@ -320,7 +320,7 @@ def _integer(field: _Field, value: int) -> int:
 
 
 def _instant(text: str) -> datetime:
-    """An ISO 8601 instant in UTC, read as body fields are (api.md §1)."""
+    """An ISO 8601 instant in UTC, read as body fields are (docs/api.md, Conventions)."""
     try:
         return parse_timestamp(text)
     except ValueError:

@@ -1,4 +1,4 @@
-"""Project routes, and the states of a project's source (the seed's get-status-from-source)."""
+"""Project routes, and the states of a project's source (docs/api.md, Projects)."""
 
 from typing import Any
 

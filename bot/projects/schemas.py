@@ -104,7 +104,7 @@ class SourceStatus(ApiModel):
 
 
 class PlannerStatus(ApiModel):
-    """Planner's shape, as the seed shows it (the `categoty` spelling is the seed's)."""
+    """Planner's shape (the `categoty` spelling is the API's own: docs/api.md, Projects)."""
 
     id: str
     name: str
@@ -113,7 +113,7 @@ class PlannerStatus(ApiModel):
 
 
 class ProjectRef(ApiModel):
-    """The project object inside an item's details (the seed's `projectId`)."""
+    """The project object inside an item's details (its `projectId`)."""
 
     enable_bug: bool = Field(alias="enableBug")
     id: str = Field(alias="_id")
@@ -124,4 +124,4 @@ class ProjectRef(ApiModel):
 
 
 class SourceStatuses(RootModel[list[PlannerStatus | SourceStatus]]):
-    """A bare array (the seed's shape): Planner's fixed states, or `id, name, category` rows."""
+    """A bare array (docs/api.md, Projects): Planner's fixed states, or `id, name, category` rows"""

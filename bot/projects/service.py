@@ -39,7 +39,7 @@ _BY_ID = Prepared(_ITEM_PROJECT.where(Project.id == bindparam("project_id")))
 async def add_native_project(
     uow: UnitOfWork, *, channel_id: str, teams_channel_id: str, name: str
 ) -> Project:
-    """The channel's own store, named after the channel (api.md §5)."""
+    """The channel's own store, named after the channel (docs/api.md, Projects)."""
     now = uow.clock.now()
     project = Project(
         id=new_id(),
@@ -63,7 +63,7 @@ async def add_native_project(
 
 
 async def follow_channel_rename(uow: UnitOfWork, *, channel_id: str, old: str, new: str) -> None:
-    """The native project is named after its channel (api.md §5): a channel renamed in Teams
+    """The native project is named after its channel (docs/api.md): a channel renamed in Teams
     renames it, each of its two names that is still the channel's old one (a name given here
     stays as given)."""
     project = await uow.entity(
@@ -261,7 +261,7 @@ async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
 async def source_statuses(
     uow: UnitOfWork, *, kind: ItemKind, project_id: str
 ) -> list[dict[str, Any]]:
-    """The states an item of this project can be in at its source (the seed's get-status)."""
+    """The states an item of this project can be in at its source (docs/api.md, Projects)."""
     project = await get_project(uow, project_id=project_id)
     source = SourceKind(project.source)
     if source is SourceKind.PLANNER:

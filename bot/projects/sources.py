@@ -1,4 +1,4 @@
-"""The four source kinds and the value catalogues each external one brings (api.md §5)."""
+"""The four source kinds and the value catalogues each external one brings (docs/api.md)."""
 
 from dataclasses import dataclass
 from enum import StrEnum
@@ -15,7 +15,7 @@ class SourceKind(StrEnum):
 
     @property
     def needs_mapping(self) -> bool:
-        """Seed rule 2: items of an external source use only statuses mapped to its states."""
+        """The mapping rule (docs/api.md): an external source's items use only mapped statuses."""
         return self is not SourceKind.NATIVE
 
     @property
@@ -38,7 +38,7 @@ class SourceValue:
     category: Category | None = None
 
 
-# Planner buckets progress in three fixed steps; the seed shows their ids and percentages.
+# Planner buckets progress in three fixed steps, with these ids and percentages.
 PLANNER_STATES = (
     SourceValue("PLSTT-NotStarted", "Not started", Category.NEW),
     SourceValue("PLSTT-InProgress", "In progress", Category.ACTIVE),

@@ -142,7 +142,7 @@ async def _bulk_edit(ctx: BotContext, data: verbs.BulkEdit, raw: Mapping[str, An
 async def _apply_bulk_edit(
     ctx: BotContext, data: verbs.ApplyBulkEdit, _raw: Mapping[str, Any]
 ) -> Card:
-    """The seed's bulk edit; the answer lists the items edited as they now stand."""
+    """The API's bulk edit (docs/api.md); the answer lists the items edited as they now stand."""
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     assert ctx.channel is not None
     edit = BulkEdit.model_validate(

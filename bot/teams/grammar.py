@@ -217,7 +217,7 @@ def _parse(said: str, mentions: Sequence[Mention]) -> Command | None:
 
 
 def _parse_path(said: str, mentions: Sequence[Mention]) -> Command | None:
-    """The seed's grammar: `bugs/…` lists, `bug/…` acts on one item."""
+    """The command grammar: `bugs/…` lists, `bug/…` acts on one item."""
     head, _, rest = said.partition("/")
     head = head.strip().casefold()
     rest = rest.strip().rstrip("/").strip()

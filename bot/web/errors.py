@@ -1,4 +1,4 @@
-"""One middleware: request id in, domain errors and surprises out as the spec's JSON bodies."""
+"""One middleware: request id in, domain errors and surprises out as JSON (docs/api.md, Errors)."""
 
 import logging
 

@@ -1,7 +1,7 @@
 """`GET /odata/$metadata`: the CSDL document of every list route declared with `odata_set=`,
 and `GET /odata/`, the service document that lists those sets (what Power Query reads first).
 
-Public, as api.md §1 says: it is the same for every caller, holds no data, and generic clients
+Public (docs/api.md, Signing in): it is the same for every caller, holds no data, and clients
 (Power Query, OData libraries) fetch it before anything else, some before they send credentials.
 The service root is `/odata/`: a client reads a set at `/odata/<set name>`, so a set is described
 only by the GET route at exactly that path.

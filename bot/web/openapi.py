@@ -37,7 +37,7 @@ STATUS_TEXT = {
     503: "Unavailable",
 }
 
-# The list query options of api.md §2, taken by every route that answers a CollectionPage.
+# The list query options (docs/api.md, Lists), taken by every route that answers a CollectionPage.
 QUERY_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "$filter",

@@ -31,7 +31,7 @@ async def test_header_names_are_case_insensitive(client, factory: Factory) -> No
     assert (await client.get("/api/context", headers=headers)).status == 200
 
 
-async def test_missing_team_header_answers_the_seed_body(client, factory: Factory) -> None:
+async def test_missing_team_header_answers_the_coded_body(client, factory: Factory) -> None:
     member = await factory.member()
     headers = {**member.headers, "x-svc-channelId": CHANNEL}
     response = await client.get("/api/context", headers=headers)
@@ -39,7 +39,7 @@ async def test_missing_team_header_answers_the_seed_body(client, factory: Factor
     assert await response.json() == MISSING_CONTEXT
 
 
-async def test_missing_channel_header_answers_the_seed_body(client, factory: Factory) -> None:
+async def test_missing_channel_header_answers_the_coded_body(client, factory: Factory) -> None:
     member = await factory.member()
     response = await client.get("/api/context", headers={**member.headers, "x-svc-teamid": TEAM})
     assert response.status == 400
@@ -110,7 +110,7 @@ async def test_removed_member_loses_access(client, factory: Factory) -> None:
     assert response.status == 403
 
 
-async def test_private_channel_answers_403_with_the_spec_message(client, factory: Factory) -> None:
+async def test_private_channel_answers_403_with_its_message(client, factory: Factory) -> None:
     member = await factory.member()
     await factory.channel("19:secret@thread.tacv2", membership=MembershipType.PRIVATE)
     response = await client.get(
@@ -120,7 +120,7 @@ async def test_private_channel_answers_403_with_the_spec_message(client, factory
     assert await response.json() == {"error": PRIVATE_CHANNELS_UNSUPPORTED}
 
 
-async def test_shared_channel_answers_403_with_the_spec_message(client, factory: Factory) -> None:
+async def test_shared_channel_answers_403_with_its_message(client, factory: Factory) -> None:
     member = await factory.member()
     await factory.channel("19:shared@thread.tacv2", membership=MembershipType.SHARED)
     response = await client.get(

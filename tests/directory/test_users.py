@@ -1,4 +1,4 @@
-"""GET /api/users: the team's members in the seed's User shape, as an OData collection."""
+"""GET /api/users: the team's members in the API's user shape, as an OData collection."""
 
 from urllib.parse import quote
 

@@ -1,5 +1,5 @@
 """Creates of values racing one another: tens of parallel requests keep names unique and the
-severity limit, each refusal the spec's answer and none a 500. On PostgreSQL a row lock on the
+severity limit, each refusal the documented answer and none a 500. On PostgreSQL a row lock on the
 kind's values did not cover the rows a concurrent create inserted (`bot.fields.catalog_locks`);
 SQLite's writers take turns anyway, and run the same tests."""
 

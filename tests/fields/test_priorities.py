@@ -1,4 +1,4 @@
-"""Priorities: the OData list, create and change, the seed's duplicate 400, one primary per kind."""
+"""Priorities: the OData list, create and change, the coded duplicate 400, one primary per kind."""
 
 from datetime import timedelta
 
@@ -97,7 +97,7 @@ async def test_create_priority_answers_201_with_defaults(client, factory: Factor
     assert task["priority"] == "Someday"
 
 
-async def test_duplicate_priority_answers_the_seed_400(client, factory: Factory) -> None:
+async def test_duplicate_priority_answers_the_coded_400(client, factory: Factory) -> None:
     ada = await factory.member()
     for name in ("high", " HIGH "):
         response = await client.post(
@@ -256,7 +256,7 @@ async def test_a_change_of_case_alone_is_a_rename(client, factory: Factory) -> N
     assert "HIGH" in await priorities(factory)
 
 
-async def test_renaming_onto_an_existing_name_answers_the_seed_400(
+async def test_renaming_onto_an_existing_name_answers_the_coded_400(
     client, factory: Factory
 ) -> None:
     ada = await factory.member()

@@ -1,4 +1,4 @@
-"""Severities: bugs only, at most 8 per channel, the seed's duplicate 400, renames reach bugs."""
+"""Severities: bugs only, at most 8 per channel, the coded duplicate 400, renames reach bugs."""
 
 from tests.factories import Factory, create_item
 from tests.fields.helpers import BASE, field_values, stored_item
@@ -53,7 +53,7 @@ async def test_create_severity_is_for_bugs(client, factory: Factory) -> None:
     assert (await create_item(client, ada, severity="cosmetic"))["severity"] == "Cosmetic"
 
 
-async def test_duplicate_severity_answers_the_seed_400(client, factory: Factory) -> None:
+async def test_duplicate_severity_answers_the_coded_400(client, factory: Factory) -> None:
     ada = await factory.member()
     response = await add(client, ada, "critical")
     assert response.status == 400

@@ -1,4 +1,4 @@
-"""Statuses: create, change and delete, with the seed's duplicate answer and the safety rules."""
+"""Statuses: create, change and delete, with the coded duplicate answer and the safety rules."""
 
 from sqlalchemy import select
 
@@ -54,7 +54,7 @@ async def test_create_status_answers_201_with_defaults(client, factory: Factory)
     }
 
 
-async def test_duplicate_status_answers_the_seed_400(client, factory: Factory) -> None:
+async def test_duplicate_status_answers_the_coded_400(client, factory: Factory) -> None:
     ada = await factory.member()
     for name in ("in progress", "IN PROGRESS "):
         response = await client.post(
@@ -164,7 +164,7 @@ async def test_renaming_a_status_renames_it_on_its_items(client, factory: Factor
     assert details["status"] == "Doing"
 
 
-async def test_renaming_onto_an_existing_name_answers_the_seed_400(
+async def test_renaming_onto_an_existing_name_answers_the_coded_400(
     client, factory: Factory
 ) -> None:
     ada = await factory.member()

@@ -174,7 +174,7 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     MappingIn: ("fieldId", "projectId"),
     MappingPatch: ("fieldId",),
 }
-# Fields a client may send but the server owns (api.md §1): ignored, whatever they name.
+# Fields a client may send but the server owns (docs/api.md): ignored, whatever they name.
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")
 
 

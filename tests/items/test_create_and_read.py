@@ -1,4 +1,4 @@
-"""Creating a bug or task and reading it back, in the seed's exact shapes."""
+"""Creating a bug or task and reading it back, in their documented shapes."""
 
 import re
 
@@ -9,7 +9,7 @@ MILLIS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 BASE = "http://127.0.0.1:3978"
 
 
-async def test_create_bug_answers_201_in_the_seed_shape(client, factory: Factory) -> None:
+async def test_create_bug_answers_201_in_the_documented_shape(client, factory: Factory) -> None:
     ada = await factory.member("Ada Lovelace")
     body = {
         "name": "Login button does nothing",

@@ -1,4 +1,4 @@
-"""Dates in item requests: ISO 8601 strings in the extended format only (api.md §1). Numbers,
+"""Dates in item requests: ISO 8601 strings in the extended format only (docs/api.md). Numbers,
 digit strings and the basic format were read as Unix seconds and stored as 1970 dates."""
 
 from typing import Any

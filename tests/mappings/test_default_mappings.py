@@ -1,4 +1,4 @@
-"""The mappings a newly configured project starts with, so it works at once (api.md §5)."""
+"""The mappings a newly configured project starts with, so it works at once (docs/api.md)."""
 
 from tests.factories import Factory, create_item
 from tests.projects.bodies import (

@@ -1,4 +1,4 @@
-"""Seed rule 2 when a mapping goes: its items show `Invalid` in details and lists (counts too)
+"""The mapping rule when a mapping goes: its items show `Invalid` in details and lists (counts too)
 until the state is mapped again, may still be edited and given a mapped status, and native
 items never need a mapping."""
 

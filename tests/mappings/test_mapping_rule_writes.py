@@ -1,4 +1,4 @@
-"""Seed rule 2 on writes: creates, PATCHes and bulk edits of an external project's items take
+"""The mapping rule on writes: creates, PATCHes and bulk edits of an external project's items take
 only the statuses (and for Azure DevOps bugs, the severities) the project maps; an item may name
 only a project of its own channel."""
 

@@ -19,7 +19,7 @@ from tests.me.helpers import (
 
 
 def row(team: str, team_name: str, channel: str, name: str, status: str = "New") -> dict:
-    """A channel row as the seed shows it (`_id` aside), the project named after the channel."""
+    """A channel row as docs/api.md gives it (`_id` aside), the project named after the channel."""
     return {
         "displayName": name,
         "projectName": name,

@@ -1,4 +1,4 @@
-"""The states of a project's source (the seed's get-status-from-source), per kind of source."""
+"""The states of a project's source (docs/api.md, Projects), per kind of source."""
 
 import pytest
 
@@ -25,7 +25,7 @@ MISSING_CONTEXT = {
 
 
 @pytest.mark.parametrize("kind", ["task", "bug"])
-async def test_planner_answers_the_seeds_exact_shape(client, factory: Factory, kind: str) -> None:
+async def test_planner_answers_its_documented_shape(client, factory: Factory, kind: str) -> None:
     ada = await factory.member()
     project = await add_project(client, ada, planner())
     response = await client.get(

@@ -1,4 +1,4 @@
-"""api.md §1's limits, each enforced at its edge and named in the refusal: request body 1 MiB,
+"""docs/api.md's limits, each enforced at its edge and named in the refusal: request body 1 MiB,
 `name` 255 characters, `body` 64 KiB of UTF-8, bulk `ids` 1–1000, `$top` 1000 (clamped, with a
 next link), `$filter` 2048 characters and 10 levels of nesting."""
 
