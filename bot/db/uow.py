@@ -62,11 +62,12 @@ class UnitOfWork:
     who and where.
 
     Statements (SQLAlchemy Core, `bot.db.statements`) go through `rows`, `row`, `value`,
-    `execute` and `execute_many`; entities (the ORM classes of `bot.db.tables`) through `get`,
-    `entity`, `entities`, `add`, `delete` and `flush`; `hold` takes a named lock. The unit
-    decides where each runs: a unit that only reads reads outside any transaction (`bot.db.reads`);
-    a writing unit runs everything in its one transaction, flushing the entities it holds before
-    a statement runs, so every statement sees them."""
+    `values`, `execute`, `execute_many` and `insert_many`; entities (the ORM classes of
+    `bot.db.tables`) through `get`, `entity`, `entities`, `entity_rows`, `add`, `delete` and
+    `flush`; `hold` takes a named lock. The unit decides where each runs: a unit that only reads
+    reads outside any transaction (`bot.db.reads`); a writing unit runs everything in its one
+    transaction, flushing the entities it holds before a statement runs, so every statement sees
+    them (docs/ARCHITECTURE.md, "Reaching the database")."""
 
     __slots__ = (
         "_reads",
