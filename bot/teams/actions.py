@@ -3,7 +3,7 @@ Each changes the database through the services and returns the card that replace
 """
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -11,13 +11,13 @@ from bot.errors import BadRequest
 from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.queries import entity_set
-from bot.items.schemas import BugCreate, BugPatch, BulkEdit, TaskCreate, TaskPatch
+from bot.items.schemas import CREATE, BulkEdit
 from bot.odata.query import parse_query
 from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, views
 from bot.teams.context import BotContext
+from bot.teams.item_commands import patch_of, typed_in
 from bot.teams.listing import quoted
-from bot.web.body import describe_validation_error
 from cards import verbs
 from cards.bulk import bulk_form
 from cards.form import item_form
@@ -28,7 +28,6 @@ from cards.verbs import Verb
 NOTHING_SELECTED = "Select at least one row, then choose “Bulk edit selected”."
 STALE_CARD = "This card is out of date: run the command again."
 
-Fields = TypeVar("Fields", bound=ApiModel)
 Act = Callable[[BotContext, Any, Mapping[str, Any]], Awaitable[Card]]
 
 
@@ -42,15 +41,11 @@ async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Car
     return await act(ctx, parsed, data)
 
 
-def _patch(kind: ItemKind, **fields: Any) -> TaskPatch:
-    return _typed_in(BugPatch if kind is ItemKind.BUG else TaskPatch, fields)
-
-
 async def _change_item(ctx: BotContext, data: verbs.ItemAction, **fields: Any) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=bool(fields)) as uow:
         if fields:
-            patch = _patch(data.kind, **fields)
+            patch = patch_of(data.kind, **fields)
             await items.update_item(uow, kind=data.kind, item_id=data.item_id, patch=patch)
         return await views.item_view(uow, kind=data.kind, item_id=data.item_id)
 
@@ -99,24 +94,15 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
     fields = form_fields(data)
     async with ctx.work() as uow:
         if data.item_id is None:
-            model = BugCreate if data.kind is ItemKind.BUG else TaskCreate
             created = await items.create_item(
-                uow, kind=data.kind, body=_typed_in(model, fields), entity_id=None
+                uow, kind=data.kind, body=typed_in(CREATE[data.kind], fields), entity_id=None
             )
             item_id = str(created.row["id"])
         else:
             item_id = data.item_id
-            patch = _patch(data.kind, **fields)
+            patch = patch_of(data.kind, **fields)
             await items.update_item(uow, kind=data.kind, item_id=item_id, patch=patch)
         return await views.item_view(uow, kind=data.kind, item_id=item_id)
-
-
-def _typed_in(model: type[Fields], fields: Mapping[str, Any]) -> Fields:
-    """What a form gave, judged as the REST API judges a body: a refusal names the field."""
-    try:
-        return model.model_validate(fields)
-    except ValidationError as exc:
-        raise BadRequest(describe_validation_error(exc)) from None
 
 
 async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) -> Card:

@@ -9,7 +9,7 @@ from bot.directory.users import list_team_members
 from bot.fields.catalog import load_catalog
 from bot.fields.schemas import StatusOut
 from bot.items import read
-from bot.items.schemas import BugDetails, TaskDetails
+from bot.items.schemas import DETAILS, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
 from bot.teams.context import BotContext
@@ -38,7 +38,7 @@ def status_shown(status: driver.Row) -> StatusOut:
 
 
 def details_model(kind: ItemKind, row: read.Details) -> TaskDetails:
-    return (BugDetails if kind is ItemKind.BUG else TaskDetails).model_validate(row)
+    return DETAILS[kind].model_validate(row)
 
 
 def list_row(row: read.Details) -> ListRow:

@@ -126,6 +126,8 @@ async def test_help(chat: Chat) -> None:
             "bug/update/1/assigned/nobody@else.test",
             "assignedTo: 'nobody@else.test' is not a member of this team",
         ),
+        # A change is judged as a PATCH body is, by the one helper cards use too.
+        ("bug/update/1/priority/" + "x" * 256, "priority: String should have at most 255"),
     ],
 )
 async def test_bad_input_is_one_friendly_line_and_changes_nothing(
