@@ -10,14 +10,11 @@ from pydantic import ValidationError
 from bot.errors import BadRequest
 from bot.items import bulk, read
 from bot.items import service as items
-from bot.items.queries import entity_set
 from bot.items.schemas import CREATE, BulkEdit
-from bot.odata.query import parse_query
 from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, views
 from bot.teams.context import BotContext
 from bot.teams.item_commands import patch_of, typed_in
-from bot.teams.listing import quoted
 from cards import verbs
 from cards.bulk import bulk_form
 from cards.form import item_form
@@ -142,12 +139,7 @@ async def _apply_bulk_edit(
     async with ctx.work() as uow:
         results = await bulk.bulk_edit(uow, kind=data.kind, edit=edit)
         done = [result.id for result in results if result.status == bulk.SUCCESS]
-        rows: list[read.Details] = []
-        if done:
-            wanted = ",".join(map(quoted, done))
-            params = {"$filter": f"_id in ({wanted})", "$top": str(len(done))}
-            query = parse_query(params, entity_set(data.kind))
-            rows = (await read.list_items(uow, kind=data.kind, query=query)).rows
+        rows = await read.get_many(uow, kind=data.kind, item_ids=done)
     noun = data.kind.plural
     page = ItemList(
         title=f"{len(done)} of {len(results)} {noun} updated",
