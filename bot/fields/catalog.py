@@ -4,7 +4,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Table, bindparam, select
+from sqlalchemy import ColumnElement, Select, Table, bindparam, select
 
 from bot.db import driver
 from bot.db.tables import FieldValue
@@ -21,15 +21,17 @@ _VALUE = cast(Table, FieldValue.__table__).c
 _CHECKED = (_VALUE.id, _VALUE.field, _VALUE.name, _VALUE.name_key, _VALUE.category, _VALUE.primary)
 
 
-def _values(*columns: ColumnElement[Any]) -> driver.Prepared:
-    return driver.Prepared(
-        select(*columns).where(
-            _VALUE.channel_id == bindparam("channel_id"), _VALUE.type == bindparam("type")
-        )
+def _values(*columns: ColumnElement[Any]) -> Select[Any]:
+    return select(*columns).where(
+        _VALUE.channel_id == bindparam("channel_id"), _VALUE.type == bindparam("type")
     )
 
 
-_CHECKED_VALUES, _WHOLE_VALUES = _values(*_CHECKED), _values(*_VALUE)
+_CHECKED_VALUES, _WHOLE_VALUES = (
+    driver.Prepared(_values(*_CHECKED)),
+    driver.Prepared(_values(*_VALUE)),
+)
+_WHOLE_STATUSES = driver.Prepared(_values(*_VALUE).where(_VALUE.field == STATUS))
 
 
 def name_key(name: str) -> str:
@@ -77,6 +79,11 @@ async def load_catalog_to_write(uow: UnitOfWork, *, channel_id: str, kind: ItemK
     of values until the write commits (`catalog_locks`)."""
     await catalog_locks.share(uow, channel_id=channel_id)
     return await load_catalog(uow, channel_id=channel_id, kind=kind)
+
+
+async def load_statuses(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[driver.Row]:
+    """The kind's statuses alone, every column, for showing them (an item card's choices)."""
+    return await _WHOLE_STATUSES.all(uow.reads, {"channel_id": channel_id, "type": kind.type_label})
 
 
 async def load_catalog(

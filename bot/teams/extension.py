@@ -102,7 +102,7 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
                 params["$filter"] = condition
             parsed = parse_query(params, entity_set(kind))
             rows = (await read.list_items(uow, kind=kind, query=parsed)).rows
-        statuses = (await views.choices(uow, kind=kind)).statuses if ctx.channel else []
+        statuses = await views.statuses(uow, kind=kind) if ctx.channel else []
     results = []
     for row in rows:
         item = views.details_model(kind, row)
@@ -176,5 +176,5 @@ async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
     ctx = await views.in_channel(ctx, team_id=where.team_id, channel_id=where.channel_id)
     async with ctx.work(write=False) as uow:
         item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-        statuses = (await views.choices(uow, kind=kind)).statuses
+        statuses = await views.statuses(uow, kind=kind)
     return _result([_attachment(ctx, item, item_card(item, statuses=statuses))])

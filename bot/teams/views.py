@@ -6,7 +6,7 @@ from dataclasses import replace
 from bot.db import driver
 from bot.directory.access import resolve_channel, resolve_channel_by_id
 from bot.directory.users import list_team_members
-from bot.fields.catalog import load_catalog
+from bot.fields.catalog import load_catalog, load_statuses
 from bot.fields.schemas import StatusOut
 from bot.items import read
 from bot.items.schemas import DETAILS, TaskDetails
@@ -69,10 +69,17 @@ async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
     )
 
 
+async def statuses(uow: UnitOfWork, *, kind: ItemKind) -> list[StatusOut]:
+    """The channel's statuses of the kind: all an item card shows beside the item."""
+    assert uow.channel is not None
+    rows = await load_statuses(uow, channel_id=uow.channel.channel_id, kind=kind)
+    return [status_shown(status) for status in rows]
+
+
 async def item_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Card:
     """The item card of an item of the unit of work's channel, as it stands now."""
     item = details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-    return item_card(item, statuses=(await choices(uow, kind=kind)).statuses)
+    return item_card(item, statuses=await statuses(uow, kind=kind))
 
 
 def place(where: Whereabouts) -> Place:

@@ -4,6 +4,8 @@ REST API then shows, and refuses bad input with one friendly line."""
 import pytest
 from aiohttp.test_utils import TestClient
 
+from bot.fields.defaults import STATUSES
+from bot.teams import views
 from bot.teams.context import NOT_ON_ROSTER
 from tests.cards.samples import action, inputs, text_of
 from tests.factories import Factory
@@ -90,6 +92,20 @@ async def test_lists_show_a_page_and_filter(chat: Chat) -> None:
         assert "Logout is slow" in shown and "Login fails" not in shown, text
     assert "No bugs here." in text_of(await chat.say("bugs/priority/low"))
     assert "No bugs here." in text_of(await chat.say("bugs/assigned/grace@contoso.test"))
+
+
+async def test_the_item_card_reads_its_kinds_statuses_not_the_roster(
+    chat: Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await chat.say("new bug First")
+
+    async def no_roster(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the item card read the team's members")
+
+    monkeypatch.setattr(views, "list_team_members", no_roster)
+    card = await chat.say("bug 1")
+    choices = [choice["title"] for choice in inputs(card)["status"]["choices"]]
+    assert choices == [status.name for status in STATUSES]
 
 
 async def test_a_long_list_offers_more(chat: Chat) -> None:
