@@ -94,6 +94,29 @@ async def test_lists_show_a_page_and_filter(chat: Chat) -> None:
     assert "No bugs here." in text_of(await chat.say("bugs/assigned/grace@contoso.test"))
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("bugs/name/it's", "It's broken"),
+        ("bugs/name/S OR D", "Cats or dogs"),
+        ("bugs/name/x') or ('a' eq 'a", None),
+        ("bugs/priority/normal' or 'a' eq 'a", None),
+        ("bugs/assigned/x' or tolower(a/email) ne 'x", None),
+    ],
+)
+async def test_list_values_with_quotes_or_odata_words_are_only_text(
+    chat: Chat, text: str, found: str | None
+) -> None:
+    for title in ("It's broken", "Its fine", "Cats or dogs", "Cats"):
+        await chat.say(f"new bug {title}")
+    await chat.say("bug/update/4/assigned/me")
+    shown = text_of(await chat.say(text))
+    if found is None:
+        assert "No bugs here." in shown
+    else:
+        assert "1–1 of 1" in shown and found in shown
+
+
 async def test_the_item_card_reads_its_kinds_statuses_not_the_roster(
     chat: Chat, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,6 +167,8 @@ async def test_help(chat: Chat) -> None:
         ),
         # A change is judged as a PATCH body is, by the one helper cards use too.
         ("bug/update/1/priority/" + "x" * 256, "priority: String should have at most 255"),
+        # A list's value is refused as the same text in a REST $filter is.
+        ("bugs/name/a\x00b", "Invalid $filter: it contains characters that are not valid text"),
     ],
 )
 async def test_bad_input_is_one_friendly_line_and_changes_nothing(
