@@ -61,7 +61,7 @@ def one_of(column: Any, values: Iterable[str]) -> OneOf:
 
 
 def one_of_named(column: Any, name: str) -> OneOf:
-    """`one_of` with the values given when it runs, as the parameter `name` (a `Prepared` statement's)."""
+    """`one_of` with the values given when it runs, as the parameter `name`."""
     return OneOf(_column(column), bindparam(name, type_=_TEXT_LIST, required=True))
 
 

@@ -4,7 +4,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import cast
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import Select, Table, bindparam, select
 
 from bot.db.statements import Prepared
 from bot.db.tables import FieldValue
@@ -98,7 +98,16 @@ async def load_catalog(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> C
 
 async def shown_values(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[FieldValue]:
     """The channel's statuses, priorities and severities of one kind, whole, for showing."""
-    return await uow.entities(
+    return await uow.entities(_shown(channel_id, kind))
+
+
+async def load_statuses(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[FieldValue]:
+    """The kind's statuses alone, whole, for showing them (an item card's choices)."""
+    return await uow.entities(_shown(channel_id, kind).where(FieldValue.field == STATUS))
+
+
+def _shown(channel_id: str, kind: ItemKind) -> Select[FieldValue]:
+    return (
         select(FieldValue)
         .where(FieldValue.channel_id == channel_id, FieldValue.type == kind.type_label)
         .order_by(FieldValue.order, FieldValue.id)

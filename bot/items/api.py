@@ -6,39 +6,13 @@ from typing import Any
 from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.queries import LISTS, entity_set
-from bot.items.schemas import (
-    BugCreate,
-    BugCreated,
-    BugDetails,
-    BugPage,
-    BugPatch,
-    BulkEdit,
-    BulkResults,
-    TaskCreate,
-    TaskCreated,
-    TaskDetails,
-    TaskPage,
-    TaskPatch,
-)
+from bot.items.schemas import CREATE, CREATED, DETAILS, PAGE, PATCH, BulkEdit, BulkResults
 from bot.schemas import ItemKind
 from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
 from bot.web.routing import ENTITY_HEADER, Access, Call, Handler, RouteTable, optional_header
 
 routes = RouteTable(tag="items")
-
-# Bug models extend task models with severity.
-CREATE: dict[ItemKind, type[TaskCreate]] = {ItemKind.BUG: BugCreate, ItemKind.TASK: TaskCreate}
-PATCH: dict[ItemKind, type[TaskPatch]] = {ItemKind.BUG: BugPatch, ItemKind.TASK: TaskPatch}
-CREATED: dict[ItemKind, type[TaskCreated]] = {
-    ItemKind.BUG: BugCreated,
-    ItemKind.TASK: TaskCreated,
-}
-DETAILS: dict[ItemKind, type[TaskDetails]] = {
-    ItemKind.BUG: BugDetails,
-    ItemKind.TASK: TaskDetails,
-}
-PAGE: dict[ItemKind, type[TaskPage]] = {ItemKind.BUG: BugPage, ItemKind.TASK: TaskPage}
 
 
 def _named(name: str, handler: Callable[[Call], Awaitable[Any]]) -> Handler:

@@ -113,6 +113,26 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
     return Page(details, count, page_rows[-1] if more else None)
 
 
+# Items by id, newest first as a list's default order shows them; the channel by parameter.
+_BY_IDS = {
+    kind: Prepared(
+        items_statement(bindparam(_CHANNEL), kind)
+        .where(one_of_named(ITEM.id, "ids"))
+        .order_by(ITEM.created_at.desc(), ITEM.id.desc())
+    )
+    for kind in ItemKind
+}
+
+
+async def get_many(uow: UnitOfWork, *, kind: ItemKind, item_ids: Sequence[str]) -> list[Details]:
+    """The items of the request's channel among `item_ids`, newest first; an id of another
+    channel's item, or of none, is left out."""
+    if not item_ids:
+        return []
+    values = {_CHANNEL: _scope(uow).channel_id, "ids": list(item_ids)}
+    return await render(uow, kind, await uow.rows(_BY_IDS[kind], values))
+
+
 async def render(
     uow: UnitOfWork,
     kind: ItemKind,

@@ -12,11 +12,12 @@ from bot.items.schemas import AssigneeRef
 
 
 def check_dates(start: datetime | None, due: datetime | None) -> None:
-    if start is not None and due is not None and due < start:
+    if not dates_consistent(start, due):
         raise Invalid("dueDate", "must not be before startDate")
 
 
 def dates_consistent(start: datetime | None, due: datetime | None) -> bool:
+    """The date rule: an item is never due before it starts."""
     return start is None or due is None or due >= start
 
 

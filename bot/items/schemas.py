@@ -12,7 +12,7 @@ from pydantic import (
 
 from bot.directory.schemas import UserOut
 from bot.projects.schemas import ProjectRef
-from bot.schemas import ApiModel, CollectionPage, Instant, RefusesNull, Timestamp
+from bot.schemas import ApiModel, CollectionPage, Instant, ItemKind, RefusesNull, Timestamp
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_ASSIGNEES = 50
@@ -233,3 +233,18 @@ class BugPage(TaskPage):
 
 class BulkResults(RootModel[list[BulkResult]]):
     """One result per requested id, in request order."""
+
+
+# Each kind's model of each shape, the one place the choice is made: bug models extend task
+# models with severity.
+CREATE: dict[ItemKind, type[TaskCreate]] = {ItemKind.BUG: BugCreate, ItemKind.TASK: TaskCreate}
+PATCH: dict[ItemKind, type[TaskPatch]] = {ItemKind.BUG: BugPatch, ItemKind.TASK: TaskPatch}
+CREATED: dict[ItemKind, type[TaskCreated]] = {
+    ItemKind.BUG: BugCreated,
+    ItemKind.TASK: TaskCreated,
+}
+DETAILS: dict[ItemKind, type[TaskDetails]] = {
+    ItemKind.BUG: BugDetails,
+    ItemKind.TASK: TaskDetails,
+}
+PAGE: dict[ItemKind, type[TaskPage]] = {ItemKind.BUG: BugPage, ItemKind.TASK: TaskPage}

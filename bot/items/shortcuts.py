@@ -14,7 +14,7 @@ from bot.fields.schemas import Category
 from bot.ids import is_id
 from bot.items import read
 from bot.items import service as items
-from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
+from bot.items.schemas import CREATE, PATCH
 from bot.items.service import Created
 from bot.schemas import ItemKind
 
@@ -50,7 +50,7 @@ async def close_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     )
     if done is None:  # the status rules keep one Done status per kind; say so if they did not
         raise BadRequest(f"This channel has no Done status for {kind.plural}.")
-    patch = (BugPatch if kind is ItemKind.BUG else TaskPatch).model_validate({"status": done})
+    patch = PATCH[kind].model_validate({"status": done})
     await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
 
 
@@ -75,7 +75,7 @@ async def clone_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Create
     }
     if kind is ItemKind.BUG:
         fields["severity"] = original.get("severity")
-    body = (BugCreate if kind is ItemKind.BUG else TaskCreate).model_validate(fields)
+    body = CREATE[kind].model_validate(fields)
     return await items.create_item(uow, kind=kind, body=body, entity_id=original.get("entityId"))
 
 

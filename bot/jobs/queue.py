@@ -103,15 +103,7 @@ async def reschedule(
 ) -> bool:
     """Record the failure; run again after `after` (default: exponential backoff) or give up."""
     if attempt >= max_attempts:
-        return await _settle(
-            uow,
-            job_id,
-            owner,
-            state=FAILED,
-            finished_at=uow.clock.now(),
-            lease_until=None,
-            last_error=error[:MAX_ERROR_LENGTH],
-        )
+        return await give_up(uow, job_id=job_id, owner=owner, error=error)
     delay = after if after is not None else backoff(attempt)
     return await _settle(
         uow,

@@ -39,8 +39,7 @@ def parse_filter(text: str) -> ast._Node:
         raise _invalid("it is empty")
     if len(text) > MAX_LENGTH:
         raise _invalid(f"it is longer than {MAX_LENGTH} characters")
-    if "\x00" in text or not _encodable(text):
-        raise _invalid("it contains characters that are not valid text")
+    check_characters(text)
     tokens = _tokenize(text)
     if _depth(tokens) > MAX_DEPTH:
         raise _invalid(f"it is nested deeper than {MAX_DEPTH} levels")
@@ -63,6 +62,13 @@ def parse_filter(text: str) -> ast._Node:
         # input's fault as far as the caller is concerned, and worth a look in the log.
         log.warning("odata-query failed on a $filter", exc_info=True)
         raise _invalid("it cannot be parsed") from None
+
+
+def check_characters(text: str) -> None:
+    """Refuse, as a `$filter` holding it, text no database column holds (U+0000, lone
+    surrogates): a filter built from user text checks each value so."""
+    if "\x00" in text or not _encodable(text):
+        raise _invalid("it contains characters that are not valid text")
 
 
 def _invalid(detail: str) -> BadRequest:

@@ -1,10 +1,12 @@
-"""A list request's query options → a checked Query, and a Query → SQL."""
+"""A list request's query options (or a filter a program built) → a checked Query, and a Query
+→ SQL."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, TypeVar, TypeVarTuple
 
+from odata_query import ast
 from sqlalchemy import ColumnElement, FromClause, Select, func
 from sqlalchemy.sql.util import find_tables
 
@@ -20,6 +22,9 @@ MAX_TOP = 1000
 OPTIONS = frozenset({"$filter", "$orderby", "$top", "$skip", "$count", "$select", "$skiptoken"})
 # More digits than this exceed any table; read as "huge" so int() never meets thousands of digits.
 _MAX_DIGITS = 18
+_HUGE = 10**_MAX_DIGITS
+_NOT_WHOLE = "expected a whole number, 0 or more"
+_BUILT = "\x00"  # what a built filter's text starts with
 
 T = TypeVar("T")
 Row = TypeVarTuple("Row")
@@ -30,7 +35,8 @@ class Query:
     """What a list request asked for, checked against its entity set."""
 
     filter: ColumnElement[bool] | None
-    filter_text: str | None  # as the client wrote it: equal texts give equal filters
+    # As the client wrote it, or a built filter's tree as text: equal texts give equal filters.
+    filter_text: str | None
     order: tuple[SortKey, ...]  # the requested or default keys, then the entity key if absent
     top: int
     skip: int
@@ -63,6 +69,33 @@ def parse_query(
     )
     token = params.get(keyset.TOKEN)
     return query if token is None else with_cursor(query, token)
+
+
+def built_query(
+    tree: ast._Node | None,
+    entity: EntitySet,
+    *,
+    order: tuple[SortKey, ...] = (),
+    top: int,
+    skip: int,
+    count: bool,
+) -> Query:
+    """The Query of a filter a program built as a syntax tree (a chat command's), checked and
+    translated as a client's, with no text to quote and parse again; `entity`'s default order
+    unless `order`."""
+    for option, number in (("$top", top), ("$skip", skip)):
+        if number < 0:
+            raise invalid(option, _NOT_WHOLE)
+    return Query(
+        filter=None if tree is None else translate(tree, entity),
+        # After a NUL, which a client's $filter never holds: the two never meet.
+        filter_text=None if tree is None else _BUILT + repr(tree),
+        order=_stable(order or entity.default_order, entity),
+        top=min(top, MAX_TOP),
+        skip=min(skip, _HUGE),
+        count=count,
+        select=None,
+    )
 
 
 def with_cursor(query: Query, token: str) -> Query:
@@ -108,6 +141,12 @@ def _order(text: str | None, entity: EntitySet) -> tuple[SortKey, ...]:
     for name in names:
         if names.count(name) > 1:
             raise invalid("$orderby", f"'{name}' is listed twice")
+    return _stable(keys, entity)
+
+
+def _stable(keys: tuple[SortKey, ...], entity: EntitySet) -> tuple[SortKey, ...]:
+    """`keys`, then the entity's key unless they tell every row apart already."""
+    names = [key.property.name for key in keys]
     if entity.key.name in names or not entity.unique.isdisjoint(names):
         return keys  # unique already: an index on (…, key) reads the order, no tie to break
     # A unique last key keeps pages stable; going the last key's way, an index on (…, key, id)
@@ -135,8 +174,8 @@ def _whole_number(option: str, text: str | None, default: int) -> int:
     if text is None:
         return default
     if not (text.isascii() and text.isdigit()):
-        raise invalid(option, "expected a whole number, 0 or more")
-    return int(text) if len(text) <= _MAX_DIGITS else 10**_MAX_DIGITS
+        raise invalid(option, _NOT_WHOLE)
+    return int(text) if len(text) <= _MAX_DIGITS else _HUGE
 
 
 def _boolean(option: str, text: str | None, default: bool) -> bool:

@@ -3,21 +3,18 @@ Each changes the database through the services and returns the card that replace
 """
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import ValidationError
 
 from bot.errors import BadRequest
 from bot.items import bulk, read
 from bot.items import service as items
-from bot.items.queries import entity_set
-from bot.items.schemas import BugCreate, BugPatch, BulkEdit, TaskCreate, TaskPatch
-from bot.odata.query import parse_query
+from bot.items.schemas import CREATE, BulkEdit
 from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, views
 from bot.teams.context import BotContext
-from bot.teams.listing import quoted
-from bot.web.body import describe_validation_error
+from bot.teams.item_commands import patch_of, typed_in
 from cards import verbs
 from cards.bulk import bulk_form
 from cards.form import item_form
@@ -28,7 +25,6 @@ from cards.verbs import Verb
 NOTHING_SELECTED = "Select at least one row, then choose “Bulk edit selected”."
 STALE_CARD = "This card is out of date: run the command again."
 
-Fields = TypeVar("Fields", bound=ApiModel)
 Act = Callable[[BotContext, Any, Mapping[str, Any]], Awaitable[Card]]
 
 
@@ -42,15 +38,11 @@ async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Car
     return await act(ctx, parsed, data)
 
 
-def _patch(kind: ItemKind, **fields: Any) -> TaskPatch:
-    return _typed_in(BugPatch if kind is ItemKind.BUG else TaskPatch, fields)
-
-
 async def _change_item(ctx: BotContext, data: verbs.ItemAction, **fields: Any) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=bool(fields)) as uow:
         if fields:
-            patch = _patch(data.kind, **fields)
+            patch = patch_of(data.kind, **fields)
             await items.update_item(uow, kind=data.kind, item_id=data.item_id, patch=patch)
         return await views.item_view(uow, kind=data.kind, item_id=data.item_id)
 
@@ -99,24 +91,15 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
     fields = form_fields(data)
     async with ctx.work() as uow:
         if data.item_id is None:
-            model = BugCreate if data.kind is ItemKind.BUG else TaskCreate
             created = await items.create_item(
-                uow, kind=data.kind, body=_typed_in(model, fields), entity_id=None
+                uow, kind=data.kind, body=typed_in(CREATE[data.kind], fields), entity_id=None
             )
             item_id = str(created.row["id"])
         else:
             item_id = data.item_id
-            patch = _patch(data.kind, **fields)
+            patch = patch_of(data.kind, **fields)
             await items.update_item(uow, kind=data.kind, item_id=item_id, patch=patch)
         return await views.item_view(uow, kind=data.kind, item_id=item_id)
-
-
-def _typed_in(model: type[Fields], fields: Mapping[str, Any]) -> Fields:
-    """What a form gave, judged as the REST API judges a body: a refusal names the field."""
-    try:
-        return model.model_validate(fields)
-    except ValidationError as exc:
-        raise BadRequest(describe_validation_error(exc)) from None
 
 
 async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) -> Card:
@@ -156,12 +139,7 @@ async def _apply_bulk_edit(
     async with ctx.work() as uow:
         results = await bulk.bulk_edit(uow, kind=data.kind, edit=edit)
         done = [result.id for result in results if result.status == bulk.SUCCESS]
-        rows: list[read.Details] = []
-        if done:
-            wanted = ",".join(map(quoted, done))
-            params = {"$filter": f"_id in ({wanted})", "$top": str(len(done))}
-            query = parse_query(params, entity_set(data.kind))
-            rows = (await read.list_items(uow, kind=data.kind, query=query)).rows
+        rows = await read.get_many(uow, kind=data.kind, item_ids=done)
     noun = data.kind.plural
     page = ItemList(
         title=f"{len(done)} of {len(results)} {noun} updated",

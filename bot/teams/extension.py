@@ -8,16 +8,17 @@ from typing import Any
 
 from botbuilder.core import CardFactory, TurnContext
 from botbuilder.schema import Activity, ActivityTypes, CardAction, ThumbnailCard
+from odata_query import ast
 
 from bot.errors import BadRequest, NotFound
 from bot.items import read, shortcuts
 from bot.items.queries import entity_set
 from bot.items.schemas import TaskDetails
-from bot.odata.query import parse_query
+from bot.odata.query import built_query
 from bot.schemas import ItemKind
 from bot.teams import actions, links, personal, views
 from bot.teams.context import BotContext
-from bot.teams.listing import quoted
+from bot.teams.listing import name_contains
 from bot.teams.replies import ADAPTIVE
 from cards import verbs
 from cards.form import Prefill, item_form
@@ -87,22 +88,20 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
     options = value.get("queryOptions") or {}
     skip, count = int(options.get("skip") or 0), int(options.get("count") or PAGE_MAX)
     top = max(1, min(count, PAGE_MAX))
-    condition = None
+    condition: ast._Node | None = None
     if said.lstrip("#").isdigit() and len(said) < 10:
-        condition = f"internalId eq {int(said.lstrip('#'))}"
+        number = ast.Integer(str(int(said.lstrip("#"))))
+        condition = ast.Compare(ast.Eq(), ast.Identifier("internalId"), number)
     elif said:
-        condition = f"contains(tolower(name), {quoted(said.casefold())})"
+        condition = name_contains(said)
     async with ctx.work(write=False) as uow:
         if ctx.channel is None:
             found = await personal.my_items(uow, kind=kind, condition=condition, skip=skip, top=top)
             rows = found.rows
         else:
-            params = {"$top": str(top), "$skip": str(skip)}
-            if condition:
-                params["$filter"] = condition
-            parsed = parse_query(params, entity_set(kind))
-            rows = (await read.list_items(uow, kind=kind, query=parsed)).rows
-        statuses = (await views.choices(uow, kind=kind)).statuses if ctx.channel else []
+            query = built_query(condition, entity_set(kind), top=top, skip=skip, count=False)
+            rows = (await read.list_items(uow, kind=kind, query=query)).rows
+        statuses = await views.statuses(uow, kind=kind) if ctx.channel else []
     results = []
     for row in rows:
         item = views.details_model(kind, row)
@@ -176,5 +175,5 @@ async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
     ctx = await views.in_channel(ctx, team_id=where.team_id, channel_id=where.channel_id)
     async with ctx.work(write=False) as uow:
         item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-        statuses = (await views.choices(uow, kind=kind)).statuses
+        statuses = await views.statuses(uow, kind=kind)
     return _result([_attachment(ctx, item, item_card(item, statuses=statuses))])

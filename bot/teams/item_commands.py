@@ -1,18 +1,21 @@
 """Commands on one item, or a new one: show, set status or priority, assign, close, clone,
 create. In a chat, where numbers are per channel, the item's channel is found first, or asked."""
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from bot.db.uow import UnitOfWork
-from bot.errors import Invalid, NotFound
+from bot.errors import BadRequest, Invalid, NotFound
 from bot.items import service as items
 from bot.items import shortcuts
 from bot.items.rules import not_a_member
-from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
-from bot.schemas import ItemKind
+from bot.items.schemas import CREATE, PATCH, TaskPatch
+from bot.schemas import ApiModel, ItemKind
 from bot.teams import grammar, views
 from bot.teams.context import BotContext
+from bot.web.body import describe_validation_error
 from cards.choice import channel_choice
 from cards.form import item_form
 from cards.layout import Card
@@ -23,8 +26,21 @@ NO_CHANNEL = "You are not in any channel I work in yet: add the app to your team
 Change = Callable[[UnitOfWork, str], Awaitable[str | None]]
 
 
-def _patch(kind: ItemKind, **fields: Any) -> TaskPatch:
-    return (BugPatch if kind is ItemKind.BUG else TaskPatch).model_validate(fields)
+Fields = TypeVar("Fields", bound=ApiModel)
+
+
+def patch_of(kind: ItemKind, **fields: Any) -> TaskPatch:
+    """The kind's PATCH body of a change a command or a card asks for."""
+    return typed_in(PATCH[kind], fields)
+
+
+def typed_in(model: type[Fields], fields: Mapping[str, Any]) -> Fields:
+    """What a command or form gave, judged as the REST API judges a body: a refusal names the
+    field."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        raise BadRequest(describe_validation_error(exc)) from None
 
 
 async def _on_item(
@@ -64,7 +80,7 @@ async def _set_field(ctx: BotContext, kind: ItemKind, number: int, field: str, v
     """`<kind>/update/<number>/<field>/<value>`: one field of the item changed, its card shown."""
 
     async def change(uow: UnitOfWork, item_id: str) -> None:
-        patch = _patch(kind, **{field: value})
+        patch = patch_of(kind, **{field: value})
         await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
 
     text = f"{kind.value}/update/{number}/{field}/{value}"
@@ -77,7 +93,7 @@ async def assign(ctx: BotContext, command: grammar.Assign) -> Card:
     ref, said = _assignee(ctx, command.assignee)
 
     async def change(uow: UnitOfWork, item_id: str) -> None:
-        patch = _patch(kind, assignedTo=[ref])
+        patch = patch_of(kind, assignedTo=[ref])
         try:
             await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
         except Invalid as exc:
@@ -140,9 +156,7 @@ async def create(ctx: BotContext, command: grammar.Create) -> Card:
         async with ctx.work(write=False) as uow:
             choices = await views.choices(uow, kind=kind)
         return item_form(kind, channel_id=ctx.channel.teams_channel_id, choices=choices)
-    body = (BugCreate if kind is ItemKind.BUG else TaskCreate).model_validate(
-        {"name": command.title}
-    )
+    body = CREATE[kind].model_validate({"name": command.title})
     async with ctx.work() as uow:
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
         return await views.item_view(uow, kind=kind, item_id=created.row["id"])

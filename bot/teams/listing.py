@@ -1,32 +1,32 @@
 """List commands: `bugs`, `bugs/my`, `bugs/name/…`, … as a page of the list card.
 
-The chat's filters are written as OData and parsed like the REST API's, so they pass the same
-validation; user text is quoted as an OData string. In a chat, lists show the caller's items
-across their channels (the personal view).
+The chat's filters are built as OData syntax trees, checked and translated like the REST API's
+filters, with no text to quote and parse again. In a chat, lists show the caller's items across
+their channels (the personal view).
 """
 
-from functools import lru_cache
+from functools import reduce
+
+from odata_query import ast
 
 from bot.db.uow import UnitOfWork
 from bot.directory.users import find_user
 from bot.errors import NotFound
 from bot.items import read
 from bot.items.queries import entity_set
-from bot.odata.query import Query, parse_query
+from bot.lru import LeastRecentlyUsed
+from bot.odata.model import SortKey
+from bot.odata.parse import check_characters
+from bot.odata.query import Query, built_query
 from bot.schemas import ItemKind
 from bot.teams import grammar, personal, views
 from bot.teams.context import BotContext
 from cards.layout import Card
 from cards.listing import MAX_ROWS, ItemList, list_card
 
-# The highest number first: the newest, in the order people know them.
-NEWEST_FIRST = "internalId desc"
-QUERIES_KEPT = 1024  # parsed list queries, by kind, filter and first row
-
-
-def quoted(text: str) -> str:
-    """`text` as an OData string literal."""
-    return "'" + text.replace("'", "''") + "'"
+QUERIES_KEPT = 1024  # channel list queries, by kind, filter and first row
+_QUERIES: LeastRecentlyUsed[tuple[ItemKind, str, int], Query] = LeastRecentlyUsed(QUERIES_KEPT)
+_ASSIGNEE = ast.Identifier("a")  # in `assignedTo/any(a: …)`
 
 
 async def list_card_for(
@@ -59,40 +59,77 @@ async def list_card_for(
     return list_card(page)
 
 
-@lru_cache(maxsize=QUERIES_KEPT)
-def _channel_query(kind: ItemKind, condition: str | None, skip: int) -> Query:
-    """A page of a channel's list, filtered by `condition`. Kept: people repeat the same few
-    commands, and parsing and translating a filter costs more than building the card."""
-    params = {"$top": str(MAX_ROWS), "$skip": str(skip), "$count": "true", "$orderby": NEWEST_FIRST}
-    if condition:
-        params["$filter"] = condition
-    return parse_query(params, entity_set(kind))
+def _channel_query(kind: ItemKind, condition: ast._Node | None, skip: int) -> Query:
+    """A page of a channel's list, filtered by `condition`, the highest number (the newest, in
+    the order people know them) first. Kept: people repeat the same few commands, and
+    translating a filter costs more than building the card."""
+    key = (kind, repr(condition), skip)
+    kept = _QUERIES.get(key)
+    if kept is not None:
+        return kept
+    entity = entity_set(kind)
+    newest_first = (SortKey(entity.properties["internalId"], descending=True),)
+    query = built_query(condition, entity, order=newest_first, top=MAX_ROWS, skip=skip, count=True)
+    return _QUERIES.put(key, query)
 
 
-async def _filter(uow: UnitOfWork, ctx: BotContext, command: grammar.ListItems) -> str | None:
-    """The command's conditions as one OData $filter (None: every item)."""
-    parts = []
+async def _filter(uow: UnitOfWork, ctx: BotContext, command: grammar.ListItems) -> ast._Node | None:
+    """The command's conditions as one filter (None: every item)."""
+    parts: list[ast._Node] = []
     if command.mine and ctx.channel is not None:  # a chat's lists are the caller's already
-        parts.append(f"assignedTo/any(a: a/_id eq {quoted(ctx.actor.user_id)})")
+        parts.append(_assigned_to_user(ctx.actor.user_id))
     if command.name:
-        parts.append(f"contains(tolower(name), {quoted(command.name.casefold())})")
+        parts.append(name_contains(command.name))
     if command.status:
-        parts.append(f"tolower(status) eq {quoted(command.status.casefold())}")
+        parts.append(_lower_equals(ast.Identifier("status"), command.status))
     if command.priority:
-        parts.append(f"tolower(priority) eq {quoted(command.priority.casefold())}")
+        parts.append(_lower_equals(ast.Identifier("priority"), command.priority))
     if isinstance(command.assignee, grammar.Mention):
         ref = command.assignee.aad_object_id or command.assignee.teams_id
         try:
             user = await find_user(uow, ref=ref)
         except NotFound:
             raise NotFound(f"I don't know {command.assignee.name}.") from None
-        parts.append(f"assignedTo/any(a: a/_id eq {quoted(user.id)})")
+        parts.append(_assigned_to_user(user.id))
     elif command.assignee:
-        who = quoted(command.assignee.casefold())
-        parts.append(
-            f"assignedTo/any(a: tolower(a/username) eq {who} or tolower(a/email) eq {who})"
-        )
-    return " and ".join(f"({part})" for part in parts) or None
+        username, email = (ast.Attribute(_ASSIGNEE, name) for name in ("username", "email"))
+        who = command.assignee
+        either = ast.BoolOp(ast.Or(), _lower_equals(username, who), _lower_equals(email, who))
+        parts.append(_assigned_to(either))
+    if not parts:
+        return None
+    return reduce(lambda left, right: ast.BoolOp(ast.And(), left, right), parts)
+
+
+def name_contains(text: str) -> ast._Node:
+    """`contains(tolower(name), '<text>')`: the title holds the text, whatever the case."""
+    return ast.Call(ast.Identifier("contains"), [_lower(ast.Identifier("name")), _typed(text)])
+
+
+def _lower_equals(node: ast._Node, text: str) -> ast._Node:
+    """`tolower(<node>) eq '<text>'`."""
+    return ast.Compare(ast.Eq(), _lower(node), _typed(text))
+
+
+def _lower(node: ast._Node) -> ast._Node:
+    return ast.Call(ast.Identifier("tolower"), [node])
+
+
+def _typed(text: str) -> ast.String:
+    """What the user typed, folded as the comparison folds it; refused as in a $filter."""
+    check_characters(text)
+    return ast.String(text.casefold())
+
+
+def _assigned_to_user(user_id: str) -> ast._Node:
+    """`assignedTo/any(a: a/_id eq '<user_id>')`."""
+    return _assigned_to(ast.Compare(ast.Eq(), ast.Attribute(_ASSIGNEE, "_id"), ast.String(user_id)))
+
+
+def _assigned_to(condition: ast._Node) -> ast._Node:
+    return ast.CollectionLambda(
+        ast.Identifier("assignedTo"), ast.Any(), ast.Lambda(_ASSIGNEE, condition)
+    )
 
 
 def _title(command: grammar.ListItems, *, in_chat: bool) -> str:

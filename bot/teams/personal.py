@@ -3,11 +3,13 @@ service (`bot/me/`) under the chat's page arguments."""
 
 from dataclasses import dataclass
 
+from odata_query import ast
+
 from bot.db.uow import UnitOfWork
 from bot.items import read
 from bot.me import service as me
 from bot.me.queries import my_items as my_items_set
-from bot.odata.query import parse_query
+from bot.odata.query import built_query
 from bot.schemas import ItemKind
 
 
@@ -19,12 +21,10 @@ class MyPage:
 
 
 async def my_items(
-    uow: UnitOfWork, *, kind: ItemKind, condition: str | None, skip: int, top: int
+    uow: UnitOfWork, *, kind: ItemKind, condition: ast._Node | None, skip: int, top: int
 ) -> MyPage:
     """Items of `kind` assigned to the caller in every channel they may read, newest first,
-    that also meet `condition` (an OData $filter)."""
-    params = {"$top": str(top), "$skip": str(skip), "$count": "true"}
-    if condition:
-        params["$filter"] = condition
-    found = await me.list_my_items(uow, kind=kind, query=parse_query(params, my_items_set(kind)))
+    that also meet `condition` (a $filter's syntax tree)."""
+    query = built_query(condition, my_items_set(kind), top=top, skip=skip, count=True)
+    found = await me.list_my_items(uow, kind=kind, query=query)
     return MyPage(found.rows, found.last_read is not None, found.count or 0)

@@ -7,10 +7,10 @@ from bot.db.tables import FieldValue
 from bot.db.uow import UnitOfWork
 from bot.directory.access import resolve_channel, resolve_channel_by_id
 from bot.directory.users import list_team_members
-from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, shown_values
+from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, load_statuses, shown_values
 from bot.fields.schemas import StatusOut
 from bot.items import read
-from bot.items.schemas import BugDetails, TaskDetails
+from bot.items.schemas import DETAILS, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
 from bot.teams.context import BotContext
@@ -38,7 +38,7 @@ def status_shown(status: FieldValue) -> StatusOut:
 
 
 def details_model(kind: ItemKind, row: read.Details) -> TaskDetails:
-    return (BugDetails if kind is ItemKind.BUG else TaskDetails).model_validate(row)
+    return DETAILS[kind].model_validate(row)
 
 
 def list_row(row: read.Details) -> ListRow:
@@ -69,10 +69,17 @@ async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
     )
 
 
+async def statuses(uow: UnitOfWork, *, kind: ItemKind) -> list[StatusOut]:
+    """The channel's statuses of the kind: all an item card shows beside the item."""
+    assert uow.channel is not None
+    rows = await load_statuses(uow, channel_id=uow.channel.channel_id, kind=kind)
+    return [status_shown(status) for status in rows]
+
+
 async def item_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Card:
     """The item card of an item of the unit of work's channel, as it stands now."""
     item = details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-    return item_card(item, statuses=(await choices(uow, kind=kind)).statuses)
+    return item_card(item, statuses=await statuses(uow, kind=kind))
 
 
 def place(where: Whereabouts) -> Place:

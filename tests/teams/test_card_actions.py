@@ -5,7 +5,7 @@ from aiohttp.test_utils import TestClient
 
 from cards.verbs import SELECT_PREFIX
 from tests.cards.samples import action, inputs, text_of
-from tests.factories import Factory
+from tests.factories import Factory, insert_copies
 from tests.teams.activities import ADA, GRACE
 from tests.teams.bot import Chat, facts, rest_items
 
@@ -71,6 +71,26 @@ async def test_bulk_edit_selected_rows(chat: Chat, bot: TestClient, factory: Fac
     assert "2 of 2 bugs updated" in text_of(result)
     stored = {item["internalId"]: item["status"] for item in await rest_items(bot, factory, GRACE)}
     assert stored == {1: "Completed", 2: "Not Started", 3: "Completed"}
+
+
+async def test_bulk_edit_of_two_hundred_rows_lists_them_as_they_now_stand(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug Copied")
+    [first] = await rest_items(bot, factory, GRACE)
+    await insert_copies(factory, first["_id"], 199)
+    ids = [item["_id"] for item in await rest_items(bot, factory, GRACE, **{"$top": "1000"})]
+    listing = await chat.say("bugs")
+    checked = {SELECT_PREFIX + item_id: "true" for item_id in ids}
+    form = await chat.click(action(listing, "Bulk edit selected"), **checked)
+    result = await chat.click(action(form, "Apply to 200 bugs"), status="Completed", priority="")
+    assert "200 of 200 bugs updated" in text_of(result)
+    # The card's page: the first rows of the 200, newest first as the list orders them.
+    shown = [key.removeprefix(SELECT_PREFIX) for key in inputs(result)]
+    assert len(shown) > 1 and shown == ids[: len(shown)]
+    assert text_of(result).count("Completed") == len(shown)
+    stored = await rest_items(bot, factory, GRACE, **{"$top": "1000"})
+    assert {item["status"] for item in stored} == {"Completed"}
 
 
 async def test_bulk_edit_with_nothing_selected_says_so(chat: Chat) -> None:

@@ -4,6 +4,8 @@ REST API then shows, and refuses bad input with one friendly line."""
 import pytest
 from aiohttp.test_utils import TestClient
 
+from bot.fields.defaults import STATUSES
+from bot.teams import views
 from bot.teams.context import NOT_ON_ROSTER
 from tests.cards.samples import action, inputs, text_of
 from tests.factories import Factory
@@ -92,6 +94,43 @@ async def test_lists_show_a_page_and_filter(chat: Chat) -> None:
     assert "No bugs here." in text_of(await chat.say("bugs/assigned/grace@contoso.test"))
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("bugs/name/it's", "It's broken"),
+        ("bugs/name/S OR D", "Cats or dogs"),
+        ("bugs/name/x') or ('a' eq 'a", None),
+        ("bugs/priority/normal' or 'a' eq 'a", None),
+        ("bugs/assigned/x' or tolower(a/email) ne 'x", None),
+    ],
+)
+async def test_list_values_with_quotes_or_odata_words_are_only_text(
+    chat: Chat, text: str, found: str | None
+) -> None:
+    for title in ("It's broken", "Its fine", "Cats or dogs", "Cats"):
+        await chat.say(f"new bug {title}")
+    await chat.say("bug/update/4/assigned/me")
+    shown = text_of(await chat.say(text))
+    if found is None:
+        assert "No bugs here." in shown
+    else:
+        assert "1–1 of 1" in shown and found in shown
+
+
+async def test_the_item_card_reads_its_kinds_statuses_not_the_roster(
+    chat: Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await chat.say("new bug First")
+
+    async def no_roster(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the item card read the team's members")
+
+    monkeypatch.setattr(views, "list_team_members", no_roster)
+    card = await chat.say("bug 1")
+    choices = [choice["title"] for choice in inputs(card)["status"]["choices"]]
+    assert choices == [status.name for status in STATUSES]
+
+
 async def test_a_long_list_offers_more(chat: Chat) -> None:
     for number in range(27):
         await chat.say(f"new task Task {number}")
@@ -126,6 +165,10 @@ async def test_help(chat: Chat) -> None:
             "bug/update/1/assigned/nobody@else.test",
             "assignedTo: 'nobody@else.test' is not a member of this team",
         ),
+        # A change is judged as a PATCH body is, by the one helper cards use too.
+        ("bug/update/1/priority/" + "x" * 256, "priority: String should have at most 255"),
+        # A list's value is refused as the same text in a REST $filter is.
+        ("bugs/name/a\x00b", "Invalid $filter: it contains characters that are not valid text"),
     ],
 )
 async def test_bad_input_is_one_friendly_line_and_changes_nothing(

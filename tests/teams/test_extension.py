@@ -3,6 +3,7 @@
 import pytest
 from aiohttp.test_utils import TestClient
 
+from bot.fields.defaults import STATUSES
 from tests.cards.samples import assert_valid, inputs, text_of
 from tests.factories import CHANNEL, Factory
 from tests.teams.activities import GRACE, MALLORY, installed, invoke
@@ -56,6 +57,17 @@ async def test_search_by_number_and_empty_search(chat: Chat) -> None:
     assert len(everything["composeExtension"]["attachments"]) == 2
     tasks = await _invoke(chat, "composeExtension/query", search("", "findTask"))
     assert tasks["composeExtension"]["attachments"] == []
+
+
+async def test_search_text_is_only_text_and_cards_show_the_kinds_statuses(chat: Chat) -> None:
+    [found] = (await _invoke(chat, "composeExtension/query", search("G IS S")))["composeExtension"][
+        "attachments"
+    ]
+    assert found["preview"]["content"]["title"] == "#2 Printing is slow"
+    choices = inputs(found["content"])["status"]["choices"]
+    assert [choice["title"] for choice in choices] == [status.name for status in STATUSES]
+    nothing = await _invoke(chat, "composeExtension/query", search("x' or 'a' eq 'a"))
+    assert nothing["composeExtension"]["attachments"] == []
 
 
 async def test_search_by_someone_not_in_the_team_is_refused(chat: Chat) -> None:

@@ -21,6 +21,18 @@ async def test_my_bugs_lists_my_items_of_every_channel(chat: Chat, connector: Co
     assert "My bugs across channels" in shown
 
 
+async def test_a_list_in_a_chat_takes_quotes_and_odata_words_as_text(chat: Chat) -> None:
+    for number, title in enumerate(("It's broken", "Its fine", "Cats or dogs", "Cats"), start=1):
+        await chat.say(f"new bug {title}")
+        await chat.say(f"bug/update/{number}/assigned/me")
+    shown = text_of(await chat.say("bugs/name/it's", personal=True))
+    assert "It's broken" in shown and "Its fine" not in shown and "1–1 of 1" in shown
+    shown = text_of(await chat.say("bugs/name/S OR D", personal=True))
+    assert "Cats or dogs" in shown and "1–1 of 1" in shown
+    shown = text_of(await chat.say("bugs/name/x') or ('a' eq 'a", personal=True))
+    assert "No bugs here." in shown
+
+
 async def test_a_number_in_one_channel_acts_at_once(
     chat: Chat, bot: TestClient, factory: Factory
 ) -> None:
