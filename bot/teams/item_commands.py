@@ -156,7 +156,7 @@ async def create(ctx: BotContext, command: grammar.Create) -> Card:
         async with ctx.work(write=False) as uow:
             choices = await views.choices(uow, kind=kind)
         return item_form(kind, channel_id=ctx.channel.teams_channel_id, choices=choices)
-    body = CREATE[kind].model_validate({"name": command.title})
+    body = typed_in(CREATE[kind], {"name": command.title})
     async with ctx.work() as uow:
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
         return await views.item_view(uow, kind=kind, item_id=created.row["id"])

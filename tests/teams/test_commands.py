@@ -167,6 +167,7 @@ async def test_help(chat: Chat) -> None:
         ),
         # A change is judged as a PATCH body is, by the one helper cards use too.
         ("bug/update/1/priority/" + "x" * 256, "priority: String should have at most 255"),
+        ("new bug " + "x" * 256, "name: String should have at most 255"),
         # A list's value is refused as the same text in a REST $filter is.
         ("bugs/name/a\x00b", "Invalid $filter: it contains characters that are not valid text"),
     ],
