@@ -11,7 +11,6 @@ from bot.db import driver
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.errors import Invalid
 from bot.fields.catalog import SEVERITY, STATUS
-from bot.items import versions
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.uow import UnitOfWork
@@ -108,9 +107,7 @@ async def refresh_items(uow: UnitOfWork, *, channel_id: str, project_id: str | N
     are written, and only then do cached lists of that kind go."""
     now = uow.clock.now()
     for kind in ItemKind:
-        changed = await uow.session.execute(_refresh_statement(channel_id, kind, project_id, now))
-        if changed.rowcount:  # type: ignore[attr-defined]
-            await versions.bump(uow, channel_id=channel_id, kind=kind)
+        await uow.session.execute(_refresh_statement(channel_id, kind, project_id, now))
 
 
 def _refresh_statement(channel_id: str, kind: ItemKind, project_id: str | None, now: datetime):  # noqa: ANN202 - an UPDATE statement
