@@ -29,7 +29,7 @@ _INSERT_ITEM = driver.PreparedWrite(insert(_ITEMS))
 _NEXT_INTERNAL_ID = driver.PreparedWrite(
     update(_COUNTERS)
     .where(_COUNTER.channel_id == bindparam("channel"), _COUNTER.kind == bindparam("item_kind"))
-    .values(last_internal_id=_COUNTER.last_internal_id + 1, version=_COUNTER.version + 1)
+    .values(last_internal_id=_COUNTER.last_internal_id + 1)
     .returning(_COUNTER.last_internal_id)
 )
 # The timestamps the created shape shows.
