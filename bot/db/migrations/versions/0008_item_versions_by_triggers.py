@@ -11,10 +11,15 @@ stale. Only counter rows that exist move; they are made with their channel (`bot
 and until then a list reads no version and caches nothing. item_counters has no trigger, so
 the creates' own update of it (the next number) sets nothing off.
 
-PostgreSQL: one trigger per statement, reading its rows from transition tables, so a bulk edit
-of 1,000 items moves its version once. SQLite has no statement triggers: one per row. A later
-SQLite migration that copies one of these tables (`batch_alter_table`) drops its triggers and
-must create them again.
+PostgreSQL: items and their assignments move their versions once per statement, reading its
+rows from transition tables, so a bulk edit of 1,000 items moves its version once. The channel's
+configuration (field values, mappings, projects) moves them at commit, row by row (a constraint
+trigger, deferred): a configuration write then takes the counter's row lock after the items it
+rewrites, as the services' own bumps did. Taken before them, a status rename holding the counter
+and waiting for an item's row deadlocked with a delete of that item waiting for the counter.
+SQLite has neither statement triggers nor deferred ones, nor row locks: one trigger per row. A
+later SQLite migration that copies one of these tables (`batch_alter_table`) drops its triggers
+and must create them again.
 """
 
 from collections.abc import Sequence
@@ -26,23 +31,45 @@ down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-# Each table, and its column naming the kind a row belongs to (`bug`, `task`, or the type label
-# `Bug`, `Task`: lowercased, the kind); None: a row belongs to every kind of its channel.
-_TABLES: tuple[tuple[str, str | None], ...] = (
-    ("items", "kind"),
-    ("item_assignees", "kind"),  # the item's, copied
-    ("field_values", "type"),  # statuses render from it; the other fields move too, to err safe
-    ("field_mappings", "entity_type"),  # they decide the status items show
-    ("projects", None),  # items of both kinds embed their project
+# Each table, its column naming the kind a row belongs to (`bug`, `task`, or the type label
+# `Bug`, `Task`: lowercased, the kind; None: a row belongs to every kind of its channel), and
+# whether it is configuration (moved at commit on PostgreSQL).
+_TABLES: tuple[tuple[str, str | None, bool], ...] = (
+    ("items", "kind", False),
+    ("item_assignees", "kind", False),  # the item's, copied
+    ("field_values", "type", True),  # statuses render; the other fields move too, to err safe
+    ("field_mappings", "entity_type", True),  # they decide the status items show
+    ("projects", None, True),  # items of both kinds embed their project
 )
 _OPERATIONS = ("insert", "update", "delete")
-# PostgreSQL's transition tables, by operation: the rows before and after it.
-_ROWS = {"insert": ("new_rows",), "update": ("old_rows", "new_rows"), "delete": ("old_rows",)}
+# What each operation's trigger reads its rows from: PostgreSQL's transition tables (statement
+# triggers), or the row itself (row triggers).
+_TRANSITION = {"insert": ("new_rows",), "update": ("old_rows", "new_rows"), "delete": ("old_rows",)}
+_ROW = {"insert": ("NEW",), "update": ("OLD", "NEW"), "delete": ("OLD",)}
 _REFERENCING = {
     "insert": "NEW TABLE AS new_rows",
     "update": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
     "delete": "OLD TABLE AS old_rows",
 }
+# PostgreSQL: one channel's version of one kind, or of every kind (kind null), each counter in
+# key order, so that two transactions moving the same ones lock them in one order.
+_MOVE = """
+CREATE FUNCTION item_versions_move(moved_channel varchar, moved_kind varchar) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    counter record;
+BEGIN
+    FOR counter IN
+        SELECT kind FROM item_counters
+        WHERE channel_id = moved_channel AND (moved_kind IS NULL OR kind = moved_kind)
+        ORDER BY kind
+    LOOP
+        UPDATE item_counters SET version = version + 1
+        WHERE channel_id = moved_channel AND kind = counter.kind;
+    END LOOP;
+END
+$$
+"""
 
 
 def _name(table: str, operation: str) -> str:
@@ -51,17 +78,19 @@ def _name(table: str, operation: str) -> str:
 
 def upgrade() -> None:
     postgresql = op.get_bind().dialect.name == "postgresql"
-    for table, kind in _TABLES:
+    if postgresql:
+        op.execute(_MOVE)
+    for table, kind, configuration in _TABLES:
         for operation in _OPERATIONS:
             if postgresql:
-                _postgresql_trigger(table, kind, operation)
+                _postgresql_trigger(table, kind, operation, deferred=configuration)
             else:
                 _sqlite_triggers(table, kind, operation)
 
 
 def downgrade() -> None:
     postgresql = op.get_bind().dialect.name == "postgresql"
-    for table, _kind in _TABLES:
+    for table, _kind, _configuration in _TABLES:
         for operation in _OPERATIONS:
             name = _name(table, operation)
             if postgresql:
@@ -71,20 +100,18 @@ def downgrade() -> None:
                 op.execute(f"DROP TRIGGER IF EXISTS {name}")
         if not postgresql:
             op.execute(f"DROP TRIGGER IF EXISTS {_name(table, 'moved')}")
+    if postgresql:
+        op.execute("DROP FUNCTION IF EXISTS item_versions_move(varchar, varchar)")
 
 
-def _postgresql_trigger(table: str, kind: str | None, operation: str) -> None:
+def _postgresql_trigger(table: str, kind: str | None, operation: str, *, deferred: bool) -> None:
     def keys(rows: str) -> str:
-        if kind is None:
-            return (
-                f"SELECT c.channel_id, c.kind FROM item_counters AS c "
-                f"JOIN {rows} AS r ON r.channel_id = c.channel_id"
-            )
-        return f"SELECT r.channel_id, lower(r.{kind}) FROM {rows} AS r"
+        row = rows if deferred else "r"
+        moved = f"lower({row}.{kind})" if kind else "NULL"
+        return f"SELECT {row}.channel_id, {moved}" + ("" if deferred else f" FROM {rows} AS r")
 
-    changed = " UNION ALL ".join(keys(rows) for rows in _ROWS[operation])
+    changed = " UNION ALL ".join(map(keys, (_ROW if deferred else _TRANSITION)[operation]))
     name = _name(table, operation)
-    # The versions in key order: two statements moving the same ones lock them in one order.
     op.execute(
         f"""
         CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -95,18 +122,23 @@ def _postgresql_trigger(table: str, kind: str | None, operation: str) -> None:
                 SELECT DISTINCT channel_id, kind FROM ({changed}) AS changed (channel_id, kind)
                 ORDER BY channel_id, kind
             LOOP
-                UPDATE item_counters SET version = version + 1
-                WHERE channel_id = moved.channel_id AND kind = moved.kind;
+                PERFORM item_versions_move(moved.channel_id, moved.kind);
             END LOOP;
             RETURN NULL;
         END
         $$
         """
     )
-    op.execute(
-        f"CREATE TRIGGER {name} AFTER {operation.upper()} ON {table} "
-        f"REFERENCING {_REFERENCING[operation]} FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
-    )
+    if deferred:
+        op.execute(
+            f"CREATE CONSTRAINT TRIGGER {name} AFTER {operation.upper()} ON {table} "
+            f"DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION {name}()"
+        )
+    else:
+        op.execute(
+            f"CREATE TRIGGER {name} AFTER {operation.upper()} ON {table} "
+            f"REFERENCING {_REFERENCING[operation]} FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
+        )
 
 
 def _sqlite_triggers(table: str, kind: str | None, operation: str) -> None:
