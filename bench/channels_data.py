@@ -34,8 +34,8 @@ from bot.db.tables import (
     TeamMember,
     User,
 )
-from bot.ids import new_id
 from bot.db.uow import unit_of_work
+from bot.ids import new_id
 
 TEAMS = 200
 CHANNELS_PER_TEAM = 5

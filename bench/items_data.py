@@ -29,9 +29,9 @@ from bot.db.tables import (
     ItemCounter,
     Project,
 )
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, upsert_user
-from bot.db.uow import UnitOfWork, unit_of_work
 
 CHANNELS = 20  # the measured one included
 CHANNELS_PER_TEAM = 5  # the demo team gets 4 more, then new teams of 5

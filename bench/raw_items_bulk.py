@@ -1,7 +1,8 @@
 """The raw-driver ceiling's POST /api/bulk/bug: the bulk edit's transaction for a new status as
 the app runs it (caller and channel, field values, external projects, the rows locked in id
-order, one UPDATE per completed date, the version, one event per changed item in one
-executemany, or on PostgreSQL one statement from three arrays), answered with the same list."""
+order, one UPDATE per completed date, one event per changed item in one executemany, or on
+PostgreSQL one statement from three arrays), answered with the same list; the database's
+triggers move the version, as for the app's."""
 
 import re
 import secrets
@@ -21,7 +22,6 @@ FROM items WHERE id {ids} AND channel_id = :c AND kind = 'bug' ORDER BY id{lock}
 BULK_UPDATE = """
 UPDATE items SET status = :status, status_id = :status_id, completed_date = :completed,
 sync_status = NULL, sync_at = :now, updated_at = :now, updated_by = :user WHERE id {ids}"""
-BUMP = "UPDATE item_counters SET version = version + 1 WHERE channel_id = :c AND kind = 'bug'"
 UPDATED_EVENT = """
 INSERT INTO pending_events (id, channel_id, kind, item_id, "trigger", actor_id, occurred_at,
 payload, processed_at)
@@ -112,8 +112,6 @@ def bulk_edit_handler(db: Any) -> Handler:
                     bulk_update,
                     {**common, "completed": completed_at, "user": user_id, "ids": db.ids(group)},
                 )
-            if groups:
-                await transaction.run(BUMP, {"c": channel})
             stamp = f"{int(time.time()):08x}"
             random = secrets.token_hex(8 * len(events))
             event_ids = [stamp + random[16 * n : 16 * n + 16] for n in range(len(events))]

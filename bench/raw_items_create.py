@@ -16,8 +16,9 @@ ITEM_COLUMNS = (
     "source, source_id, start_date, due_date, completed_date, effort, phase, phase_name, bucket, "
     "bucket_name, entity_id, sync_status, sync_at, created_by, updated_by, created_at, updated_at"
 )
+# The version is the database's to move (its triggers, as for the app's writes).
 NEXT_NUMBER = (
-    "UPDATE item_counters SET last_internal_id = last_internal_id + 1, version = version + 1 "
+    "UPDATE item_counters SET last_internal_id = last_internal_id + 1 "
     "WHERE channel_id = :c AND kind = 'bug' RETURNING last_internal_id"
 )
 INSERT_ITEM = f"""

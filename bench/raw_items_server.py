@@ -6,9 +6,9 @@ count, statuses and projects only when the version moved) and encodes the same J
 /odata/bugs runs the create transaction (caller and channel, field values, native project,
 counter, item, event); POST /api/bulk/bug runs the bulk edit's transaction for a new status
 (caller and channel, field values, external projects, the rows locked in id order, one UPDATE
-per completed date, the version, one event per changed item: one executemany on SQLite, one
-statement from three arrays on PostgreSQL) and answers the same list. sqlite3 is called
-directly, on the event loop: no thread hop.
+per completed date, one event per changed item: one executemany on SQLite, one statement from
+three arrays on PostgreSQL) and answers the same list; the database's triggers move the
+version. sqlite3 is called directly, on the event loop: no thread hop.
 
 This module is the entry point (`python -m bench.raw_items_server PORT URL`): it opens the
 database's driver and routes each request. The routes are `raw_items_list`, `raw_items_create`

@@ -154,7 +154,6 @@ async def _rename(uow: UnitOfWork, scale: Scale, level: FieldValue, name: str) -
         .execution_options(synchronize_session=False)
     )
     level.name, level.name_key = name, name_key(name)
-    await values.items_changed(uow, level)
 
 
 async def _reassign_target(
@@ -206,7 +205,6 @@ async def _reassign(uow: UnitOfWork, scale: Scale, level: FieldValue, target: Fi
     )
     if not moved:
         return
-    await values.items_changed(uow, level)
     change = events.change(scale.field, level.name, target.name)
     await events.record(
         uow,

@@ -123,7 +123,6 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         if field in changes:
             setattr(status, field, changes[field])
     status.updated_at = uow.clock.now()
-    await values.items_changed(uow, status)
     await uow.flush()
 
 
@@ -143,7 +142,6 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
             sync_at=uow.clock.now(),
         )
     )
-    await values.items_changed(uow, status)
     await uow.delete(status)
     await uow.flush()
 

@@ -11,7 +11,6 @@ from bot.errors import CodedBadRequest, NotFound
 from bot.fields import catalog_locks
 from bot.fields.catalog import name_key
 from bot.ids import is_id, new_id
-from bot.items import versions
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 
@@ -122,8 +121,3 @@ async def add_value(
     uow.add(row)
     await uow.flush()
     return row
-
-
-async def items_changed(uow: UnitOfWork, value: FieldValue) -> None:
-    """Items of the value's kind read differently now: what lists cached for them must go."""
-    await versions.bump(uow, channel_id=value.channel_id, kind=kind_of(value))

@@ -13,7 +13,7 @@ from bot.db.tables import Item, ItemAssignee
 from bot.db.uow import UnitOfWork
 from bot.fields.catalog import load_catalog_to_write
 from bot.ids import is_id
-from bot.items import events, rules, versions
+from bot.items import events, rules
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BulkEdit, BulkResult
 from bot.mappings.rule import MAPPING_NOT_FOUND, load_mappings
@@ -108,8 +108,6 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     await _apply(uow, updates, now)
     if assignees is not None:
         await set_assignees(uow, item_ids=list(updates), user_ids=assignees, replace=True)
-    if updates:
-        await versions.bump(uow, channel_id=uow.channel.channel_id, kind=kind)
     await events.record(
         uow,
         kind=kind,

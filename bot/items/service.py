@@ -11,7 +11,7 @@ from bot.db.uow import UnitOfWork
 from bot.errors import Invalid, NotFound
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.ids import is_id, new_id
-from bot.items import events, read, rules, versions
+from bot.items import events, read, rules
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.mappings import rule as mapping_rule
@@ -30,7 +30,7 @@ _INSERT_ITEM = Prepared(insert(_ITEMS))
 _NEXT_INTERNAL_ID = Prepared(
     update(_COUNTERS)
     .where(_COUNTER.channel_id == bindparam("channel"), _COUNTER.kind == bindparam("item_kind"))
-    .values(last_internal_id=_COUNTER.last_internal_id + 1, version=_COUNTER.version + 1)
+    .values(last_internal_id=_COUNTER.last_internal_id + 1)
     .returning(_COUNTER.last_internal_id)
 )
 # The timestamps the created shape shows.
@@ -202,7 +202,6 @@ async def update_item(
         .where(Item.id == item.id)
         .values(**new, updated_at=now, updated_by=_actor_id(uow), sync_at=now)
     )
-    await versions.bump(uow, channel_id=item.channel_id, kind=kind)
     await events.record(
         uow, kind=kind, trigger=events.ITEM_UPDATED, payloads={item.id: {"changes": changes}}
     )
@@ -220,7 +219,6 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
     )
     if not deleted:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    await versions.bump(uow, channel_id=_channel_id(uow), kind=kind)
     await events.record(
         uow,
         kind=kind,

@@ -1,22 +1,22 @@
 """Item versions, and what lists cache under them.
 
-Each channel and kind has a version in `item_counters`, bumped in the same transaction as any
-change to those items or to how they render (their statuses). List counts and the statuses and
-projects items refer to are cached with the version read before they were computed, and served
-only while the version is unchanged, so they can never be stale; several processes share the
-versions through the database. A filter may also read the assignments: they change only with
-their item, in a transaction that bumps the version (`bot.items.assignees` is their one writer).
-Filters that reach further (the assignees' names, the statuses) are counted afresh every time,
-since changes there do not bump the version.
+Each channel and kind has a version in `item_counters`, which the database moves: triggers
+(migration 0008) add one to it with any insert, update or delete of those items or their
+assignments, of the channel's field values and mappings of that kind, or of its projects, in
+the writing transaction. No service moves it, and no write, a service's or one in plain SQL,
+leaves it behind. List counts and the statuses and projects items refer to are cached with the
+version read before they were computed, and served only while the version is unchanged, so they
+can never be stale; several processes share the versions through the database. A channel's
+counters are made with it: before that a list reads no version and caches nothing. Counts whose
+filter reaches further than the items and their assignments (the assignees' names, the
+statuses) are counted afresh every time.
 """
 
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import BindParameter, Label, Table, bindparam, select, update
+from sqlalchemy import BindParameter, Label, select
 
-from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
-from bot.db.uow import UnitOfWork
 from bot.lru import LeastRecentlyUsed
 from bot.odata.query import Query
 from bot.schemas import ItemKind
@@ -36,19 +36,6 @@ class VersionedCache:
 
     def put(self, key: Key, version: int, value: Any) -> None:
         self._entries.put(key, (version, value))
-
-
-_COUNTER = cast(Table, ItemCounter.__table__).c
-_BUMP = Prepared(
-    update(cast(Table, ItemCounter.__table__))
-    .where(_COUNTER.channel_id == bindparam("channel_id"), _COUNTER.kind == bindparam("kind"))
-    .values(version=_COUNTER.version + 1)
-)
-
-
-async def bump(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> None:
-    """Mark the channel's items of this kind changed (call inside the changing transaction)."""
-    await uow.execute(_BUMP, {"channel_id": channel_id, "kind": kind.value})
 
 
 _VERSIONED_TABLES = {Item.__table__, ItemAssignee.__table__}

@@ -12,7 +12,6 @@ from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.fields.catalog import SEVERITY, STATUS, CatalogValue
-from bot.items import versions
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 
@@ -108,9 +107,7 @@ async def refresh_items(uow: UnitOfWork, *, channel_id: str, project_id: str | N
     are written, and only then do cached lists of that kind go."""
     now = uow.clock.now()
     for kind in ItemKind:
-        changed = await uow.execute(_refresh_statement(channel_id, kind, project_id, now))
-        if changed:
-            await versions.bump(uow, channel_id=channel_id, kind=kind)
+        await uow.execute(_refresh_statement(channel_id, kind, project_id, now))
 
 
 def _refresh_statement(channel_id: str, kind: ItemKind, project_id: str | None, now: datetime):  # noqa: ANN202 - an UPDATE statement
@@ -137,6 +134,5 @@ def _refresh_statement(channel_id: str, kind: ItemKind, project_id: str | None, 
         update(Item)
         .where(*scope, (Item.status != shown) | Item.sync_status.is_distinct_from(sync))
         .values(status=shown, sync_status=sync, sync_at=now)
-        .returning(Item.id)
         .execution_options(synchronize_session=False)
     )

@@ -14,7 +14,6 @@ from bot.errors import BadRequest, Conflict, Invalid, NotFound
 from bot.fields import catalog_locks
 from bot.fields.catalog import STATUS
 from bot.ids import is_id, new_id
-from bot.items import versions
 from bot.mappings import rule
 from bot.mappings.defaults import add_default_mappings
 from bot.odata.query import Query, apply, count_statement, page
@@ -24,8 +23,6 @@ from bot.projects.sources import PLANNER_PERCENT, SourceKind, states_of
 from bot.schemas import ItemKind
 
 NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "token", "password")
-# What items embed of their project (read.project_ref): changing one outdates cached lists.
-EMBEDDED = ("display_name", "project_name", "hostname", "enable_bug")
 # What an item takes from its project: every create reads it.
 _ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source)
 _NATIVE = Prepared(
@@ -79,8 +76,6 @@ async def follow_channel_rename(uow: UnitOfWork, *, channel_id: str, old: str, n
         project.project_name = new
     project.updated_at = uow.clock.now()
     await uow.flush()
-    for kind in ItemKind:  # items show their project's names (EMBEDDED)
-        await versions.bump(uow, channel_id=channel_id, kind=kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,9 +228,6 @@ async def update_project(
         )
     project.updated_at = uow.clock.now()
     await uow.flush()
-    if any(field in changes for field in EMBEDDED):
-        for kind in ItemKind:
-            await versions.bump(uow, channel_id=project.channel_id, kind=kind)
     return project
 
 

@@ -10,9 +10,9 @@ import json
 from typing import Any
 
 from aiohttp.test_utils import TestClient
-from sqlalchemy import update
+from sqlalchemy import select, update
 
-from bot.db.tables import Item, ItemCounter
+from bot.db.tables import Item, ItemAssignee, ItemCounter
 from tests.factories import Factory, Member, create_item
 from tests.fields.helpers import field_values, stored_item
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
@@ -98,3 +98,24 @@ async def test_a_priority_a_create_read_is_not_deleted_from_under_it(
     assert (created, deleted) == (201, 409), refusal
     assert (await stored_item(factory, json.loads(body)["_id"])).priority == "High"
     assert "High" in await field_values(factory, "priority")
+
+
+async def test_a_status_rename_and_a_delete_of_an_item_holding_it_both_end_well(
+    client: TestClient, factory: Factory
+) -> None:
+    """A delete holds its item's row, then moves the list version; the rename rewrites the items
+    before its status moves the version (at commit, migration 0008). Had the status moved it
+    first, each would wait for the other: PostgreSQL ends one of them with a deadlock. The
+    delete pauses on its item's assignment, which its cascade deletes, holding the item's row."""
+    ada = await factory.member()
+    bug = await create_item(client, ada, status="In Progress", assignedTo=[ada.user.id])
+    status_id = (await stored_item(factory, bug["_id"])).status_id
+    (deleted, refusal), (renamed, body) = await _write_paused_by(
+        client,
+        factory,
+        select(ItemAssignee.item_id).where(ItemAssignee.item_id == bug["_id"]).with_for_update(),
+        ("DELETE", f"/odata/bugs({bug['_id']})", None),
+        ("PATCH", f"/odata/status({status_id})", {"name": "Doing"}),
+        ada,
+    )
+    assert (deleted, renamed) == (204, 204), (refusal, body)

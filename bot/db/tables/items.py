@@ -115,8 +115,8 @@ Index(
 
 
 class ItemCounter(Base):
-    """Per channel and kind: the last internalId given (never reused), and a version that every
-    change to those items bumps in its own transaction, so cached counts can never be stale."""
+    """Per channel and kind: the last internalId given (never reused), and a version that the
+    database's triggers move with every write lists read (`bot.items.versions`)."""
 
     __tablename__ = "item_counters"
     channel_id: Mapped[str] = mapped_column(
