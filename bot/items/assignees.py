@@ -47,9 +47,7 @@ async def set_assignees(
     uow: UnitOfWork, *, item_ids: Sequence[str], user_ids: Sequence[str], replace: bool
 ) -> None:
     """Give each of the items (already stored) these assignees, in this order; `replace` removes
-    the ones they had first (a new item has none). Call it in a transaction that bumps the
-    items' version, as every change of an item does: cached counts of filters on assignees
-    rely on it (`bot.items.versions`)."""
+    the ones they had first (a new item has none)."""
     if not item_ids:
         return
     if replace:
