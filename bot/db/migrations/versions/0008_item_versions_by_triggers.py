@@ -51,25 +51,6 @@ _REFERENCING = {
     "update": "OLD TABLE AS old_rows NEW TABLE AS new_rows",
     "delete": "OLD TABLE AS old_rows",
 }
-# PostgreSQL: one channel's version of one kind, or of every kind (kind null), each counter in
-# key order, so that two transactions moving the same ones lock them in one order.
-_MOVE = """
-CREATE FUNCTION item_versions_move(moved_channel varchar, moved_kind varchar) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    counter record;
-BEGIN
-    FOR counter IN
-        SELECT kind FROM item_counters
-        WHERE channel_id = moved_channel AND (moved_kind IS NULL OR kind = moved_kind)
-        ORDER BY kind
-    LOOP
-        UPDATE item_counters SET version = version + 1
-        WHERE channel_id = moved_channel AND kind = counter.kind;
-    END LOOP;
-END
-$$
-"""
 
 
 def _name(table: str, operation: str) -> str:
@@ -78,8 +59,6 @@ def _name(table: str, operation: str) -> str:
 
 def upgrade() -> None:
     postgresql = op.get_bind().dialect.name == "postgresql"
-    if postgresql:
-        op.execute(_MOVE)
     for table, kind, configuration in _TABLES:
         for operation in _OPERATIONS:
             if postgresql:
@@ -100,18 +79,23 @@ def downgrade() -> None:
                 op.execute(f"DROP TRIGGER IF EXISTS {name}")
         if not postgresql:
             op.execute(f"DROP TRIGGER IF EXISTS {_name(table, 'moved')}")
-    if postgresql:
-        op.execute("DROP FUNCTION IF EXISTS item_versions_move(varchar, varchar)")
 
 
 def _postgresql_trigger(table: str, kind: str | None, operation: str, *, deferred: bool) -> None:
     def keys(rows: str) -> str:
-        row = rows if deferred else "r"
-        moved = f"lower({row}.{kind})" if kind else "NULL"
-        return f"SELECT {row}.channel_id, {moved}" + ("" if deferred else f" FROM {rows} AS r")
+        """The versions the rows move: a transition table's rows, or, deferred, the row."""
+        if kind is None:  # every kind of the row's channel
+            counters = "SELECT c.channel_id, c.kind FROM item_counters AS c"
+            if deferred:
+                return f"{counters} WHERE c.channel_id = {rows}.channel_id"
+            return f"{counters} JOIN {rows} AS r ON r.channel_id = c.channel_id"
+        if deferred:
+            return f"SELECT {rows}.channel_id, lower({rows}.{kind})"
+        return f"SELECT r.channel_id, lower(r.{kind}) FROM {rows} AS r"
 
     changed = " UNION ALL ".join(map(keys, (_ROW if deferred else _TRANSITION)[operation]))
     name = _name(table, operation)
+    # In key order: two transactions moving the same versions lock them in one order.
     op.execute(
         f"""
         CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -122,7 +106,8 @@ def _postgresql_trigger(table: str, kind: str | None, operation: str, *, deferre
                 SELECT DISTINCT channel_id, kind FROM ({changed}) AS changed (channel_id, kind)
                 ORDER BY channel_id, kind
             LOOP
-                PERFORM item_versions_move(moved.channel_id, moved.kind);
+                UPDATE item_counters SET version = version + 1
+                WHERE channel_id = moved.channel_id AND kind = moved.kind;
             END LOOP;
             RETURN NULL;
         END
