@@ -3,13 +3,14 @@
 Each channel and kind has a version in `item_counters`, which the database moves: triggers
 (migration 0008) add one to it with any insert, update or delete of those items or their
 assignments, of the channel's field values and mappings of that kind, or of its projects, in
-the writing transaction. No service moves it, and no write, a service's or one in plain SQL,
-leaves it behind. List counts and the statuses and projects items refer to are cached with the
-version read before they were computed, and served only while the version is unchanged, so they
-can never be stale; several processes share the versions through the database. A channel's
-counters are made with it: before that a list reads no version and caches nothing. Counts whose
-filter reaches further than the items and their assignments (the assignees' names, the
-statuses) are counted afresh every time.
+the writing transaction (on PostgreSQL, the configuration's at its commit). No service moves
+it, and no write, a service's or one in plain SQL, leaves it behind. List counts and the
+statuses and projects items refer to are cached with the version read before they were
+computed, and served only while the version is unchanged, so they can never be stale; several
+processes share the versions through the database. A channel's counters are made with it:
+before that a list reads no version and caches nothing. Counts whose filter reaches further
+than the items and their assignments (the assignees' names, the statuses) are counted afresh
+every time.
 """
 
 from typing import Any
