@@ -8,10 +8,10 @@ from datetime import timedelta
 from aiohttp import web
 
 from bot.app import create_app
+from bot.db.uow import unit_of_work
 from bot.demo import DemoOut, seed_demo
 from bot.keys import CLOCK, SESSIONS, SETTINGS
 from bot.settings import Settings, SettingsError, ensure_secret_key, load_settings
-from bot.db.uow import unit_of_work
 from bot.web import server
 from bot.web.requestid import RequestIdFilter
 
