@@ -13,20 +13,23 @@ from botframework.connector.auth import ServiceClientCredentialsFactory
 from bot.auth import api as auth_api
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock, SystemClock
-from bot.db import checkpoints
+from bot.db import checkpoints, signals
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
+from bot.events import pump
 from bot.fields import api as fields_api
 from bot.fields import levels_api
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
+from bot.jobs import bell
 from bot.jobs.worker import Worker
 from bot.keys import (
     BOT,
     BOT_HANDLER,
     CLOCK,
     ENGINE,
+    EVENT_PUMP,
     HTTP,
     LIST_CACHE,
     LISTS_IN_FLIGHT,
@@ -146,13 +149,21 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
 async def _jobs(app: web.Application) -> AsyncIterator[None]:
     worker = Worker(app[SESSIONS], app[CLOCK])
     app[NOTIFIER].register(worker)
+    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK])
+    worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     app[WORKER] = worker
     poll = app[SETTINGS].jobs_poll_seconds
-    task = asyncio.create_task(worker.run_forever(poll)) if poll > 0 else None
-    try:
+    if poll <= 0:  # tests run the worker's turns themselves
         yield
-    finally:
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        return
+    # A commit that writes work wakes the worker: this process's own at once, others' through
+    # the database (PostgreSQL); the poll is the fallback.
+    with bell.listening(worker.wake):
+        async with signals.listening(app[ENGINE], signals.WORK_TOPIC, worker.wake):
+            task = asyncio.create_task(worker.run_forever(poll))
+            try:
+                yield
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task

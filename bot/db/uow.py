@@ -70,6 +70,7 @@ class UnitOfWork:
     them (docs/ARCHITECTURE.md, "Reaching the database")."""
 
     __slots__ = (
+        "_committed",
         "_reads",
         "_session",
         "_sessions",
@@ -97,6 +98,13 @@ class UnitOfWork:
         self._session: AsyncSession | None = None
         self._sessions = sessions
         self._write_apart = write_apart
+        self._committed: list[Callable[[], None]] = []
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the unit has committed (never after a rollback), e.g. to wake a
+        worker for what it wrote; a callback given twice is called once."""
+        if callback not in self._committed:
+            self._committed.append(callback)
 
     # Statements.
 
@@ -282,6 +290,8 @@ async def unit_of_work(
         if timed_out(error):
             raise QueryTooLong() from error
         raise
+    for callback in uow._committed:
+        callback()
 
 
 @asynccontextmanager

@@ -10,6 +10,7 @@ from bot.db.statements import Prepared
 from bot.db.tables import PendingEvent
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id, new_ids
+from bot.jobs import bell
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
 
@@ -65,6 +66,7 @@ async def record(
     if not payloads:
         return
     assert uow.channel is not None
+    uow.on_commit(bell.ring)
     same = {
         "channel_id": uow.channel.channel_id,
         "kind": kind.value,

@@ -9,6 +9,7 @@ from sqlalchemy import or_, select, update
 from bot.db.tables import Job
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
+from bot.jobs import bell
 
 QUEUED = "queued"
 DONE = "done"
@@ -54,6 +55,7 @@ async def enqueue(
     )
     uow.add(job)
     await uow.flush()
+    uow.on_commit(bell.ring)
     return job.id
 
 

@@ -23,6 +23,9 @@ LEASE = timedelta(minutes=5)
 BATCH = 20
 
 JobHandler = Callable[[ClaimedJob], Awaitable[None]]
+# Work that is not a job row, done at every turn before claiming jobs (the pending-event
+# pump): the number of things it did, a full batch meaning "there is more".
+Pass = Callable[[], Awaitable[int]]
 
 
 class RetryLater(Exception):
@@ -53,17 +56,35 @@ class Worker:
         # Unique per worker, readable in the table: host, process, and a random part.
         self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
         self._handlers: dict[str, JobHandler] = {}
+        self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
 
     def register(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
+
+    def add_pass(self, run: Pass, *, batch: int) -> None:
+        """Run `run` at every turn, before claiming jobs (whatever it enqueues runs in that
+        turn); `batch` is what it does at most in one call."""
+        self._passes.append((run, batch))
 
     def wake(self) -> None:
         """Look for due jobs now instead of at the next poll (after queueing one)."""
         self._wake.set()
 
     async def run_once(self) -> int:
-        """Claim the due jobs (up to a batch), run them concurrently; the number run."""
+        """One turn: the passes, then the due jobs (up to a batch) run concurrently; the
+        number of jobs run."""
+        await self.run_passes()
+        return await self._run_jobs()
+
+    async def run_passes(self) -> bool:
+        """Run each pass once; whether one came back full (it has more to do right away)."""
+        full = False
+        for run, batch in self._passes:
+            full |= await run() >= batch
+        return full
+
+    async def _run_jobs(self) -> int:
         async with unit_of_work(self._sessions, self._clock) as uow:
             jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=self.batch)
         await asyncio.gather(*(self._run(job) for job in jobs))
@@ -73,13 +94,17 @@ class Worker:
         """Until cancelled: run due jobs, then sleep `poll` seconds or until woken."""
         while True:
             try:
-                ran = await self.run_once()
+                full = await self.run_passes()
+                more = await self._run_jobs() >= self.batch or full
             except Exception:
-                log.exception("job worker: claiming failed; retrying after %s s", poll)
-                ran = 0
-            if ran < self.batch:
+                log.exception("job worker: a turn failed; retrying after %s s", poll)
+                more = False
+            if not more:
+                # Not wait_for: on Python 3.11 it can swallow a cancellation that arrives as the
+                # wake does (every commit rings), and the worker would outlive its app.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), poll)
+                    async with asyncio.timeout(poll):
+                        await self._wake.wait()
                 self._wake.clear()
 
     async def _run(self, job: ClaimedJob) -> None:

@@ -28,6 +28,7 @@ from bot.db.tables import (
 )
 from tests.factories import Factory, Member
 from tests.generated.cross_team_matrix import JIRA_STATES, Target
+from tests.items.refusals import request_columns
 
 TEAM_B = "19:team-b@thread.tacv2"
 CHANNEL_B = "19:channel-b@thread.tacv2"
@@ -171,7 +172,9 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
         async def rows(model: type[Base], where: Callable[[Table], Any]) -> None:
             table = Base.metadata.tables[model.__tablename__]
             keys = list(table.primary_key.columns)
-            result = await session.execute(select(table).where(where(table)).order_by(*keys))
+            result = await session.execute(
+                select(*request_columns(table)).where(where(table)).order_by(*keys)
+            )
             snapshot[table.name] = [tuple(row) for row in result]
 
         for model in (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping):

@@ -2,6 +2,7 @@
 
 from bot.db.tables.base import Base
 from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
+from bot.db.tables.events import DeliveryAttempt, DueAlert, EventDefinition, EventDelivery
 from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
@@ -12,6 +13,10 @@ __all__ = [
     "Base",
     "Channel",
     "ConversationReference",
+    "DeliveryAttempt",
+    "DueAlert",
+    "EventDefinition",
+    "EventDelivery",
     "FieldMapping",
     "FieldValue",
     "Item",

@@ -41,6 +41,8 @@ class Channel(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     # Set when Teams reports the channel deleted: the API refuses it, its items stay.
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # How long before a due date DUESOON fires here; None: the installation's setting.
+    due_soon_minutes: Mapped[int | None]
 
 
 class User(Base):

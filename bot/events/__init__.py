@@ -1,0 +1,1 @@
+"""Event rules: definitions, the engine that matches them, deliveries, the due-date sweep."""
