@@ -51,8 +51,20 @@ async def _listen(url: URL, topic: str, callback: Callable[[], None]) -> None:
         await asyncio.sleep(RECONNECT_AFTER_S)
 
 
+async def _connect(dsn: str) -> asyncpg.Connection:
+    """Connect, and if cancelled meanwhile (the app stopping as it starts), finish connecting
+    and drop the connection: asyncpg would otherwise leave a half-made one to the collector."""
+    connecting = asyncio.ensure_future(asyncpg.connect(dsn))
+    try:
+        return await asyncio.shield(connecting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            (await connecting).terminate()
+        raise
+
+
 async def _listen_until_lost(dsn: str, topic: str, callback: Callable[[], None]) -> None:
-    connection = await asyncpg.connect(dsn)
+    connection = await _connect(dsn)
     lost = asyncio.Event()
     try:
         connection.add_termination_listener(lambda _connection: lost.set())
