@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, RootModel, StringConstraints
+from pydantic import AfterValidator, Field, RootModel, Strict, StringConstraints
 
 from bot.schemas import ApiModel, CollectionPage, ItemKind, RefusesNull, Timestamp
 
@@ -192,6 +192,7 @@ class HttpAction(ApiModel):
 
 
 EventName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+Switch = Annotated[bool, Strict()]  # true or false: "yes" or 1 is a mistake, not a switch
 Action = dict[str, Any]
 ACTION_DOC = "HTTP: {url, method, headers: [{name, value}], body}; Notification: {} or omitted"
 
@@ -201,7 +202,7 @@ class DefinitionIn(ApiModel):
 
     event_name: EventName = Field(alias="eventName")
     entity_type: ItemKind = Field(alias="entityType")
-    enable: bool = True
+    enable: Switch = True
     trigger_type: Trigger = Field(alias="triggerType")
     conditions_ops: Joiner = Field(Joiner.AND, alias="conditionsOps")
     conditions: list[ConditionGroup] = Field(default_factory=list, max_length=MAX_GROUPS)
@@ -214,7 +215,7 @@ class DefinitionPatch(ApiModel):
 
     event_name: Annotated[EventName | None, RefusesNull] = Field(None, alias="eventName")
     entity_type: Annotated[ItemKind | None, RefusesNull] = Field(None, alias="entityType")
-    enable: Annotated[bool | None, RefusesNull] = None
+    enable: Annotated[Switch | None, RefusesNull] = None
     trigger_type: Annotated[Trigger | None, RefusesNull] = Field(None, alias="triggerType")
     conditions_ops: Annotated[Joiner | None, RefusesNull] = Field(None, alias="conditionsOps")
     conditions: Annotated[list[ConditionGroup] | None, RefusesNull] = Field(
