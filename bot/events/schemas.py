@@ -33,6 +33,20 @@ class Trigger(StrEnum):
     OVERDUE = "OVERDUE"
 
 
+_TRIGGER_WORDS = {
+    Trigger.ITEM_CREATED: "is created",
+    Trigger.ITEM_UPDATED: "is updated",
+    Trigger.DUESOON: "is due soon",
+    Trigger.ITEM_DELETED: "is deleted",
+    Trigger.OVERDUE: "is overdue",
+}
+
+
+def display_name(kind: ItemKind, trigger: Trigger) -> str:
+    """A trigger as the triggers list names it: `A task is created`, `A bug is due soon`, …"""
+    return f"A {kind.value} {_TRIGGER_WORDS[trigger]}"
+
+
 class Joiner(StrEnum):
     """How conditions of a group, or groups of a rule, combine."""
 

@@ -4,23 +4,9 @@ with the same SQL as any other list."""
 
 from sqlalchemy import Integer, String, literal, select, union_all
 
-from bot.events.schemas import Trigger
+from bot.events.schemas import Trigger, display_name
 from bot.odata.model import EntitySet, Property, PropertyKind, SortKey
 from bot.schemas import ItemKind
-
-_WORDS = {
-    Trigger.ITEM_CREATED: "is created",
-    Trigger.ITEM_UPDATED: "is updated",
-    Trigger.DUESOON: "is due soon",
-    Trigger.ITEM_DELETED: "is deleted",
-    Trigger.OVERDUE: "is overdue",
-}
-
-
-def display_name(kind: ItemKind, trigger: Trigger) -> str:
-    """`A task is created`, `A bug is due soon`, …"""
-    return f"A {kind.value} {_WORDS[trigger]}"
-
 
 # Task forms first, then bug forms, each in the triggers' own order.
 ROWS = [(kind, trigger) for kind in (ItemKind.TASK, ItemKind.BUG) for trigger in Trigger]
