@@ -17,6 +17,7 @@ from bot.db import checkpoints, signals
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
+from bot.events import api as events_api
 from bot.events import pump
 from bot.fields import api as fields_api
 from bot.fields import levels_api
@@ -67,6 +68,7 @@ ROUTE_TABLES: list[RouteTable] = [
     projects_api.routes,
     mappings_api.routes,
     me_api.routes,
+    events_api.routes,
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from botbuilder.core import TurnContext
 
-from bot.teams import grammar, item_commands, listing
+from bot.teams import grammar, item_commands, listing, rule_commands
 from bot.teams.context import BotContext
 from bot.teams.grammar import Command, Mention, Message
 from bot.teams.replies import send_card
@@ -50,4 +50,5 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.Close: item_commands.close,
     grammar.Clone: item_commands.clone,
     grammar.Create: item_commands.create,
+    grammar.Rules: rule_commands.rules,
 }

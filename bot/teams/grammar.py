@@ -114,6 +114,11 @@ class Create:
 
 
 @dataclass(frozen=True)
+class Rules:
+    """The channel's event rules and how each last fired."""
+
+
+@dataclass(frozen=True)
 class Unknown:
     text: str
     suggestion: str | None = None
@@ -129,6 +134,7 @@ Command = (
     | Close
     | Clone
     | Create
+    | Rules
     | Unknown
 )
 
@@ -153,19 +159,21 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("tasks, tasks/my, task/{id}, …", "The same for tasks"),
     CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks"),
     CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
+    CommandHelp("rules", "The channel's event rules and how each last fired"),
 )
 
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _KEYWORDS = (
-    "help bugs bug tasks task my name status priority assigned update clone new close assign to"
+    "help bugs bug tasks task my name status priority assigned update clone new close assign to "
+    "rules"
 ).split()
 # Complete commands a typo is compared with when no keyword-wise correction parses.
 _EXAMPLES = tuple(
     form.format(kind=kind)
     for kind in ("bug", "task")
     for form in ("{kind}s", "{kind}s/my", "my {kind}s", "new {kind}")
-) + ("help",)
+) + ("help", "rules")
 
 
 def strip_mentions(
@@ -283,6 +291,8 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
     lowered = [word.casefold() for word in words]
     if lowered == ["help"] or lowered == ["?"]:
         return Help()
+    if lowered == ["rules"]:
+        return Rules()
     if len(words) == 2 and lowered[0] == "my" and lowered[1] in _PLURALS:
         return ListItems(_PLURALS[lowered[1]], mine=True)
     if len(words) == 2 and lowered[0] in _KINDS:

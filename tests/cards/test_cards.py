@@ -1,9 +1,11 @@
 """Every card: valid Adaptive Card 1.5, under Teams' 28 KB, what a user reads, what buttons send."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from bot.events.schemas import ActionType, DeliveryState, RuleSummary, Trigger
 from bot.schemas import ItemKind
 from cards.bulk import bulk_form
 from cards.choice import MAX_PLACES, Place, channel_choice
@@ -12,6 +14,7 @@ from cards.help import CommandHelp, error_card, help_card
 from cards.item import item_card
 from cards.layout import Card, action_data
 from cards.listing import MAX_ROWS, ItemList, list_card
+from cards.rules import NEVER_FIRED, rules_card
 from cards.verbs import (
     ApplyBulkEdit,
     BulkEdit,
@@ -47,6 +50,27 @@ MANY_MEMBERS = ChannelChoices(
     severities=["Critical", "High", "Medium", "Low"],
     members=[user(number, LONG[:255]) for number in range(1, 51)],
 )
+
+
+def rule(number: int, name: str = "Pager", **fields: Any) -> RuleSummary:
+    values: dict[str, Any] = {
+        "name": f"{name} {number}",
+        "entity_type": BUG,
+        "trigger": Trigger.ITEM_UPDATED,
+        "enabled": True,
+        "action_type": ActionType.HTTP,
+        "target": "POST hooks.example.com",
+        "disabled_reason": None,
+        "last_state": DeliveryState.SUCCEEDED,
+        "last_at": datetime(2026, 11, 21, 9, 30, tzinfo=UTC),
+    }
+    return RuleSummary(**(values | fields))
+
+
+LONGEST_RULES = [
+    rule(n, LONG[:255], enabled=False, disabled_reason=LONG, target="POST " + LONG[:250])
+    for n in range(50)
+]
 
 
 def places(count: int) -> list[Place]:
@@ -95,6 +119,9 @@ def every_card() -> dict[str, Card]:
         "error": error_card(LONG * 10),
         "choice": channel_choice("Which channel?", command="bug 12", places=places(2)),
         "choice cut": channel_choice(LONG, command=LONG, places=places(MAX_PLACES + 2)),
+        "rules": rules_card([rule(1), rule(2, action_type=ActionType.NOTIFICATION)], total=2),
+        "rules none": rules_card([], total=0),
+        "rules longest": rules_card(LONGEST_RULES, total=120),
     }
 
 
@@ -356,3 +383,20 @@ def test_error_card_is_one_short_line_shown_as_typed() -> None:
         }
     ]
     assert len(error_card("word " * 500)["body"][0]["inlines"][0]["text"]) <= 300
+
+
+def test_rules_card_shows_what_each_rule_does_and_how_it_last_fired() -> None:
+    never = rule(2, last_state=None, last_at=None, trigger=Trigger.OVERDUE, entity_type=TASK)
+    card = rules_card([rule(1, "Pager *bold*"), never], total=2)
+    text = text_of(card)
+    assert "Pager *bold* 1" in text and "2 rules" in text
+    assert "A bug is updated" in text and "HTTP POST hooks.example.com" in text
+    assert "delivered 2026-11-21 09:30 UTC" in text
+    assert "A task is overdue" in text and NEVER_FIRED in text
+
+
+def test_rules_card_cut_for_size_says_how_many_there_are() -> None:
+    card = CARDS["rules longest"]
+    shown = [node for node in card["body"] if node.get("type") == "Container"]
+    assert 0 < len(shown) < 50
+    assert f"{len(shown)} of 120 rules" in text_of(card)

@@ -46,8 +46,10 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
         projects[0],
         a.project["_id"],
         a.mapping["_id"],
+        a.definition["_id"],
     ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
+    secrets.add(a.definition["secret"])
     # Whatever a probe could change would then show in updated_at too.
     clock.advance(timedelta(minutes=5))
     return World(a=a, b=b, eve=eve, ids_a=ids_a, secrets=secrets)

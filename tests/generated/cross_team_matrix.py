@@ -17,6 +17,8 @@ from pydantic import BaseModel
 
 from bot.app import ROUTE_TABLES
 from bot.directory.queries import USERS
+from bot.events.definitions.queries import DEFINITIONS
+from bot.events.schemas import DefinitionIn, DefinitionPatch
 from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
 from bot.items.queries import entity_set
@@ -62,6 +64,7 @@ class Target(StrEnum):
     USER = "user"  # a member of the team
     PROJECT = "project"  # an external (Jira) project
     MAPPING = "mapping"  # one of that project's mappings
+    DEFINITION = "definition"  # an event rule
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,14 @@ MATRIX: dict[str, Probe] = {
     "POST /odata/_fieldMappings": Probe(Kind.CREATE, Target.MAPPING),
     "PATCH /odata/_fieldMappings({key})": Probe(Kind.KEYED, Target.MAPPING),
     "DELETE /odata/_fieldMappings({key})": Probe(Kind.KEYED, Target.MAPPING),
+    "GET /api/events": Probe(Kind.LIST, Target.DEFINITION, DEFINITIONS),
+    "GET /odata/eventDefinitions": Probe(Kind.LIST, Target.DEFINITION, DEFINITIONS),
+    "GET /api/events/triggers": Probe(Kind.READ),
+    "GET /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /odata/eventDefinitions": Probe(Kind.CREATE, Target.DEFINITION),
+    "PATCH /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
+    "DELETE /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /api/events/{id}/secret": Probe(Kind.KEYED, Target.DEFINITION),
 }
 
 # Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
@@ -156,6 +167,14 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
         "entityType": "Bug",
     },
     MappingPatch: {"sourceName": "Probed", "enable": False},
+    DefinitionIn: {
+        "eventName": "Probe rule",
+        "entityType": "bug",
+        "triggerType": "ITEM_CREATED",
+        "actionType": "HTTP",
+        "action": {"url": "https://93.184.215.14/hooks/probe"},
+    },
+    DefinitionPatch: {"eventName": "Probe renamed", "enable": False},
 }
 # Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
 REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
@@ -173,6 +192,8 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     ProjectPatch: (),
     MappingIn: ("fieldId", "projectId"),
     MappingPatch: ("fieldId",),
+    DefinitionIn: (),
+    DefinitionPatch: (),
 }
 # Fields a client may send but the server owns (docs/api.md): ignored, whatever they name.
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")

@@ -16,6 +16,7 @@ from sqlalchemy import Table, select
 from bot.db.tables import (
     Base,
     Channel,
+    EventDefinition,
     FieldMapping,
     FieldValue,
     Item,
@@ -52,6 +53,7 @@ class Side:
     project: dict[str, Any]
     mapping: dict[str, Any]
     priority_id: str
+    definition: dict[str, Any]
 
     @property
     def headers(self) -> dict[str, str]:
@@ -68,6 +70,7 @@ class Side:
             Target.SEVERITY: self.severity,
             Target.PROJECT: self.project,
             Target.MAPPING: self.mapping,
+            Target.DEFINITION: self.definition,
         }[target]
 
 
@@ -135,6 +138,19 @@ async def make_side(
         headers=headers,
     )
     mapping = (await mappings.json())["value"][0]
+    definition = await make(
+        client,
+        headers,
+        "/odata/eventDefinitions",
+        eventName=f"{label} rule",
+        entityType="bug",
+        triggerType="ITEM_UPDATED",
+        conditions=[
+            {"ops": "and", "conditions": [{"field": "name", "ops": "Contains", "value": label}]}
+        ],
+        actionType="HTTP",
+        action={"url": f"https://93.184.215.14/hooks/{label.lower()}"},
+    )
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
         priority_id = await uow.session.scalar(
@@ -159,6 +175,7 @@ async def make_side(
         project,
         mapping,
         priority_id,
+        definition,
     )
 
 
@@ -177,7 +194,15 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             )
             snapshot[table.name] = [tuple(row) for row in result]
 
-        for model in (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping):
+        for model in (
+            Item,
+            FieldValue,
+            PendingEvent,
+            Project,
+            ItemCounter,
+            FieldMapping,
+            EventDefinition,
+        ):
             await rows(model, lambda table: table.c.channel_id == channel_pk)
         items = select(Item.id).where(Item.channel_id == channel_pk)
         await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))

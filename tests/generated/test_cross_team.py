@@ -17,7 +17,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
-from bot.db.tables import Channel, FieldMapping, FieldValue, Item, Project
+from bot.db.tables import Channel, EventDefinition, FieldMapping, FieldValue, Item, Project
 from bot.items.schemas import BulkEdit
 from bot.web.routing import Access, Endpoint
 from tests.factories import CHANNEL, TEAM, Factory
@@ -297,7 +297,7 @@ async def _create_with_server_owned_fields(
     async with factory.work() as uow:
         homes = [
             await uow.session.scalar(select(model.channel_id).where(model.id == payload["_id"]))
-            for model in (Item, FieldValue, Project, FieldMapping)
+            for model in (Item, FieldValue, Project, FieldMapping, EventDefinition)
         ]
     assert [home for home in homes if home] == [world.b.channel_pk], f"{route}: made in {homes}"
 

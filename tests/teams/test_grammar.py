@@ -16,6 +16,7 @@ from bot.teams.grammar import (
     Me,
     Mention,
     Message,
+    Rules,
     SetPriority,
     SetStatus,
     ShowItem,
@@ -82,6 +83,9 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("assign task 3 to grace@contoso.com", Assign(TASK, 3, "grace@contoso.com")),
         ("  bugs/my \n", ListItems(BUG, mine=True)),
         ("bugs/my\xa0", ListItems(BUG, mine=True)),
+        ("rules", Rules()),
+        ("RULES", Rules()),
+        ("/rules ", Rules()),
     ],
 )
 def test_parses_every_form(text: str, command: object) -> None:
@@ -99,6 +103,7 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("new bgu Login fails", "new bug Login fails"),
         ("bug/updte/12/status/done", "bug/update/12/status/done"),
         ("tasks/stauts/done", "tasks/status/done"),
+        ("rulse", "rules"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:
@@ -128,6 +133,8 @@ def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: 
         "assign bug 12 to",
         "bugs/my/extra",
         "features",
+        "rules/all",
+        "rules 2",
     ],
 )
 def test_malformed_commands_are_unknown(text: str) -> None:

@@ -1,0 +1,247 @@
+"""Event rules of a channel: create, read, change, delete, rotate the signing secret, and the
+summary the chat's `rules` card shows."""
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import bindparam, delete, func, select
+from yarl import URL
+
+from bot.db.statements import Prepared
+from bot.db.tables import EventDefinition, EventDelivery
+from bot.db.uow import ChannelScope, UnitOfWork
+from bot.errors import BadRequest, NotFound
+from bot.events.definitions import checks
+from bot.events.definitions.secrets import OVERLAP_HOURS, new_secret
+from bot.events.definitions.triggers import LIST as TRIGGER_LIST
+from bot.events.schemas import (
+    ActionType,
+    DefinitionIn,
+    DefinitionPatch,
+    DeliveryState,
+    RuleSummary,
+)
+from bot.ids import is_id, new_id
+from bot.odata.query import Query, apply, count_statement, page
+from bot.schemas import ItemKind
+from bot.web.body import describe_validation_error
+
+MAX_RULES_SHOWN = 50  # in the chat's card; the API lists them all
+
+
+def _channel(uow: UnitOfWork) -> ChannelScope:
+    assert uow.channel is not None, "event rules belong to a channel"
+    return uow.channel
+
+
+async def list_triggers(uow: UnitOfWork, *, query: Query) -> list[dict[str, Any]]:
+    """The triggers the query asks for, in the API's shape."""
+    rows, _ = page(await uow.rows(apply(TRIGGER_LIST, query)), query)
+    return [
+        {"id": "", "entityType": row.entity_type, "name": row.name, "displayName": row.display_name}
+        for row in rows
+    ]
+
+
+async def list_definitions(
+    uow: UnitOfWork, *, query: Query
+) -> tuple[list[EventDefinition], int | None, bool]:
+    """A page of the channel's rules, the exact count if asked, and whether more follow."""
+    statement = select(EventDefinition).where(
+        EventDefinition.channel_id == _channel(uow).channel_id
+    )
+    rows, more = page(await uow.entities(apply(statement, query)), query)
+    count = await uow.value(count_statement(statement, query)) if query.count else None
+    return rows, count, more
+
+
+async def get_definition(
+    uow: UnitOfWork, *, definition_id: str, for_update: bool = False
+) -> EventDefinition:
+    """A rule of the request's channel; anything else (another channel's, none) is a 404."""
+    definition = None
+    if is_id(definition_id):
+        statement = select(EventDefinition).where(
+            EventDefinition.id == definition_id,
+            EventDefinition.channel_id == _channel(uow).channel_id,
+        )
+        definition = await uow.entity(statement.with_for_update() if for_update else statement)
+    if definition is None:
+        raise NotFound(f"Event definition '{definition_id}' not found.")
+    return definition
+
+
+async def create_definition(uow: UnitOfWork, *, body: DefinitionIn) -> EventDefinition:
+    """A new rule in the channel, with a new signing secret (shown once, by the caller)."""
+    conditions = checks.checked_conditions(
+        body.conditions, kind=body.entity_type, trigger=body.trigger_type
+    )
+    action = checks.checked_action(body.action_type, body.action)
+    now = uow.clock.now()
+    definition = EventDefinition(
+        id=new_id(),
+        channel_id=_channel(uow).channel_id,
+        kind=body.entity_type.value,
+        name=body.event_name,
+        enabled=body.enable,
+        trigger=body.trigger_type.value,
+        conditions_op=body.conditions_ops.value,
+        conditions=conditions,
+        action_type=body.action_type.value,
+        action=action,
+        secret=new_secret(),
+        previous_secret=None,
+        previous_secret_until=None,
+        disabled_reason=None,
+        disabled_announced_at=None,
+        created_by=uow.actor.user_id if uow.actor else None,
+        created_at=now,
+        updated_at=now,
+    )
+    uow.add(definition)
+    await uow.flush()
+    return definition
+
+
+async def update_definition(uow: UnitOfWork, *, definition_id: str, patch: DefinitionPatch) -> None:
+    """Change any part of a rule; the rule as it then stands is checked as a whole."""
+    definition = await get_definition(uow, definition_id=definition_id, for_update=True)
+    changes = patch.model_dump(exclude_unset=True, by_alias=False)
+    for field, value in changes.items():
+        if value is None and field != "action":
+            raise BadRequest(f"{_alias(field)}: must not be null")
+    merged = _body_of(definition) | changes
+    if "action_type" in changes and "action" not in changes:
+        # Another kind of action: its settings must come with it (Notification has none).
+        merged["action"] = None
+    try:
+        body = DefinitionIn.model_validate(merged)
+    except ValidationError as exc:
+        raise BadRequest(describe_validation_error(exc)) from None
+    definition.conditions = checks.checked_conditions(
+        body.conditions, kind=body.entity_type, trigger=body.trigger_type
+    )
+    definition.action = checks.checked_action(body.action_type, body.action)
+    if "enable" in changes:
+        # Switched by a person: whatever the service recorded when it switched it off is past.
+        definition.disabled_reason = None
+        definition.disabled_announced_at = None
+    definition.name = body.event_name
+    definition.kind = body.entity_type.value
+    definition.enabled = body.enable
+    definition.trigger = body.trigger_type.value
+    definition.conditions_op = body.conditions_ops.value
+    definition.action_type = body.action_type.value
+    definition.updated_at = uow.clock.now()
+    await uow.flush()
+
+
+async def delete_definition(uow: UnitOfWork, *, definition_id: str) -> None:
+    """Delete a rule and its delivery log."""
+    deleted = None
+    if is_id(definition_id):
+        deleted = await uow.execute(
+            delete(EventDefinition)
+            .where(
+                EventDefinition.id == definition_id,
+                EventDefinition.channel_id == _channel(uow).channel_id,
+            )
+            .returning(EventDefinition.id)
+        )
+    if not deleted:
+        raise NotFound(f"Event definition '{definition_id}' not found.")
+
+
+async def rotate_secret(uow: UnitOfWork, *, definition_id: str) -> EventDefinition:
+    """A new signing secret; the current one keeps signing beside it for OVERLAP_HOURS."""
+    definition = await get_definition(uow, definition_id=definition_id, for_update=True)
+    now = uow.clock.now()
+    definition.previous_secret = definition.secret
+    definition.previous_secret_until = now + timedelta(hours=OVERLAP_HOURS)
+    definition.secret = new_secret()
+    definition.updated_at = now
+    await uow.flush()
+    return definition
+
+
+def _latest(column: Any) -> Any:
+    """`column` of the rule's latest delivery, as a scalar subquery of its row."""
+    return (
+        select(column)
+        .where(EventDelivery.definition_id == EventDefinition.id)
+        .order_by(EventDelivery.created_at.desc(), EventDelivery.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
+_RULES = Prepared(
+    select(
+        EventDefinition.name,
+        EventDefinition.kind,
+        EventDefinition.trigger,
+        EventDefinition.enabled,
+        EventDefinition.action_type,
+        EventDefinition.action,
+        EventDefinition.disabled_reason,
+        _latest(EventDelivery.state).label("last_state"),
+        _latest(func.coalesce(EventDelivery.last_attempt_at, EventDelivery.created_at)).label(
+            "last_at"
+        ),
+    )
+    .where(EventDefinition.channel_id == bindparam("channel_id"))
+    .order_by(EventDefinition.created_at, EventDefinition.id)
+    .limit(MAX_RULES_SHOWN)
+)
+_RULE_COUNT = Prepared(
+    select(func.count()).where(EventDefinition.channel_id == bindparam("channel_id"))
+)
+
+
+async def channel_rules(uow: UnitOfWork) -> tuple[list[RuleSummary], int]:
+    """The channel's rules (the first MAX_RULES_SHOWN, oldest first) with their latest
+    delivery's outcome, and how many rules the channel has."""
+    values = {"channel_id": _channel(uow).channel_id}
+    rows = await uow.rows(_RULES, values)
+    total = len(rows)
+    if total == MAX_RULES_SHOWN:
+        total = await uow.value(_RULE_COUNT, values)
+    return [_summary(row) for row in rows], total
+
+
+def _summary(row: Any) -> RuleSummary:
+    action_type = ActionType(row.action_type)
+    target = None
+    if action_type is ActionType.HTTP:
+        target = f"{row.action.get('method', 'POST')} {URL(row.action['url']).host}"
+    return RuleSummary(
+        name=row.name,
+        entity_type=ItemKind(row.kind),
+        trigger=row.trigger,
+        enabled=row.enabled,
+        action_type=action_type,
+        target=target,
+        disabled_reason=row.disabled_reason,
+        last_state=DeliveryState(row.last_state) if row.last_state else None,
+        last_at=row.last_at,
+    )
+
+
+def _body_of(definition: EventDefinition) -> dict[str, Any]:
+    """The stored rule as a creation body, by field name."""
+    return {
+        "event_name": definition.name,
+        "entity_type": definition.kind,
+        "enable": definition.enabled,
+        "trigger_type": definition.trigger,
+        "conditions_ops": definition.conditions_op,
+        "conditions": definition.conditions,
+        "action_type": definition.action_type,
+        "action": definition.action,
+    }
+
+
+def _alias(field: str) -> str:
+    info = DefinitionPatch.model_fields[field]
+    return info.alias or field

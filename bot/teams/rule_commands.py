@@ -1,0 +1,18 @@
+"""`rules`: the channel's event rules, each with how it last fired."""
+
+from bot.errors import BadRequest
+from bot.events import service as events
+from bot.teams import grammar
+from bot.teams.context import BotContext
+from cards.layout import Card
+from cards.rules import rules_card
+
+RULES_IN_A_CHANNEL = "Rules belong to a channel: say rules in a channel where I am installed."
+
+
+async def rules(ctx: BotContext, _command: grammar.Rules) -> Card:
+    if ctx.channel is None:
+        raise BadRequest(RULES_IN_A_CHANNEL)
+    async with ctx.work(write=False) as uow:
+        summaries, total = await events.channel_rules(uow)
+    return rules_card(summaries, total=total)
