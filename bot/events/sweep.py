@@ -90,7 +90,7 @@ def _crossing(trigger: str) -> Any:
             )
         )
 
-    by_time = half(Item.due_date > since, Item.due_date)
+    by_time = half(Item.due_date > since, _ITEM.due_date)
     # The due date read through a function, so the planner ranges over the index on updated_at
     # (the few items written since the last run), not every item already past the line.
     unindexed_due = func.coalesce(Item.due_date, Item.due_date)
