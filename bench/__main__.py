@@ -2,7 +2,17 @@
 
 import sys
 
-from bench import bot_turn, channels, instructions, items, list_shapes, me, me_tasks, pressure
+from bench import (
+    bot_turn,
+    channels,
+    due_sweep,
+    instructions,
+    items,
+    list_shapes,
+    me,
+    me_tasks,
+    pressure,
+)
 
 
 def main(only: list[str]) -> None:
@@ -45,6 +55,12 @@ def main(only: list[str]) -> None:
         for kind in ("sqlite", "postgresql"):
             for line in channels.report(kind, channels.measure(kind)):
                 print(line, flush=True)
+    if not only or "due_sweep" in only:
+        print(
+            f"\nDue-date sweep over {due_sweep.ITEMS:,} items, {due_sweep.CROSSING:,} overdue since"
+        )
+        for kind in ("sqlite", "postgresql"):
+            print(due_sweep.report(kind, due_sweep.measure(kind)), flush=True)
     if not only or "bot" in only:
         print(
             f"\nBot turn: bugs/my over {bot_turn.BUGS:,} bugs, reply recorded by a local connector"

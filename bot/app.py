@@ -3,6 +3,7 @@
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from importlib.metadata import version
 
 import aiohttp
@@ -18,7 +19,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.events import api as events_api
-from bot.events import pump
+from bot.events import pump, sweep
 from bot.fields import api as fields_api
 from bot.fields import levels_api
 from bot.items import api as items_api
@@ -29,6 +30,7 @@ from bot.keys import (
     BOT,
     BOT_HANDLER,
     CLOCK,
+    DUE_SWEEP,
     ENGINE,
     EVENT_PUMP,
     HTTP,
@@ -153,6 +155,14 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     app[NOTIFIER].register(worker)
     app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK])
     worker.add_pass(event_pump.run_once, batch=pump.BATCH)
+    settings = app[SETTINGS]
+    app[DUE_SWEEP] = due_sweep = sweep.DueSweep(
+        app[SESSIONS], app[CLOCK], default_window=timedelta(minutes=settings.due_soon_minutes)
+    )
+    await due_sweep.install()
+    worker.register_recurring(
+        sweep.KIND, due_sweep.handle, every=timedelta(seconds=settings.due_sweep_seconds)
+    )
     app[WORKER] = worker
     poll = app[SETTINGS].jobs_poll_seconds
     if poll <= 0:  # tests run the worker's turns themselves

@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
 from bot.events.pump import EventPump
+from bot.events.sweep import DueSweep
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
 from bot.settings import Settings
@@ -33,3 +34,4 @@ NOTIFIER = web.AppKey("notifier", Notifier)
 WORKER = web.AppKey("worker", Worker)
 # Hands committed item changes to the observers that act on them (bot.events.pump).
 EVENT_PUMP = web.AppKey("event_pump", EventPump)
+DUE_SWEEP = web.AppKey("due_sweep", DueSweep)

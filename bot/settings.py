@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "secret", "password", "your-secret-key"}
 MIN_SECRET_LENGTH = 32
+MAX_DUE_SOON_MINUTES = 90 * 24 * 60  # a due-soon window of at most 90 days
 
 
 class SettingsError(Exception):
@@ -91,10 +92,40 @@ class Settings(BaseSettings):
         ge=0,
         description="How often the in-process worker looks for due jobs; 0 runs no worker",
     )
-
-    _split_lists = field_validator("sso_audience", "sso_allowed_tenants", mode="before")(
-        _comma_list
+    webhook_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        alias="WEBHOOK_ALLOWED_HOSTS",
+        description="Host names, addresses or networks webhooks may reach even when not public",
     )
+    due_soon_minutes: int = Field(
+        24 * 60,
+        alias="DUE_SOON_MINUTES",
+        ge=1,
+        le=MAX_DUE_SOON_MINUTES,
+        description="How long before its due date an item is due soon, unless its channel says",
+    )
+    due_sweep_seconds: float = Field(
+        60.0,
+        alias="DUE_SWEEP_SECONDS",
+        gt=0,
+        le=3600,
+        description="How often the due-soon and overdue sweep runs",
+    )
+
+    _split_lists = field_validator(
+        "sso_audience", "sso_allowed_tenants", "webhook_allowed_hosts", mode="before"
+    )(_comma_list)
+
+    @field_validator("webhook_allowed_hosts")
+    @classmethod
+    def _hosts_or_networks(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if "/" in entry:
+                try:
+                    ipaddress.ip_network(entry, strict=False)
+                except ValueError:
+                    raise ValueError(f"'{entry}' is not a network") from None
+        return value
 
     @field_validator("database_url")
     @classmethod

@@ -136,3 +136,111 @@ def _ordered_list_sqlite(element: OrderedList, compiler: SQLCompiler, **kw: Any)
     pairs = func.json_group_array(func.json_array(element.position, element.value))
     values = select(pairs).where(element.key_column == element.outer)
     return str(compiler.process(values.scalar_subquery(), **kw))
+
+
+class MinutesAfter(ColumnElement[Any]):
+    """`instant` plus `minutes` (an integer expression, e.g. a column), as a timestamp that
+    compares with UTCDateTime columns on either database."""
+
+    inherit_cache = True
+    _traverse_internals = [
+        ("instant", InternalTraversal.dp_clauseelement),
+        ("minutes", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, instant: ColumnElement[Any], minutes: ColumnElement[int]) -> None:
+        self.instant, self.minutes = instant, minutes
+        self.type = instant.type
+
+    @property
+    def _from_objects(self) -> list[Any]:
+        return [*self.instant._from_objects, *self.minutes._from_objects]
+
+
+def minutes_after(instant: ColumnElement[Any], minutes: ColumnElement[int]) -> MinutesAfter:
+    return MinutesAfter(instant, minutes)
+
+
+@compiles(MinutesAfter, "postgresql")
+def _minutes_after_postgresql(element: MinutesAfter, compiler: SQLCompiler, **kw: Any) -> str:
+    instant, minutes = (
+        compiler.process(element.instant, **kw),
+        compiler.process(element.minutes, **kw),
+    )
+    return f"({instant} + make_interval(mins => {minutes}))"
+
+
+@compiles(MinutesAfter, "sqlite")
+def _minutes_after_sqlite(element: MinutesAfter, compiler: SQLCompiler, **kw: Any) -> str:
+    # UTCDateTime stores `2026-11-22 09:30:00.123456`; strftime writes milliseconds, which
+    # compare with the stored text character by character.
+    instant, minutes = (
+        compiler.process(element.instant, **kw),
+        compiler.process(element.minutes, **kw),
+    )
+    return f"strftime('%Y-%m-%d %H:%M:%f', {instant}, ({minutes}) || ' minutes')"
+
+
+class JsonObject(ColumnElement[Any]):
+    """A JSON object built in the database from one key and a text value."""
+
+    inherit_cache = True
+    _traverse_internals = [
+        ("key", InternalTraversal.dp_string),
+        ("value", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, key: str, value: ColumnElement[str]) -> None:
+        self.key, self.value = key, value
+        self.type = String()
+
+    @property
+    def _from_objects(self) -> list[Any]:
+        return self.value._from_objects
+
+
+def json_object(key: str, value: ColumnElement[str]) -> JsonObject:
+    """`{key: value}` as JSON, for INSERT … SELECT into a JSON column."""
+    return JsonObject(key, value)
+
+
+@compiles(JsonObject, "postgresql")
+def _json_object_postgresql(element: JsonObject, compiler: SQLCompiler, **kw: Any) -> str:
+    key = compiler.render_literal_value(element.key, String())
+    return f"json_build_object({key}, {compiler.process(element.value, **kw)})"
+
+
+@compiles(JsonObject, "sqlite")
+def _json_object_sqlite(element: JsonObject, compiler: SQLCompiler, **kw: Any) -> str:
+    key = compiler.render_literal_value(element.key, String())
+    return f"json_object({key}, {compiler.process(element.value, **kw)})"
+
+
+class RandomHex(ColumnElement[str]):
+    """16 random lowercase hex characters per row (the random part of an id made in SQL);
+    `salt` (a column) keeps rows of one statement apart on PostgreSQL."""
+
+    type = String()
+    inherit_cache = True
+    _traverse_internals = [("salt", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, salt: ColumnElement[str]) -> None:
+        self.salt = salt
+
+    @property
+    def _from_objects(self) -> list[Any]:
+        return self.salt._from_objects
+
+
+def random_hex(salt: ColumnElement[str]) -> RandomHex:
+    return RandomHex(salt)
+
+
+@compiles(RandomHex, "postgresql")
+def _random_hex_postgresql(element: RandomHex, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"substr(md5(random()::text || {compiler.process(element.salt, **kw)}), 1, 16)"
+
+
+@compiles(RandomHex, "sqlite")
+def _random_hex_sqlite(element: RandomHex, compiler: SQLCompiler, **kw: Any) -> str:
+    return "lower(hex(randomblob(8)))"

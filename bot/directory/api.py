@@ -3,8 +3,14 @@
 from typing import Any
 
 from bot.directory.actors import actor_out
+from bot.directory.channel_settings import read_settings, update_settings
 from bot.directory.queries import USERS
-from bot.directory.schemas import ContextOut, UserPage
+from bot.directory.schemas import (
+    ChannelSettingsOut,
+    ChannelSettingsPatch,
+    ContextOut,
+    UserPage,
+)
 from bot.directory.teams import describe_channel
 from bot.directory.users import list_members
 from bot.web.collections import query_of, render_page
@@ -23,6 +29,31 @@ routes = RouteTable(tag="directory")
 async def channel_context(call: Call) -> ContextOut:
     team, channel = await describe_channel(call.uow, scope=call.channel)
     return ContextOut(team=team, channel=channel, user=actor_out(call.actor))
+
+
+@routes.route(
+    "GET",
+    "/api/channel/settings",
+    access=Access.CHANNEL,
+    response=ChannelSettingsOut,
+    summary="The channel's settings: its due-soon window",
+)
+async def channel_settings(call: Call) -> ChannelSettingsOut:
+    return await read_settings(call.uow, default_minutes=call.settings.due_soon_minutes)
+
+
+@routes.route(
+    "PATCH",
+    "/api/channel/settings",
+    access=Access.CHANNEL,
+    body=ChannelSettingsPatch,
+    response=ChannelSettingsOut,
+    summary="Change the channel's settings; dueSoonMinutes null follows the installation's",
+)
+async def change_channel_settings(call: Call) -> ChannelSettingsOut:
+    return await update_settings(
+        call.uow, patch=call.body, default_minutes=call.settings.due_soon_minutes
+    )
 
 
 @routes.route(

@@ -2,9 +2,10 @@
 
 from enum import StrEnum
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from bot.schemas import ApiModel, CollectionPage
+from bot.settings import MAX_DUE_SOON_MINUTES
 
 USER_SOURCE = "Microsoft.Graph.User"
 
@@ -58,3 +59,22 @@ class UserPage(CollectionPage):
     """An OData collection of users."""
 
     value: list[UserOut]
+
+
+class ChannelSettingsOut(ApiModel):
+    due_soon_minutes: int = Field(
+        alias="dueSoonMinutes",
+        description="How long before its due date an item of this channel is due soon (DUESOON)",
+    )
+    due_soon_is_default: bool = Field(
+        alias="dueSoonIsDefault",
+        description="True while the channel follows the installation's setting",
+    )
+
+
+class ChannelSettingsPatch(ApiModel):
+    """Only the fields sent change; `dueSoonMinutes: null` returns to the installation's setting."""
+
+    due_soon_minutes: StrictInt | None = Field(
+        None, alias="dueSoonMinutes", ge=1, le=MAX_DUE_SOON_MINUTES
+    )

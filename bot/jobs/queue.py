@@ -131,6 +131,18 @@ async def give_up(uow: UnitOfWork, *, job_id: str, owner: str, error: str) -> bo
     )
 
 
+async def repeat(
+    uow: UnitOfWork, *, job_id: str, owner: str, run_at: datetime, error: str | None = None
+) -> bool:
+    """Put a recurring job back for its next run (`error`: this run failed, kept to be read)."""
+    values: dict[str, Any] = {"run_at": run_at, "lease_owner": None, "lease_until": None}
+    if error is None:
+        values.update(attempts=0, last_error=None)
+    else:
+        values.update(last_error=error[:MAX_ERROR_LENGTH])
+    return await _settle(uow, job_id, owner, **values)
+
+
 def backoff(attempt: int) -> timedelta:
     """5 s after the first failure, doubling, at most an hour."""
     return min(BACKOFF_BASE * 2 ** (attempt - 1), BACKOFF_CAP)

@@ -56,11 +56,18 @@ class Worker:
         # Unique per worker, readable in the table: host, process, and a random part.
         self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
         self._handlers: dict[str, JobHandler] = {}
+        self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
 
     def register(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
+
+    def register_recurring(self, kind: str, handler: JobHandler, *, every: timedelta) -> None:
+        """Run `kind`'s one row (`bot.jobs.recurring.ensure`) every `every`; a failed run is
+        tried again after the usual backoff, never given up."""
+        self._handlers[kind] = handler
+        self._every[kind] = every
 
     def add_pass(self, run: Pass, *, batch: int) -> None:
         """Run `run` at every turn, before claiming jobs (whatever it enqueues runs in that
@@ -108,6 +115,9 @@ class Worker:
                 self._wake.clear()
 
     async def _run(self, job: ClaimedJob) -> None:
+        if job.kind in self._every:
+            await self._run_recurring(job, self._every[job.kind])
+            return
         handler = self._handlers.get(job.kind)
         after: timedelta | None = None
         try:
@@ -136,6 +146,16 @@ class Worker:
             max_attempts=job.max_attempts,
             after=after,
         )
+
+    async def _run_recurring(self, job: ClaimedJob, every: timedelta) -> None:
+        error: str | None = None
+        try:
+            await self._handlers[job.kind](job)
+            after = every
+        except Exception as exc:
+            log.exception("recurring job %s failed on attempt %s", job.kind, job.attempt)
+            error, after = f"{type(exc).__name__}: {exc}", min(queue.backoff(job.attempt), every)
+        await self._settle(queue.repeat, job, run_at=self._clock.now() + after, error=error)
 
     async def _settle(
         self, outcome: Callable[..., Awaitable[bool]], job: ClaimedJob, **values: object

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from bot.app import ROUTE_TABLES
 from bot.directory.queries import USERS
+from bot.directory.schemas import ChannelSettingsPatch
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.schemas import DefinitionIn, DefinitionPatch
 from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
@@ -80,6 +81,8 @@ BUGS, TASKS = (entity_set(kind) for kind in (ItemKind.BUG, ItemKind.TASK))
 # Every CHANNEL route, by "METHOD path". A new route must be added here (the tests say so).
 MATRIX: dict[str, Probe] = {
     "GET /api/context": Probe(Kind.READ),
+    "GET /api/channel/settings": Probe(Kind.READ),
+    "PATCH /api/channel/settings": Probe(Kind.READ),
     "GET /api/users": Probe(Kind.LIST, Target.USER, USERS),
     "GET /api/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "GET /odata/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
@@ -175,6 +178,7 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
         "action": {"url": "https://93.184.215.14/hooks/probe"},
     },
     DefinitionPatch: {"eventName": "Probe renamed", "enable": False},
+    ChannelSettingsPatch: {"dueSoonMinutes": 90},
 }
 # Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
 REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
@@ -194,6 +198,7 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     MappingPatch: ("fieldId",),
     DefinitionIn: (),
     DefinitionPatch: (),
+    ChannelSettingsPatch: (),
 }
 # Fields a client may send but the server owns (docs/api.md): ignored, whatever they name.
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")

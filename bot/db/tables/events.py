@@ -92,3 +92,5 @@ class DueAlert(Base):
     trigger: Mapped[str] = mapped_column(String(8), primary_key=True)  # DUESOON | OVERDUE
     due_date: Mapped[datetime] = mapped_column(UTCDateTime)
     fired_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The sweep run that fired it: the run writes its events from its own alerts.
+    run_id: Mapped[str | None] = mapped_column(ID, index=True)
