@@ -6,6 +6,7 @@ from typing import Any
 from bot.db.tables import EventDefinition
 from bot.db.uow import ChannelScope
 from bot.events import service as events
+from bot.events import ssrf
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.definitions.triggers import TRIGGERS
 from bot.events.schemas import (
@@ -118,6 +119,7 @@ async def get_definition(call: Call) -> dict[str, Any]:
     summary="Add an event rule; the response shows its signing secret, this once",
 )
 async def create_definition(call: Call) -> dict[str, Any]:
+    await _reachable(call, call.body.action)
     definition = await events.create_definition(call.uow, body=call.body)
     out = definition_out(definition, call.channel, call.settings.public_url)
     return {**out, "secret": definition.secret}
@@ -134,6 +136,7 @@ async def create_definition(call: Call) -> dict[str, Any]:
 )
 async def update_definition(call: Call) -> None:
     key = entity_key(call.request.match_info["key"])
+    await _reachable(call, call.body.action)
     await events.update_definition(call.uow, definition_id=key, patch=call.body)
 
 
@@ -167,3 +170,13 @@ async def rotate_secret(call: Call) -> dict[str, Any]:
         secret=definition.secret,
         previous_secret_until=definition.previous_secret_until,
     ).model_dump(mode="json")
+
+
+async def _reachable(call: Call, action: dict[str, Any] | None) -> None:
+    """Refuse an HTTP action whose URL reaches a private or otherwise refused address, before
+    anything is stored (its name is looked up here, outside any transaction); the sender
+    checks again at every send."""
+    url = (action or {}).get("url")
+    if isinstance(url, str):
+        allowed = ssrf.AllowList.parse(call.settings.webhook_allowed_hosts)
+        await ssrf.check_destination(url, allowed)

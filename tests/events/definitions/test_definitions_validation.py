@@ -148,6 +148,11 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("a body over 64 KiB", {"action": http(body="é" * 32769)}, "action.body"),
     ("a body as an object", {"action": http(body={"text": "x"})}, "action.body"),
     ("a Notification with settings", {"actionType": "Notification", "action": http()}, "action"),
+    # Where the URL points, checked before saving (the allow-list is empty here).
+    ("a loopback url", {"action": http(url="http://127.0.0.1:8080/hook")}, "action.url"),
+    ("the metadata address", {"action": http(url="http://169.254.169.254/latest")}, "action.url"),
+    ("a private address in decimal", {"action": http(url="http://167772161/")}, "action.url"),
+    ("a name of this machine", {"action": http(url="http://localhost/hook")}, "action.url"),
 ]
 
 
