@@ -7,6 +7,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
 from bot.events.pump import EventPump
+from bot.files.links import DownloadLinks
+from bot.files.store import FileStore
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
 from bot.settings import Settings
@@ -33,3 +35,6 @@ NOTIFIER = web.AppKey("notifier", Notifier)
 WORKER = web.AppKey("worker", Worker)
 # Hands committed item changes to the observers that act on them (bot.events.pump).
 EVENT_PUMP = web.AppKey("event_pump", EventPump)
+# Attachments' bytes, and the signed links that serve them (bot.files).
+FILE_STORE = web.AppKey("file_store", FileStore)
+DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)
