@@ -10,6 +10,7 @@ from typing import BinaryIO, TypeVar
 
 from aiohttp import BodyPartReader, MultipartReader, web
 from aiohttp.client_exceptions import ClientPayloadError
+from aiohttp.http_exceptions import HttpProcessingError
 
 from bot.errors import BadRequest, Invalid, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from bot.files.names import stored_name, stored_type
@@ -156,6 +157,8 @@ async def _arriving(step: Awaitable[T], stall: float) -> T:
         raise ClientGone() from exc
     except ValueError as exc:  # the multipart reader's own complaints about the body
         raise BadRequest(f"Malformed multipart body: {exc}") from None
+    except HttpProcessingError:  # a part's headers (aiohttp's message would echo them)
+        raise BadRequest("Malformed multipart body: a part's headers are not valid") from None
 
 
 def _size_text(size: int) -> str:

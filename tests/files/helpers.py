@@ -49,3 +49,25 @@ def path_in(url: str) -> str:
     """A link's path and query, to request it from the test server."""
     parsed = aiohttp.client.URL(url)
     return str(parsed.relative())
+
+
+BOUNDARY = "----tracker-test-boundary"
+
+
+def raw_multipart(*parts: tuple[str, str | None, bytes]) -> bytes:
+    """A multipart body written by hand (name, filename, content), so part headers can hold
+    what client libraries refuse to write; a filename starting `*=` is sent as `filename*`
+    (RFC 5987: percent-encoded UTF-8), where control characters can reach the server."""
+    body = b""
+    for name, filename, content in parts:
+        disposition = f'form-data; name="{name}"'
+        if filename is not None and filename.startswith("*="):
+            disposition += f"; filename{filename}"
+        elif filename is not None:
+            disposition += f'; filename="{filename}"'
+        body += f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n".encode()
+        body += b"Content-Type: application/octet-stream\r\n\r\n" + content + b"\r\n"
+    return body + f"--{BOUNDARY}--\r\n".encode()
+
+
+MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
