@@ -46,6 +46,7 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
         projects[0],
         a.project["_id"],
         a.mapping["_id"],
+        a.attachment["_id"],
     ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     # Whatever a probe could change would then show in updated_at too.

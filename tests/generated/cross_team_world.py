@@ -10,10 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from aiohttp.test_utils import TestClient
 from sqlalchemy import Table, select
 
 from bot.db.tables import (
+    Attachment,
     Base,
     Channel,
     FieldMapping,
@@ -52,6 +54,7 @@ class Side:
     project: dict[str, Any]
     mapping: dict[str, Any]
     priority_id: str
+    attachment: dict[str, Any]
 
     @property
     def headers(self) -> dict[str, str]:
@@ -68,7 +71,16 @@ class Side:
             Target.SEVERITY: self.severity,
             Target.PROJECT: self.project,
             Target.MAPPING: self.mapping,
+            Target.ATTACHMENT: self.attachment,
         }[target]
+
+    def keys(self, target: Target | None) -> tuple[str, ...]:
+        """What a path names for the row: its id, or for a file its bug's id then its own."""
+        if target is None:
+            return ("",)
+        if target is Target.ATTACHMENT:
+            return (self.bug["_id"], self.attachment["_id"])
+        return (self.row(target)["_id"],)
 
 
 @dataclass
@@ -135,6 +147,11 @@ async def make_side(
         headers=headers,
     )
     mapping = (await mappings.json())["value"][0]
+    file = aiohttp.FormData()
+    file.add_field("file", b"kept", filename=f"{label} notes.txt", content_type="text/plain")
+    attached = await client.post(f"/api/files/{bug['_id']}", data=file, headers=headers)
+    assert attached.status == 201, await attached.text()
+    attachment = await attached.json()
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
         priority_id = await uow.session.scalar(
@@ -159,6 +176,7 @@ async def make_side(
         project,
         mapping,
         priority_id,
+        attachment,
     )
 
 
@@ -177,7 +195,8 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             )
             snapshot[table.name] = [tuple(row) for row in result]
 
-        for model in (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping):
+        tables = (Item, FieldValue, PendingEvent, Project, ItemCounter, FieldMapping, Attachment)
+        for model in tables:
             await rows(model, lambda table: table.c.channel_id == channel_pk)
         items = select(Item.id).where(Item.channel_id == channel_pk)
         await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))
