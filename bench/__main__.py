@@ -2,7 +2,17 @@
 
 import sys
 
-from bench import bot_turn, channels, instructions, items, list_shapes, me, me_tasks, pressure
+from bench import (
+    bot_turn,
+    channels,
+    instructions,
+    items,
+    list_shapes,
+    me,
+    me_tasks,
+    pressure,
+    uploads,
+)
 
 
 def main(only: list[str]) -> None:
@@ -55,6 +65,10 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
+    if not only or "uploads" in only:
+        print(f"\n{uploads.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(uploads.report(kind, uploads.measure(kind)), flush=True)
 
 
 if __name__ == "__main__":

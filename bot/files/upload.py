@@ -23,7 +23,7 @@ T = TypeVar("T")
 FILE_FIELD = "file"
 TEXT_FIELDS = ("groupId", "channelId", "teamSiteUrl", "channelRelativeUrl")
 MAX_TEXT_FIELD = 2048
-READ_SIZE = 256 * 1024
+READ_SIZE = 64 * 1024
 # Chunks are gathered to this size before a thread writes them: a thread hop per megabyte keeps
 # the loop free without paying a hop per network read.
 WRITE_SIZE = 1024 * 1024
