@@ -129,7 +129,7 @@ async def _files(app: web.Application) -> AsyncIterator[None]:
     store = FileStore(settings.attachments_dir)
     await asyncio.to_thread(store.open)
     app[FILE_STORE] = store
-    app[DOWNLOAD_LINKS] = await asyncio.to_thread(download_links, settings, app[CLOCK])
+    app[DOWNLOAD_LINKS] = download_links(settings, app[CLOCK])
     try:
         yield
     finally:

@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     download_signing_key: SecretStr | None = Field(
         None,
         alias="DOWNLOAD_SIGNING_KEY",
-        description="HMAC key of download links; default one generated into DATA_DIR",
+        description="HMAC key of download links; default one derived from SECRET_KEY",
     )
 
     _split_lists = field_validator("sso_audience", "sso_allowed_tenants", mode="before")(

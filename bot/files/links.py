@@ -1,14 +1,10 @@
 """Signed download links: an attachment id and an expiry, sealed with HMAC-SHA256, so the link
 works without a session until it expires, and any change to it is refused."""
 
-import contextlib
 import hashlib
 import hmac
-import os
-import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 from yarl import URL
 
@@ -19,7 +15,8 @@ from bot.settings import Settings
 
 DOWNLOAD_PATH = "/files/download/{id}"
 INVALID_LINK = "The download link is invalid or has expired."
-_KEY_FILE = "download_signing_key"
+# Derived keys differ by purpose: a download link's key opens nothing else SECRET_KEY guards.
+_KEY_PURPOSE = b"tracker download links"
 
 
 @dataclass(frozen=True)
@@ -52,24 +49,11 @@ class DownloadLinks:
 
 
 def download_links(settings: Settings, clock: Clock) -> DownloadLinks:
-    """Links signed with DOWNLOAD_SIGNING_KEY, else a key generated once into DATA_DIR (so links
-    survive a restart; several processes on one machine share it)."""
+    """Links signed with DOWNLOAD_SIGNING_KEY, else with a key derived from SECRET_KEY (which
+    every process of one deployment shares, generated into DATA_DIR on a local start)."""
     lifetime = timedelta(seconds=settings.download_link_seconds)
     if settings.download_signing_key is not None:
         key = settings.download_signing_key.get_secret_value().encode()
     else:
-        key = _kept_key(settings.data_dir / _KEY_FILE)
+        key = hmac.new(settings.secret().encode(), _KEY_PURPOSE, hashlib.sha256).digest()
     return DownloadLinks(key, clock, lifetime, settings.public_url)
-
-
-def _kept_key(path: Path) -> bytes:
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        made = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-        made.write_text(secrets.token_urlsafe(48))
-        made.chmod(0o600)
-        # Linked whole, and only if absent: processes starting together all keep the first key.
-        with contextlib.suppress(FileExistsError):
-            os.link(made, path)
-        made.unlink()
-    return path.read_text().strip().encode()
