@@ -12,6 +12,7 @@ from bench import (
     me,
     me_tasks,
     pressure,
+    uploads,
 )
 
 
@@ -71,6 +72,10 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
+    if not only or "uploads" in only:
+        print(f"\n{uploads.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(uploads.report(kind, uploads.measure(kind)), flush=True)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,9 @@ from bot.events import api as events_api
 from bot.events import pump, sweep
 from bot.fields import api as fields_api
 from bot.fields import levels_api
+from bot.files import api as files_api
+from bot.files.links import download_links
+from bot.files.store import FileStore
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
 from bot.jobs import bell
@@ -30,9 +33,11 @@ from bot.keys import (
     BOT,
     BOT_HANDLER,
     CLOCK,
+    DOWNLOAD_LINKS,
     DUE_SWEEP,
     ENGINE,
     EVENT_PUMP,
+    FILE_STORE,
     HTTP,
     LIST_CACHE,
     LISTS_IN_FLIGHT,
@@ -71,6 +76,7 @@ ROUTE_TABLES: list[RouteTable] = [
     mappings_api.routes,
     me_api.routes,
     events_api.routes,
+    files_api.routes,
 ]
 
 
@@ -103,7 +109,7 @@ def create_app(
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     app.on_response_prepare.append(add_request_id)
-    app.cleanup_ctx.extend([_database, _http_client, _bot(bot_credentials), _jobs])
+    app.cleanup_ctx.extend([_database, _files, _http_client, _bot(bot_credentials), _jobs])
     return app
 
 
@@ -120,6 +126,18 @@ async def _database(app: web.Application) -> AsyncIterator[None]:
             yield
     finally:
         await engine.dispose()
+
+
+async def _files(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    store = FileStore(settings.attachments_dir)
+    await asyncio.to_thread(store.open)
+    app[FILE_STORE] = store
+    app[DOWNLOAD_LINKS] = download_links(settings, app[CLOCK])
+    try:
+        yield
+    finally:
+        await store.settled()
 
 
 async def _http_client(app: web.Application) -> AsyncIterator[None]:

@@ -8,6 +8,8 @@ from bot.auth.sso import JwksKeys
 from bot.clock import Clock
 from bot.events.pump import EventPump
 from bot.events.sweep import DueSweep
+from bot.files.links import DownloadLinks
+from bot.files.store import FileStore
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
 from bot.settings import Settings
@@ -35,3 +37,6 @@ WORKER = web.AppKey("worker", Worker)
 # Hands committed item changes to the observers that act on them (bot.events.pump).
 EVENT_PUMP = web.AppKey("event_pump", EventPump)
 DUE_SWEEP = web.AppKey("due_sweep", DueSweep)
+# Attachments' bytes, and the signed links that serve them (bot.files).
+FILE_STORE = web.AppKey("file_store", FileStore)
+DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)

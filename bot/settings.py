@@ -97,6 +97,27 @@ class Settings(BaseSettings):
         alias="WEBHOOK_ALLOWED_HOSTS",
         description="Host names, addresses or networks webhooks may reach even when not public",
     )
+    files_dir: Path | None = Field(
+        None, alias="FILES_DIR", description="Where attachments are stored; default DATA_DIR/files"
+    )
+    max_upload_bytes: int = Field(
+        25 * 1024 * 1024,
+        alias="MAX_UPLOAD_BYTES",
+        ge=1,
+        description="The largest attachment accepted, in bytes (413 above)",
+    )
+    download_link_seconds: int = Field(
+        15 * 60,
+        alias="DOWNLOAD_LINK_SECONDS",
+        ge=1,
+        le=7 * 24 * 3600,
+        description="How long an attachment's signed download link works",
+    )
+    download_signing_key: SecretStr | None = Field(
+        None,
+        alias="DOWNLOAD_SIGNING_KEY",
+        description="HMAC key of download links; default one derived from SECRET_KEY",
+    )
     due_soon_minutes: int = Field(
         24 * 60,
         alias="DUE_SOON_MINUTES",
@@ -155,7 +176,7 @@ class Settings(BaseSettings):
             raise ValueError("must contain the {tenantid} placeholder")
         return value
 
-    @field_validator("secret_key")
+    @field_validator("secret_key", "download_signing_key")
     @classmethod
     def _real_secret(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value():
@@ -177,6 +198,11 @@ class Settings(BaseSettings):
                 "(or set ALLOW_UNVERIFIED_BOT=true for a test rig)"
             )
         return self
+
+    @property
+    def attachments_dir(self) -> Path:
+        """FILES_DIR, else DATA_DIR/files."""
+        return self.files_dir if self.files_dir is not None else self.data_dir / "files"
 
     @property
     def is_sqlite(self) -> bool:

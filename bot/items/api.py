@@ -7,6 +7,7 @@ from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.queries import LISTS, entity_set
 from bot.items.schemas import CREATE, CREATED, DETAILS, PAGE, PATCH, BulkEdit, BulkResults
+from bot.keys import DOWNLOAD_LINKS, FILE_STORE
 from bot.schemas import ItemKind
 from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
@@ -48,7 +49,8 @@ def _declare(kind: ItemKind) -> None:
         }
 
     async def details(call: Call) -> dict[str, Any]:
-        return await read.get_details(call.uow, kind=kind, item_id=call.request.match_info["id"])
+        item_id, links = call.request.match_info["id"], call.request.app[DOWNLOAD_LINKS]
+        return await read.get_details(call.uow, kind=kind, item_id=item_id, links=links)
 
     async def patch(call: Call) -> None:
         item_id = entity_key(call.request.match_info["key"])
@@ -56,7 +58,8 @@ def _declare(kind: ItemKind) -> None:
 
     async def delete(call: Call) -> None:
         item_id = entity_key(call.request.match_info["key"])
-        await items.delete_item(call.uow, kind=kind, item_id=item_id)
+        files = call.request.app[FILE_STORE]
+        await items.delete_item(call.uow, kind=kind, item_id=item_id, files=files)
 
     async def bulk_edit(call: Call) -> BulkResults:
         return BulkResults(await bulk.bulk_edit(call.uow, kind=kind, edit=call.body))

@@ -19,6 +19,8 @@ from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import UserOut
 from bot.errors import NotFound
 from bot.fields.catalog import STATUS
+from bot.files import service as files
+from bot.files.links import DownloadLinks
 from bot.ids import is_id
 from bot.items import versions
 from bot.items.assignees import assignee_ids
@@ -53,8 +55,11 @@ def items_statement(channel_id: str | BindParameter[str], kind: ItemKind) -> Sel
     return select(*SHOWN_ITEM_COLUMNS).where(ITEM.channel_id == channel_id, ITEM.kind == kind.value)
 
 
-async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Details:
-    """One item of the request's channel, or a 404 (never another channel's data)."""
+async def get_details(
+    uow: UnitOfWork, *, kind: ItemKind, item_id: str, links: DownloadLinks | None = None
+) -> Details:
+    """One item of the request's channel, or a 404 (never another channel's data); with
+    `links`, its attachments too (cards, which show none, leave them out)."""
     scope = _scope(uow)
     row = None
     if is_id(item_id):
@@ -62,7 +67,10 @@ async def get_details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Detai
         row = await uow.row(statement)
     if row is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    return (await render(uow, kind, [row]))[0]
+    details = (await render(uow, kind, [row]))[0]
+    if links is not None:
+        details["attachments"] = await files.item_attachments(uow, item_id=item_id, links=links)
+    return details
 
 
 @dataclass(frozen=True)

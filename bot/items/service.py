@@ -10,6 +10,8 @@ from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid, NotFound
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
+from bot.files import service as attachments
+from bot.files.store import FileStore
 from bot.ids import is_id, new_id
 from bot.items import events, read, rules
 from bot.items.assignees import set_assignees
@@ -207,11 +209,13 @@ async def update_item(
     )
 
 
-async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> None:
-    """Remove the item and its assignees for good; its number is never given again."""
+async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: FileStore) -> None:
+    """Remove the item, its assignees and its attachments for good (their files once the
+    transaction has committed); its number is never given again."""
     # Lock first, so the snapshot read next is the state a concurrent change left (PostgreSQL).
     await _load_for_update(uow, kind, item_id)
     last_state = await read.get_details(uow, kind=kind, item_id=item_id)
+    await attachments.forget_items_files(uow, item_ids=[item_id], store=files)
     deleted = await uow.execute(
         delete(Item)
         .where(Item.id == item_id, Item.channel_id == _channel_id(uow))

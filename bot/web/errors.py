@@ -6,7 +6,7 @@ import orjson
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.errors import DomainError, RequestTimeout, TooManyRequests
+from bot.errors import DomainError, PayloadTooLarge, RequestTimeout, TooManyRequests
 from bot.web.body import MAX_JSON_BODY, ClientGone
 from bot.web.requestid import HEADER, choose_request_id, current_request_id
 
@@ -41,7 +41,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return json_response(exc.body(), exc.status, {"Retry-After": str(exc.retry_after)})
     except DomainError as exc:
         response = json_response(exc.body(), exc.status)
-        if isinstance(exc, RequestTimeout):
+        if isinstance(exc, RequestTimeout | PayloadTooLarge):
             response.force_close()  # the rest of the body may still be on its way
         return response
     except web.HTTPException as exc:

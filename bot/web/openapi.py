@@ -61,6 +61,8 @@ def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, ser
     for endpoint in endpoints:
         if endpoint.body:
             models.append((endpoint.body, "validation"))
+        if endpoint.form:
+            models.append((endpoint.form, "validation"))
         if endpoint.response:
             models.append((endpoint.response, "serialization"))
     keys, schemas = models_json_schema(models, ref_template=REF)
@@ -126,6 +128,12 @@ def _operation(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
             "required": True,
             "content": {"application/json": {"schema": keys[(endpoint.body, "validation")]}},
         }
+    if endpoint.form:
+        schema = keys[(endpoint.form, "validation")]
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"multipart/form-data": {"schema": schema}},
+        }
     return operation
 
 
@@ -148,7 +156,7 @@ def _implied_errors(endpoint: Endpoint) -> set[int]:
         errors.add(400)
     if endpoint.access is Access.CHANNEL:
         errors.add(403)
-    if endpoint.body:
+    if endpoint.body or endpoint.form:
         errors |= {400, 413, 415}
     return errors
 

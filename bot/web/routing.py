@@ -1,7 +1,8 @@
 """Declared routes: each names its access level and its models, so the frame can authenticate,
 resolve the channel, parse the body, run one transaction, render, and describe it in OpenAPI."""
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -57,6 +58,17 @@ class Call:
     def credentials(self) -> str | None:
         return credentials_of(self.request)
 
+    @asynccontextmanager
+    async def unit(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:
+        """A unit of work of its own, for the same caller and channel: a route with a `form`
+        reads its body outside any transaction, between units it opens itself."""
+        app = self.request.app
+        async with unit_of_work(
+            app[SESSIONS], app[CLOCK], write=write, cache=app[LIST_CACHE]
+        ) as uow:
+            uow.actor, uow.channel = self.uow.actor, self.uow.channel
+            yield uow
+
 
 Handler = Callable[[Call], Awaitable[Any]]
 
@@ -77,6 +89,9 @@ class Endpoint:
     odata_set: EntitySet | None = None  # the list this GET serves, described by $metadata
     query: tuple[tuple[str, str], ...] = ()  # optional query parameters it reads: name, what
     capped: bool = False  # a list whose cost the caller chooses: `bot.web.fairness`
+    # A multipart form the handler streams itself (an upload): the frame authorizes in a unit
+    # that only reads and ends it first, so no transaction waits on the client's bytes.
+    form: type[BaseModel] | None = None
 
 
 @dataclass
@@ -101,6 +116,7 @@ class RouteTable:
         odata_set: EntitySet | None = None,
         query: tuple[tuple[str, str], ...] = (),
         capped: bool = False,
+        form: type[BaseModel] | None = None,
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -119,6 +135,7 @@ class RouteTable:
                     odata_set,
                     query,
                     capped,
+                    form,
                 )
             )
             return handler
@@ -149,6 +166,8 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         raw = await read_body(request, seconds=seconds) if endpoint.body else b""
         write = request.method not in ("GET", "HEAD")
         credentials = credentials_of(request) if endpoint.capped else None
+        if endpoint.form is not None:
+            return await _streamed(endpoint, request)
         async with app[LISTS_IN_FLIGHT].slot(credentials):
             return await _served(endpoint, request, raw, write)
 
@@ -162,16 +181,31 @@ async def _served(
     app = request.app
     async with unit_of_work(app[SESSIONS], app[CLOCK], write=write, cache=app[LIST_CACHE]) as uow:
         call = Call(request=request, uow=uow, settings=app[SETTINGS])
-        if endpoint.access is Access.CHANNEL:
-            uow.actor, uow.channel = await _caller_in_channel(uow, request)
-        elif endpoint.access is not Access.PUBLIC:
-            uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
-        if endpoint.access is Access.PERSONAL:
-            call.entity_id = _required_header(request, ENTITY_HEADER)
+        await _authorize(endpoint, call)
         if endpoint.body:
             call.body = parse_body(request, raw, endpoint.body)
         result = await endpoint.handler(call)
     return _render(endpoint, result)
+
+
+async def _streamed(endpoint: Endpoint, request: web.Request) -> web.StreamResponse:
+    """A `form` route: authorized in a unit that only reads, then the handler, outside it."""
+    app = request.app
+    async with unit_of_work(app[SESSIONS], app[CLOCK], write=False, cache=app[LIST_CACHE]) as uow:
+        call = Call(request=request, uow=uow, settings=app[SETTINGS])
+        await _authorize(endpoint, call)
+    return _render(endpoint, await endpoint.handler(call))
+
+
+async def _authorize(endpoint: Endpoint, call: Call) -> None:
+    """Who calls, and in a channel route where: the unit's actor and channel."""
+    uow, request = call.uow, call.request
+    if endpoint.access is Access.CHANNEL:
+        uow.actor, uow.channel = await _caller_in_channel(uow, request)
+    elif endpoint.access is not Access.PUBLIC:
+        uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
+    if endpoint.access is Access.PERSONAL:
+        call.entity_id = _required_header(request, ENTITY_HEADER)
 
 
 async def _caller_in_channel(uow: UnitOfWork, request: web.Request) -> tuple[Actor, ChannelScope]:

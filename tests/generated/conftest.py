@@ -47,6 +47,7 @@ async def world(client: TestClient, factory: Factory, clock: FrozenClock) -> Wor
         a.project["_id"],
         a.mapping["_id"],
         a.definition["_id"],
+        a.attachment["_id"],
     ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     secrets.add(a.definition["secret"])

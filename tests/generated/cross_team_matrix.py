@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import pytest
 from pydantic import BaseModel
 
@@ -66,6 +67,7 @@ class Target(StrEnum):
     PROJECT = "project"  # an external (Jira) project
     MAPPING = "mapping"  # one of that project's mappings
     DEFINITION = "definition"  # an event rule
+    ATTACHMENT = "attachment"  # a file of the bug: its path names the bug, then the file
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,10 @@ MATRIX: dict[str, Probe] = {
     "PATCH /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "DELETE /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "POST /api/events/{id}/secret": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
+    "GET /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
+    "GET /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),
+    "DELETE /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),
 }
 
 # Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
@@ -204,8 +210,21 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")
 
 
-def fill(path: str, value: str) -> str:
-    return PATH_PARAMETER.sub(lambda _match: value, path)
+def fill(path: str, value: str, *more: str) -> str:
+    """The path with `value` in every parameter, or with `value, *more` in order."""
+    if not more:
+        return PATH_PARAMETER.sub(lambda _match: value, path)
+    values = iter((value, *more))
+    return PATH_PARAMETER.sub(lambda _match: next(values), path)
+
+
+def form_of(endpoint: Endpoint) -> aiohttp.FormData | None:
+    """A fresh multipart body for a route that takes a file (a form is sent once)."""
+    if endpoint.form is None:
+        return None
+    form = aiohttp.FormData()
+    form.add_field("file", b"probe", filename="probe.txt", content_type="text/plain")
+    return form
 
 
 def known_good(endpoint: Endpoint, side: "Side | None" = None) -> dict[str, Any] | None:

@@ -10,10 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from aiohttp.test_utils import TestClient
 from sqlalchemy import Table, select
 
 from bot.db.tables import (
+    Attachment,
     Base,
     Channel,
     EventDefinition,
@@ -54,6 +56,7 @@ class Side:
     mapping: dict[str, Any]
     priority_id: str
     definition: dict[str, Any]
+    attachment: dict[str, Any]
 
     @property
     def headers(self) -> dict[str, str]:
@@ -71,7 +74,16 @@ class Side:
             Target.PROJECT: self.project,
             Target.MAPPING: self.mapping,
             Target.DEFINITION: self.definition,
+            Target.ATTACHMENT: self.attachment,
         }[target]
+
+    def keys(self, target: Target | None) -> tuple[str, ...]:
+        """What a path names for the row: its id, or for a file its bug's id then its own."""
+        if target is None:
+            return ("",)
+        if target is Target.ATTACHMENT:
+            return (self.bug["_id"], self.attachment["_id"])
+        return (self.row(target)["_id"],)
 
 
 @dataclass
@@ -151,6 +163,11 @@ async def make_side(
         actionType="HTTP",
         action={"url": f"https://93.184.215.14/hooks/{label.lower()}"},
     )
+    file = aiohttp.FormData()
+    file.add_field("file", b"kept", filename=f"{label} notes.txt", content_type="text/plain")
+    attached = await client.post(f"/api/files/{bug['_id']}", data=file, headers=headers)
+    assert attached.status == 201, await attached.text()
+    attachment = await attached.json()
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
         priority_id = await uow.session.scalar(
@@ -176,6 +193,7 @@ async def make_side(
         mapping,
         priority_id,
         definition,
+        attachment,
     )
 
 
@@ -194,7 +212,7 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             )
             snapshot[table.name] = [tuple(row) for row in result]
 
-        for model in (
+        tables = (
             Item,
             FieldValue,
             PendingEvent,
@@ -202,7 +220,9 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             ItemCounter,
             FieldMapping,
             EventDefinition,
-        ):
+            Attachment,
+        )
+        for model in tables:
             await rows(model, lambda table: table.c.channel_id == channel_pk)
         items = select(Item.id).where(Item.channel_id == channel_pk)
         await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import select
@@ -31,6 +32,7 @@ from tests.generated.cross_team_matrix import (
     Kind,
     Probe,
     fill,
+    form_of,
     known_good,
     missing_body,
     probe_of,
@@ -45,11 +47,17 @@ async def send(
     url: str,
     headers: dict[str, str],
     body: dict[str, Any] | None = None,
+    form: aiohttp.FormData | None = None,
 ) -> tuple[int, Any, str]:
-    """Status, JSON body (None when empty) and raw text of one request."""
-    response = await client.request(method, url, headers=headers, json=body)
+    """Status, JSON body (None when empty or not JSON: a file) and raw text of one request;
+    `form` is sent as a multipart body instead of `body`."""
+    if form is not None:
+        response = await client.request(method, url, headers=headers, data=form)
+    else:
+        response = await client.request(method, url, headers=headers, json=body)
     text = await response.text()
-    return response.status, (json.loads(text) if text else None), text
+    is_json = text and response.content_type == "application/json"
+    return response.status, (json.loads(text) if is_json else None), text
 
 
 def assert_no_leak(text: str, world: World, *, sent: str, what: str) -> None:
@@ -354,11 +362,12 @@ async def _team_a_itself_succeeds(
     """The probes' requests, made by Team A's member in Team A, do what the route says."""
     route = route_of(endpoint)
     target = world.a.row(probe.target)["_id"] if probe.target else ""
-    url = fill(endpoint.path, target)
+    url = fill(endpoint.path, *world.a.keys(probe.target))
     body = known_good(endpoint, world.a)
     if body is not None and "ids" in body:
         body["ids"] = [target]
-    status, payload, _ = await send(client, endpoint.method, url, world.a.headers, body)
+    form = form_of(endpoint)
+    status, payload, _ = await send(client, endpoint.method, url, world.a.headers, body, form)
     assert status == endpoint.status, f"{route} for Team A itself: {status} {payload}"
     if probe.kind is Kind.LIST:
         assert target in {row["_id"] for row in payload["value"]}, route

@@ -4,11 +4,13 @@ from bot.db.tables.base import Base
 from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
 from bot.db.tables.events import DeliveryAttempt, DueAlert, EventDefinition, EventDelivery
 from bot.db.tables.fields import FieldMapping, FieldValue, Project
+from bot.db.tables.files import Attachment
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
 from bot.db.tables.teams import ConversationReference
 
 __all__ = [
+    "Attachment",
     "AuthToken",
     "Base",
     "Channel",

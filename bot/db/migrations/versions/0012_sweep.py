@@ -1,7 +1,7 @@
 """due-date alerts name the sweep run that fired them
 
 Revision ID: 0012
-Revises: 0009
+Revises: 0011
 Create Date: 2026-11-25 08:40:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012"
-down_revision: str | None = "0009"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
