@@ -2,13 +2,13 @@
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Table, or_, select, update
 
 from bot.db.tables import Job
 from bot.db.uow import UnitOfWork
-from bot.ids import new_id
+from bot.ids import new_id, new_ids
 from bot.jobs import bell
 
 QUEUED = "queued"
@@ -57,6 +57,37 @@ async def enqueue(
     await uow.flush()
     uow.on_commit(bell.ring)
     return job.id
+
+
+async def enqueue_many(
+    uow: UnitOfWork,
+    *,
+    kind: str,
+    payloads: list[dict[str, Any]],
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> None:
+    """`enqueue` for many jobs of one kind, due now, in one statement."""
+    if not payloads:
+        return
+    now = uow.clock.now()
+    rows = [
+        {"id": job_id, "payload": payload}
+        for job_id, payload in zip(new_ids(len(payloads)), payloads, strict=True)
+    ]
+    same = {
+        "kind": kind,
+        "state": QUEUED,
+        "run_at": now,
+        "attempts": 0,
+        "max_attempts": max_attempts,
+        "lease_owner": None,
+        "lease_until": None,
+        "last_error": None,
+        "created_at": now,
+        "finished_at": None,
+    }
+    await uow.insert_many(cast(Table, Job.__table__), rows, same)
+    uow.on_commit(bell.ring)
 
 
 async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
