@@ -11,7 +11,7 @@ from bot.db.tables import EventDelivery, Job
 from bot.events.engine import DELIVER
 from bot.keys import EVENT_PUMP
 from tests.events.definitions.helpers import HOOK_URL, PATH
-from tests.factories import Factory, Member
+from tests.factories import CHANNEL, TEAM, Factory, Member
 
 
 def rule_body(**fields: Any) -> dict[str, Any]:
@@ -28,9 +28,12 @@ def rule_body(**fields: Any) -> dict[str, Any]:
     return body | fields
 
 
-async def add_rule(client: TestClient, member: Member, **fields: Any) -> str:
-    """A rule made through the API, in the member's channel; its id."""
-    response = await client.post(PATH, json=rule_body(**fields), headers=member.in_channel())
+async def add_rule(
+    client: TestClient, member: Member, *, channel: str = CHANNEL, **fields: Any
+) -> str:
+    """A rule made through the API, in the member's channel (`channel` of Team A); its id."""
+    headers = member.in_channel(TEAM, channel)
+    response = await client.post(PATH, json=rule_body(**fields), headers=headers)
     assert response.status == 201, await response.text()
     return str((await response.json())["_id"])
 
