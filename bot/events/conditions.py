@@ -174,16 +174,15 @@ def shown(value: Any) -> Any:
 
 
 def _reason(decided: Decision) -> str:
-    where = f"group {decided.group + 1}, condition {decided.condition + 1}"
+    where = f"conditions.{decided.group}.conditions.{decided.condition}"
     value = "" if decided.value is None else f" {decided.value!r}"
-    test = f"{decided.field} {decided.ops}{value}"
     if decided.ops in (Op.CHANGED.value, Op.CHANGED_TO.value) and decided.actual is None:
         held = "the event did not change it"
     else:
         held = f"the item's {decided.field} is {_described(decided.actual)}"
-    verb = "holds" if decided.holds else "does not hold"
-    outcome = "the rule fires" if decided.holds else "the rule does not fire"
-    return f"{outcome.capitalize()}: {where} ({test}) {verb}; {held}."
+    verdict = "holds" if decided.holds else "does not hold"
+    outcome = "fires" if decided.holds else "does not fire"
+    return f"The rule {outcome}: {where} ({decided.field} {decided.ops}{value}) {verdict}; {held}."
 
 
 def _described(actual: Any) -> str:

@@ -180,7 +180,7 @@ def test_the_verdict_names_what_the_item_held() -> None:
     assert verdict.decided_by is not None
     assert verdict.decided_by.actual == "High"
     assert verdict.reason == (
-        "The rule does not fire: group 1, condition 1 (priority Is 'Normal') does not hold; "
+        "The rule does not fire: conditions.0.conditions.0 (priority Is 'Normal') does not hold; "
         "the item's priority is 'High'."
     )
     people = evaluate(rule(("and", [("assignedTo", "Contains", "linus")])), ITEM)
