@@ -34,6 +34,8 @@ from bot.timestamps import format_timestamp
 DELIVER = "events.deliver"
 # One try per step of the Standard Webhooks schedule (at once, 5 s, 5 min, … 24 h).
 DELIVERY_ATTEMPTS = 10
+# Delivery rows per INSERT: 13 values each stay well under both databases' 32,766 parameters.
+CHUNK = 500
 
 _RULES = Prepared(
     select(
@@ -159,13 +161,15 @@ async def _deliver(
                 "finished_at": None,
             }
         )
-    # An event processed before (its deliveries made) makes none again, and no second job.
-    made = await uow.execute(
-        insert(_DELIVERIES)
-        .values(rows)
-        .on_conflict_do_nothing(index_elements=["event_id", "definition_id"])
-        .returning(_DELIVERIES.c.id)
-    )
+    made = []
+    for start in range(0, len(rows), CHUNK):
+        # An event processed before (its deliveries made) makes none again, and no second job.
+        made += await uow.execute(
+            insert(_DELIVERIES)
+            .values(rows[start : start + CHUNK])
+            .on_conflict_do_nothing(index_elements=["event_id", "definition_id"])
+            .returning(_DELIVERIES.c.id)
+        )
     await queue.enqueue_many(
         uow,
         kind=DELIVER,

@@ -90,9 +90,7 @@ def _row_view(row: Mapping[str, Any]) -> View:
 
 
 def _view(event: Event, current: View | None) -> View:
-    if event.trigger == CREATED:
-        return dict(event.payload["item"])
-    if event.trigger == DELETED:
+    if event.trigger in (CREATED, DELETED):  # the item as created, or its last state
         return dict(event.payload["item"])
     view: View = dict(current) if current is not None else {"_id": event.item_id}
     if event.trigger != UPDATED:

@@ -18,7 +18,7 @@ from tests.events.engine.helpers import (
     process,
     sent_json,
 )
-from tests.factories import CHANNEL, TEAM, TENANT, Factory, Member, create_item
+from tests.factories import CHANNEL, TEAM, TENANT, Factory, Member, create_item, insert_copies
 
 HOUR = timedelta(hours=1)
 KINDS = pytest.mark.parametrize("kind", ["bug", "task"])
@@ -207,3 +207,29 @@ async def test_a_line_crossed_while_down_delivers_once_after_start(
         ("DUESOON", item["_id"]),
         ("OVERDUE", item["_id"]),
     ]
+
+
+async def test_a_bulk_edit_makes_one_delivery_per_item_and_rule(
+    app: web.Application, client: TestClient, factory: Factory
+) -> None:
+    ada = await factory.member()
+    rules = [await add_rule(client, ada, triggerType="ITEM_UPDATED") for _ in range(3)]
+    first = await create_item(client, ada, name="One of many")
+    await insert_copies(factory, first["_id"], 249)
+    listed = await client.get("/odata/bugs?$top=1000&$select=_id", headers=ada.in_channel())
+    ids = [row["_id"] for row in (await listed.json())["value"]]
+    response = await client.post(
+        "/api/bulk/bug", json={"ids": ids, "priority": "Low"}, headers=ada.in_channel()
+    )
+    assert response.status == 200
+
+    await process(app)  # 250 events, over two batches: 750 deliveries, in chunks
+
+    made = await deliveries(factory)
+    assert sorted((d["definition_id"], d["item_id"]) for d in made) == sorted(
+        (rule, item_id) for rule in rules for item_id in ids
+    )
+    assert sorted(job["deliveryId"] for job in await delivery_jobs(factory)) == sorted(
+        d["id"] for d in made
+    )
+    assert {sent_json(d)["changes"][0]["new"] for d in made} == {"Low"}
