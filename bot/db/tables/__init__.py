@@ -2,6 +2,7 @@
 
 from bot.db.tables.base import Base
 from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
+from bot.db.tables.discussions import DiscussionMessage, ItemThread
 from bot.db.tables.events import DeliveryAttempt, DueAlert, EventDefinition, EventDelivery
 from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.files import Attachment
@@ -16,12 +17,14 @@ __all__ = [
     "Channel",
     "ConversationReference",
     "DeliveryAttempt",
+    "DiscussionMessage",
     "DueAlert",
     "EventDefinition",
     "EventDelivery",
     "FieldMapping",
     "FieldValue",
     "Item",
+    "ItemThread",
     "ItemAssignee",
     "ItemCounter",
     "Job",
