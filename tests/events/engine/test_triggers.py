@@ -164,16 +164,18 @@ async def test_a_due_date_line_crossed_makes_one_delivery(
     assert sent["actor"] is None  # the sweep acts for nobody
 
 
+@KINDS
 async def test_moving_the_due_date_re_arms_due_soon(
-    app: web.Application, client: TestClient, factory: Factory, clock: FrozenClock
+    app: web.Application, client: TestClient, factory: Factory, clock: FrozenClock, kind: str
 ) -> None:
     ada = await factory.member()
-    await add_rule(client, ada, triggerType="DUESOON")
-    item = await create_item(client, ada, dueDate=format_timestamp(clock.now() + 10 * HOUR))
+    await add_rule(client, ada, entityType=kind, triggerType="DUESOON")
+    due = format_timestamp(clock.now() + 10 * HOUR)
+    item = await create_item(client, ada, of=kind, dueDate=due)
     await app[DUE_SWEEP].run_once()
     await process(app)
     moved = clock.now() + 60 * HOUR
-    await patch(client, ada, "bug", item["_id"], dueDate=format_timestamp(moved))
+    await patch(client, ada, kind, item["_id"], dueDate=format_timestamp(moved))
 
     clock.advance(40 * HOUR)
     await app[DUE_SWEEP].run_once()
@@ -187,13 +189,15 @@ async def test_moving_the_due_date_re_arms_due_soon(
     assert len({delivery["webhook_id"] for delivery in made}) == 2
 
 
+@KINDS
 async def test_a_line_crossed_while_down_delivers_once_after_start(
-    app: web.Application, client: TestClient, factory: Factory, clock: FrozenClock
+    app: web.Application, client: TestClient, factory: Factory, clock: FrozenClock, kind: str
 ) -> None:
     ada = await factory.member()
-    await add_rule(client, ada, triggerType="OVERDUE")
-    await add_rule(client, ada, triggerType="DUESOON", eventName="Soon")
-    item = await create_item(client, ada, dueDate=format_timestamp(clock.now() + 5 * HOUR))
+    await add_rule(client, ada, entityType=kind, triggerType="OVERDUE")
+    await add_rule(client, ada, entityType=kind, triggerType="DUESOON", eventName="Soon")
+    due = format_timestamp(clock.now() + 5 * HOUR)
+    item = await create_item(client, ada, of=kind, dueDate=due)
     await app[DUE_SWEEP].run_once()  # already due soon: that fires now
     await process(app)
 
