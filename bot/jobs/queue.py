@@ -131,6 +131,19 @@ async def give_up(uow: UnitOfWork, *, job_id: str, owner: str, error: str) -> bo
     )
 
 
+async def postpone(uow: UnitOfWork, *, job_id: str, owner: str, run_at: datetime) -> bool:
+    """Run the job again at `run_at`; the run that ends here did not count as an attempt."""
+    return await _settle(
+        uow,
+        job_id,
+        owner,
+        run_at=run_at,
+        lease_owner=None,
+        lease_until=None,
+        attempts=Job.attempts - 1,
+    )
+
+
 async def repeat(
     uow: UnitOfWork, *, job_id: str, owner: str, run_at: datetime, error: str | None = None
 ) -> bool:
