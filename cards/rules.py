@@ -9,6 +9,7 @@ from cards.layout import (
     envelope,
     heading,
     largest_fitting,
+    plain,
     rich_text,
     shorten,
     subtle,
@@ -87,3 +88,19 @@ def _rule(rule: RuleSummary) -> Element:
             },
         ],
     }
+
+
+def rule_switched_off_card(*, name: str, reason: str) -> Card:
+    """Posted once in the channel when the service switched a rule off (a 410, failures)."""
+    return envelope(
+        [
+            heading("A rule was switched off"),
+            rich_text(text_run(shorten(name, NAME_MAX), weight="bolder")),
+            plain(shorten(reason, REASON_MAX * 2)),
+            subtle(
+                "Fix the receiver, then switch the rule on again (PATCH its enable) and resend "
+                "what failed from its delivery log.",
+                wrap=True,
+            ),
+        ]
+    )

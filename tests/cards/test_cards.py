@@ -14,7 +14,7 @@ from cards.help import CommandHelp, error_card, help_card
 from cards.item import item_card
 from cards.layout import Card, action_data
 from cards.listing import MAX_ROWS, ItemList, list_card
-from cards.rules import NEVER_FIRED, rules_card
+from cards.rules import NEVER_FIRED, rule_switched_off_card, rules_card
 from cards.verbs import (
     ApplyBulkEdit,
     BulkEdit,
@@ -121,6 +121,9 @@ def every_card() -> dict[str, Card]:
         "choice cut": channel_choice(LONG, command=LONG, places=places(MAX_PLACES + 2)),
         "rules": rules_card([rule(1), rule(2, action_type=ActionType.NOTIFICATION)], total=2),
         "rules none": rules_card([], total=0),
+        "rule switched off": rule_switched_off_card(
+            name="Pager " * 40, reason="The receiver answered 410 Gone. " * 20
+        ),
         "rules longest": rules_card(LONGEST_RULES, total=120),
     }
 
