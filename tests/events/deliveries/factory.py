@@ -16,7 +16,8 @@ BODY = '{"text": "Printer on fire"}'
 
 
 async def rule_to(client: TestClient, member: Member, url: str, **fields: Any) -> dict[str, Any]:
-    """An enabled HTTP rule on created bugs calling `url`, made through the API (with its secret)."""
+    """An enabled HTTP rule on created bugs calling `url`, made through the API (its secret
+    shown)."""
     body = {
         "eventName": "To the receiver",
         "entityType": "bug",
