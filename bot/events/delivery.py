@@ -40,7 +40,6 @@ from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import NotNow, Worker
 from bot.settings import Settings
-from bot.timestamps import format_timestamp
 
 __all__ = ["DELIVER", "PRUNE", "Deliverer"]
 
@@ -186,7 +185,7 @@ class Deliverer:
                 retry_at=retry_at,
             )
             if recorded and answer.code == GONE:
-                reason = f"The receiver answered 410 Gone on {format_timestamp(at)}: switched off."
+                reason = f"The receiver answered 410 Gone on {at:%Y-%m-%d %H:%M} UTC: switched off."
                 await service.switch_off(uow, pending=pending, reason=reason)
             elif recorded and outcome is Outcome.FAILED:
                 await self._off_after_failing(uow, pending)
@@ -195,7 +194,7 @@ class Deliverer:
         since = await service.failing_since(uow, definition_id=pending.definition_id)
         if since is not None and since <= uow.clock.now() - FAILING_FOR:
             reason = (
-                f"Every delivery since {format_timestamp(since)} failed ({FAILING_FOR.days} days "
+                f"Every delivery since {since:%Y-%m-%d %H:%M} UTC failed ({FAILING_FOR.days} days "
                 "of failures): switched off."
             )
             await service.switch_off(uow, pending=pending, reason=reason)
