@@ -2,10 +2,13 @@
 errors, timeouts, 408, 429, 5xx), ended at once for what will not, stopped with its rule."""
 
 import socket
+from collections.abc import Callable
 from datetime import timedelta
 
 from aiohttp.test_utils import TestClient
+from pytest_aiohttp import AiohttpClient
 
+from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.events.deliveries.policy import JITTER, SCHEDULE
 from bot.keys import WORKER
@@ -76,11 +79,14 @@ async def test_a_receiver_that_cannot_be_reached_is_tried_again(
 
 
 async def test_a_receiver_that_does_not_answer_in_time_is_tried_again(
-    factory: Factory, receiver: Receiver, ada: Member, make_settings, aiohttp_client, clock
-) -> None:  # noqa: ANN001
-    from bot.app import create_app
-
-    settings: Settings = make_settings(
+    factory: Factory,
+    receiver: Receiver,
+    ada: Member,
+    make_settings: Callable[..., Settings],
+    aiohttp_client: AiohttpClient,
+    clock: FrozenClock,
+) -> None:
+    settings = make_settings(
         factory.engine.url.render_as_string(hide_password=False),
         JOBS_POLL_SECONDS=0,
         WEBHOOK_ALLOWED_HOSTS=ALLOWED,
