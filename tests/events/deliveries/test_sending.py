@@ -1,12 +1,16 @@
 """One try of a delivery: signed the Standard Webhooks way, sent where the rule says and only
 there, its outcome logged."""
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from aiohttp.test_utils import TestClient
+from pytest_aiohttp import AiohttpClient
 
+from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.keys import WORKER
+from bot.settings import Settings
 from tests.events.deliveries.factory import (
     BODY,
     attempts,
@@ -139,3 +143,30 @@ async def test_a_delivery_tried_twice_by_one_job_is_sent_and_recorded_once(
 
     assert len(receiver.requests) == 1
     assert [a.outcome for a in await attempts(factory, sent.id)] == ["succeeded"]
+
+
+async def test_the_guard_refuses_at_send_once_the_allow_list_no_longer_lets_the_host_through(
+    client: TestClient,
+    factory: Factory,
+    receiver: Receiver,
+    ada: Member,
+    db: str,
+    make_settings: Callable[..., Settings],
+    aiohttp_client: AiohttpClient,
+    clock: FrozenClock,
+) -> None:
+    rule = await rule_to(client, ada, receiver.url("/ok"))  # saved while loopback was allowed
+    sent = await delivery(factory, rule["_id"])
+    restarted = await aiohttp_client(
+        create_app(make_settings(db, JOBS_POLL_SECONDS=0), clock=clock)  # the list emptied
+    )
+
+    await restarted.app[WORKER].run_once()
+
+    assert receiver.requests == []
+    [attempt] = await attempts(factory, sent.id)
+    assert (attempt.outcome, attempt.response_code) == ("failed", None)
+    assert attempt.error == (
+        "Refused at send: action.url: 127.0.0.1 is loopback, not a global unicast address"
+    )
+    assert await queued_tries(factory) == []
