@@ -43,8 +43,10 @@ async def delivery(
     trigger: str = "ITEM_CREATED",
     url: str | None = None,
     headers: list[dict[str, str]] | None = None,
+    failed: bool = False,
 ) -> EventDelivery:
-    """A pending delivery of the rule's action and its job, as the engine writes them."""
+    """A pending delivery of the rule's action and its job, as the engine writes them; or
+    (`failed`) one whose only try failed, with no job left."""
     async with factory.work() as uow:
         definition = await uow.get(EventDefinition, definition_id)
         assert definition is not None
@@ -63,15 +65,16 @@ async def delivery(
                 "headers": action.get("headers") or [] if headers is None else headers,
                 "body": body,
             },
-            state="pending",
-            attempts=0,
+            state="failed" if failed else "pending",
+            attempts=1 if failed else 0,
             created_at=uow.clock.now(),
-            last_attempt_at=None,
-            finished_at=None,
+            last_attempt_at=uow.clock.now() if failed else None,
+            finished_at=uow.clock.now() if failed else None,
         )
         uow.add(row)
         await uow.flush()
-        await queue.enqueue(uow, kind=DELIVER, payload={"deliveryId": row.id})
+        if not failed:
+            await queue.enqueue(uow, kind=DELIVER, payload={"deliveryId": row.id})
     return row
 
 
