@@ -9,7 +9,6 @@ for a busy receiver: past its host's share of sends in flight it is put off and 
 moment later, so one receiver that hangs cannot hold the sends to the others.
 """
 
-import asyncio
 import logging
 import random
 import time
@@ -25,20 +24,15 @@ from bot.clock import Clock
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.events import ssrf
 from bot.events.deliveries import service
-from bot.events.deliveries.policy import (
-    FAILING_FOR,
-    GONE,
-    Answer,
-    Outcome,
-    judge,
-    next_wait,
-)
-from bot.events.deliveries.service import DELIVER, Pending, Try
+from bot.events.deliveries.caps import Busy, Caps
+from bot.events.deliveries.policy import FAILING_FOR, GONE, Answer, Outcome, judge, next_wait
+from bot.events.deliveries.service import DELIVER, Made, Pending, Try
 from bot.events.deliveries.signing import headers as signed_headers
-from bot.jobs import recurring
+from bot.jobs import queue, recurring
+from bot.jobs.batches import Batches
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
-from bot.jobs.worker import NotNow, Worker
+from bot.jobs.worker import SETTLED, NotNow, Worker
 from bot.settings import Settings
 
 __all__ = ["DELIVER", "PRUNE", "Deliverer"]
@@ -47,53 +41,9 @@ log = logging.getLogger(__name__)
 
 PRUNE = "events.prune_deliveries"
 PRUNE_EVERY = timedelta(hours=1)
-# How long a try waits for a slot of its receiver before it is put off, and by how much.
-SLOT_WAIT = 1.0
-PUT_OFF = (1.0, 3.0)
+PUT_OFF = (1.0, 3.0)  # seconds a try waits when its receiver has no slot for it
 BODY_SHOWN = 200  # bytes of a failed answer kept in the log's error
-
-
-class Busy(Exception):
-    """No slot for this receiver now."""
-
-
-class Caps:
-    """Sends in flight in this process: at most `total`, and `per_host` to one host."""
-
-    def __init__(self, *, total: int, per_host: int) -> None:
-        self._total = asyncio.Semaphore(total)
-        self._per_host = per_host
-        self._hosts: dict[str, tuple[asyncio.Semaphore, int]] = {}
-
-    @asynccontextmanager
-    async def slot(self, host: str) -> AsyncIterator[None]:
-        """Hold a slot of `host` and of the total, waiting SLOT_WAIT at most (Busy)."""
-        semaphore, users = self._hosts.get(host) or (asyncio.Semaphore(self._per_host), 0)
-        self._hosts[host] = (semaphore, users + 1)
-        try:
-            await self._take(semaphore)
-            try:
-                await self._take(self._total)
-                try:
-                    yield
-                finally:
-                    self._total.release()
-            finally:
-                semaphore.release()
-        finally:
-            semaphore, users = self._hosts[host]
-            if users == 1:
-                del self._hosts[host]
-            else:
-                self._hosts[host] = (semaphore, users - 1)
-
-    @staticmethod
-    async def _take(semaphore: asyncio.Semaphore) -> None:
-        try:
-            async with asyncio.timeout(SLOT_WAIT):
-                await semaphore.acquire()
-        except TimeoutError:
-            raise Busy() from None
+BATCH = 200  # tries read or recorded together at most
 
 
 class Deliverer:
@@ -111,6 +61,9 @@ class Deliverer:
         self._rng = rng or random.Random()
         self.caps = Caps(total=settings.webhook_concurrency, per_host=settings.webhook_per_host)
         self._http: aiohttp.ClientSession | None = None
+        self._owner = ""  # the worker's, whose jobs the records finish
+        self._loads: Batches[str, Pending | None] = Batches(self._load, limit=BATCH)
+        self._records: Batches[tuple[str, Made], None] = Batches(self._record, limit=BATCH)
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator["Deliverer"]:
@@ -130,9 +83,12 @@ class Deliverer:
             try:
                 yield self
             finally:
+                await self._loads.close()
+                await self._records.close()
                 self._http = None
 
     def register(self, worker: Worker) -> None:
+        self._owner = worker.owner
         worker.register(DELIVER, self.handle)
         worker.register_recurring(PRUNE, self.prune, every=PRUNE_EVERY)
 
@@ -141,26 +97,22 @@ class Deliverer:
         async with unit_of_work(self._sessions, self._clock) as uow:
             await service.prune(uow)
 
-    async def handle(self, job: ClaimedJob) -> None:
-        """One try of the job's delivery, unless another run already made it."""
+    async def handle(self, job: ClaimedJob) -> str | None:
+        """One try of the job's delivery, unless another run already made it; the job is
+        finished with the try's record (SETTLED)."""
         delivery_id = job.payload["deliveryId"]
         expected = int(job.payload.get("attempt", 0))
-        series_start = int(job.payload.get("seriesStart", 0))
-        async with unit_of_work(self._sessions, self._clock, write=False) as uow:
-            pending = await service.to_send(uow, delivery_id=delivery_id)
+        pending = await self._loads.submit(delivery_id)
         if pending is None:
             log.info("delivery %s: gone (its rule was deleted); not sent", delivery_id)
-            return
+            return None
         if pending.state != "pending" or pending.attempts != expected:
             log.info("delivery %s: try %s was already made", delivery_id, expected + 1)
-            return
+            return None
         if not pending.enabled:
             stopped = Try(self._clock.now(), Outcome.STOPPED, error="The rule was switched off.")
-            async with unit_of_work(self._sessions, self._clock) as uow:
-                await service.record(
-                    uow, pending=pending, expected=expected, attempt=stopped, series_start=0
-                )
-            return
+            await self._records.submit((job.id, Made(pending, expected, stopped)))
+            return SETTLED
         at = self._clock.now()
         try:
             async with self.caps.slot(URL(pending.request["url"]).host or ""):
@@ -168,36 +120,51 @@ class Deliverer:
         except Busy:
             put_off = timedelta(seconds=self._rng.uniform(*PUT_OFF))
             raise NotNow("its receiver has every slot busy", after=put_off) from None
+        series_start = int(job.payload.get("seriesStart", 0))
         tries = expected - series_start + 1
         outcome = judge(answer, tries_in_series=tries)
+        retry_at = None
+        if outcome is Outcome.RETRYING:
+            retry_at = self._clock.now() + next_wait(answer, tries_in_series=tries, rng=self._rng)
         attempt = Try(at, outcome, latency_ms, answer.code, answer.error)
-        async with unit_of_work(self._sessions, self._clock) as uow:
-            retry_at = None
-            if outcome is Outcome.RETRYING:
-                wait = next_wait(answer, tries_in_series=tries, rng=self._rng)
-                retry_at = uow.clock.now() + wait
-            recorded = await service.record(
-                uow,
-                pending=pending,
-                expected=expected,
-                attempt=attempt,
-                series_start=series_start,
-                retry_at=retry_at,
-            )
-            if recorded and answer.code == GONE:
-                reason = f"The receiver answered 410 Gone on {at:%Y-%m-%d %H:%M} UTC: switched off."
-                await service.switch_off(uow, pending=pending, reason=reason)
-            elif recorded and outcome is Outcome.FAILED:
-                await self._off_after_failing(uow, pending)
+        await self._records.submit(
+            (job.id, Made(pending, expected, attempt, series_start, retry_at))
+        )
+        return SETTLED
 
-    async def _off_after_failing(self, uow: UnitOfWork, pending: Pending) -> None:
-        since = await service.failing_since(uow, definition_id=pending.definition_id)
-        if since is not None and since <= uow.clock.now() - FAILING_FOR:
-            reason = (
-                f"Every delivery since {since:%Y-%m-%d %H:%M} UTC failed ({FAILING_FOR.days} days "
-                "of failures): switched off."
-            )
+    async def _load(self, delivery_ids: list[str]) -> list[Pending | None]:
+        async with unit_of_work(self._sessions, self._clock, write=False) as uow:
+            found = await service.to_send(uow, delivery_ids=delivery_ids)
+        return [found.get(delivery_id) for delivery_id in delivery_ids]
+
+    async def _record(self, batch: list[tuple[str, Made]]) -> list[None]:
+        """The tries of a batch, what they call for (a rule switched off), and their jobs
+        finished, in one transaction."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            made = [entry for _, entry in batch]
+            recorded = await service.record(uow, made=made)
+            for entry, kept in zip(made, recorded, strict=True):
+                if kept:
+                    await self._after(uow, entry)
+            job_ids = [job_id for job_id, _ in batch]
+            await queue.finish_many(uow, job_ids=job_ids, owner=self._owner)
+        return [None] * len(batch)
+
+    async def _after(self, uow: UnitOfWork, entry: Made) -> None:
+        """A 410, or five days of nothing but failures, switches the rule off."""
+        pending, attempt = entry.pending, entry.attempt
+        if attempt.response_code == GONE:
+            at = attempt.at
+            reason = f"The receiver answered 410 Gone on {at:%Y-%m-%d %H:%M} UTC: switched off."
             await service.switch_off(uow, pending=pending, reason=reason)
+        elif attempt.outcome is Outcome.FAILED:
+            since = await service.failing_since(uow, definition_id=pending.definition_id)
+            if since is not None and since <= uow.clock.now() - FAILING_FOR:
+                reason = (
+                    f"Every delivery since {since:%Y-%m-%d %H:%M} UTC failed "
+                    f"({FAILING_FOR.days} days of failures): switched off."
+                )
+                await service.switch_off(uow, pending=pending, reason=reason)
 
     async def _send(self, pending: Pending) -> tuple[Answer, int]:
         """The request as the engine fixed it, signed now; what came back and how long it took."""

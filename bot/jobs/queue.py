@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import or_, select, update
 
+from bot.db.expressions import one_of
 from bot.db.tables import Job
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
@@ -60,10 +61,11 @@ async def enqueue(
 
 
 async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
-    """Lease up to `limit` due jobs to `owner`; rows leased by a live worker are skipped."""
+    """Lease up to `limit` due jobs to `owner`, oldest due first; rows leased by a live worker
+    are skipped. One statement: an UPDATE of the rows a locking subquery picks."""
     now = uow.clock.now()
     due = (
-        select(Job)
+        select(Job.id)
         .where(
             Job.state == QUEUED,
             Job.run_at <= now,
@@ -74,15 +76,18 @@ async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) ->
         # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
         .with_for_update(skip_locked=True)
     )
-    jobs = await uow.entities(due)
-    for job in jobs:
-        job.attempts += 1
-        job.lease_owner = owner
-        job.lease_until = now + lease
-    await uow.flush()
+    rows = await uow.execute(
+        update(Job)
+        .where(Job.id.in_(due.scalar_subquery()))
+        .values(attempts=Job.attempts + 1, lease_owner=owner, lease_until=now + lease)
+        .returning(Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at)
+    )
+    rows.sort(key=lambda row: (row["run_at"], row["id"]))
     return [
-        ClaimedJob(job.id, job.kind, dict(job.payload), job.attempts, job.max_attempts)
-        for job in jobs
+        ClaimedJob(
+            row["id"], row["kind"], dict(row["payload"]), row["attempts"], row["max_attempts"]
+        )
+        for row in rows
     ]
 
 
@@ -90,6 +95,15 @@ async def finish(uow: UnitOfWork, *, job_id: str, owner: str) -> bool:
     """Mark the job done, if `owner` still holds its lease (False: another worker took it over)."""
     return await _settle(
         uow, job_id, owner, state=DONE, finished_at=uow.clock.now(), lease_until=None
+    )
+
+
+async def finish_many(uow: UnitOfWork, *, job_ids: list[str], owner: str) -> None:
+    """Mark the jobs done that `owner` still holds, in one statement."""
+    await uow.execute(
+        update(Job)
+        .where(one_of(Job.id, job_ids), Job.lease_owner == owner, Job.state == QUEUED)
+        .values(state=DONE, finished_at=uow.clock.now(), lease_until=None)
     )
 
 

@@ -23,7 +23,9 @@ LEASE = timedelta(minutes=5)
 BATCH = 20
 SLOTS = 32  # jobs one worker runs at once (JOBS_CONCURRENCY)
 
-JobHandler = Callable[[ClaimedJob], Awaitable[None]]
+# A handler that finished its job in its own transaction (`queue.finish`) returns SETTLED.
+SETTLED = "settled"
+JobHandler = Callable[[ClaimedJob], Awaitable[str | None]]
 # Work that is not a job row, done at every turn before claiming jobs (the pending-event
 # pump): the number of things it did, a full batch meaning "there is more".
 Pass = Callable[[], Awaitable[int]]
@@ -168,7 +170,7 @@ class Worker:
             if handler is None:
                 # Another process's version may know it: retry rather than lose it.
                 raise RuntimeError(f"no handler for job kind '{job.kind}'")
-            await handler(job)
+            settled = await handler(job)
         except NotNow as exc:
             log.debug("job %s (%s) put off: %s", job.id, job.kind, exc)
             await self._settle(queue.postpone, job, run_at=self._clock.now() + exc.after)
@@ -184,7 +186,8 @@ class Worker:
             log.exception("job %s (%s) failed on attempt %s", job.id, job.kind, job.attempt)
             error = f"{type(exc).__name__}: {exc}"
         else:
-            await self._settle(queue.finish, job)
+            if settled != SETTLED:
+                await self._settle(queue.finish, job)
             return
         await self._settle(
             queue.reschedule,

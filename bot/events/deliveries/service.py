@@ -4,7 +4,8 @@ off (announced once in its channel), the list the API shows, resend, and pruning
 A delivery's tries are a chain of `events.deliver` jobs, each naming how many tries the
 delivery had before it (`attempt`): a try is recorded only if that still holds, so a job that
 runs twice (its process died before settling it) records nothing the second time, and each
-retry is queued in the same transaction that records the try before it.
+retry is queued in the same transaction that records the try before it. Reads and records come
+in batches (`bot.jobs.batches`): the tries running at once share their statements.
 """
 
 from dataclasses import dataclass
@@ -71,6 +72,18 @@ class Try:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Made:
+    """A try to record: of `pending`, after `expected` tries, in a series begun after
+    `series_start`; the next try at `retry_at`, if any."""
+
+    pending: Pending
+    expected: int
+    attempt: Try
+    series_start: int = 0
+    retry_at: datetime | None = None
+
+
 _PENDING = Prepared(
     select(
         EventDelivery.id,
@@ -89,23 +102,23 @@ _PENDING = Prepared(
     )
     .join_from(EventDelivery, EventDefinition, EventDefinition.id == EventDelivery.definition_id)
     .join(Channel, Channel.id == EventDelivery.channel_id)
-    .where(EventDelivery.id == bindparam("id"))
+    .where(one_of_named(EventDelivery.id, "ids"))
 )
-# Recorded only while the delivery still has the tries the job was queued after.
+# Their rows locked while the batch checks each still has the tries its job was queued after.
+_CURRENT = Prepared(
+    select(EventDelivery.id, EventDelivery.attempts, EventDelivery.state)
+    .where(one_of_named(EventDelivery.id, "ids"))
+    .with_for_update()
+)
 _RECORDED = Prepared(
     update(EventDelivery)
-    .where(
-        EventDelivery.id == bindparam("id"),
-        EventDelivery.attempts == bindparam("expected"),
-        EventDelivery.state == DeliveryState.PENDING.value,
-    )
+    .where(EventDelivery.id == bindparam("delivery_id"))
     .values(
         attempts=EventDelivery.attempts + 1,
         last_attempt_at=bindparam("at", type_=UTCDateTime()),
         state=bindparam("state"),
         finished_at=bindparam("finished_at", type_=UTCDateTime()),
     )
-    .returning(EventDelivery.id)
 )
 _ATTEMPT = Prepared(insert(DeliveryAttempt))
 _SWITCHED_OFF = Prepared(
@@ -146,59 +159,64 @@ _PRUNED = Prepared(
 )
 
 
-async def to_send(uow: UnitOfWork, *, delivery_id: str) -> Pending | None:
-    """The delivery with its rule's state and secrets; None once it is gone (rule deleted)."""
-    row = await uow.row(_PENDING, {"id": delivery_id})
-    return None if row is None else Pending(**row)
+async def to_send(uow: UnitOfWork, *, delivery_ids: list[str]) -> dict[str, Pending]:
+    """The deliveries with their rules' state and secrets, by id; one gone (its rule deleted)
+    is missing."""
+    rows = await uow.rows(_PENDING, {"ids": delivery_ids})
+    return {row["id"]: Pending(**row) for row in rows}
 
 
-async def record(
-    uow: UnitOfWork,
-    *,
-    pending: Pending,
-    expected: int,
-    attempt: Try,
-    series_start: int,
-    retry_at: datetime | None = None,
-) -> bool:
-    """Log the try and the delivery's new state (queueing the next try at `retry_at`); False,
-    with nothing written, when another run already recorded this try."""
-    finished = attempt.outcome is not Outcome.RETRYING
+async def record(uow: UnitOfWork, *, made: list[Made]) -> list[bool]:
+    """Log each try and its delivery's new state (queueing its next try at `retry_at`); False
+    for a try another run already recorded, of which nothing is written."""
+    rows = await uow.rows(_CURRENT, {"ids": [entry.pending.id for entry in made]})
+    current = {row["id"]: (row["attempts"], row["state"]) for row in rows}
+    kept: list[Made] = []
+    for entry in made:
+        if current.get(entry.pending.id) == (entry.expected, DeliveryState.PENDING.value):
+            current.pop(entry.pending.id)  # a second try of it in this batch is not recorded
+            kept.append(entry)
+    if kept:
+        await uow.execute_many(_RECORDED, [_delivery_values(entry) for entry in kept])
+        await uow.execute_many(_ATTEMPT, [_attempt_values(entry) for entry in kept])
+    for entry in kept:
+        if entry.retry_at is not None:
+            await queue_try(
+                uow,
+                delivery_id=entry.pending.id,
+                attempt=entry.expected + 1,
+                series_start=entry.series_start,
+                at=entry.retry_at,
+            )
+    return [any(entry is chosen for chosen in kept) for entry in made]
+
+
+def _delivery_values(entry: Made) -> dict[str, Any]:
+    attempt = entry.attempt
     state = {
         Outcome.SUCCEEDED: DeliveryState.SUCCEEDED,
         Outcome.RETRYING: DeliveryState.PENDING,
     }.get(attempt.outcome, DeliveryState.FAILED)
-    values = {
-        "id": pending.id,
-        "expected": expected,
+    finished = attempt.outcome is not Outcome.RETRYING
+    return {
+        "delivery_id": entry.pending.id,
         "at": attempt.at,
         "state": state.value,
         "finished_at": attempt.at if finished else None,
     }
-    if not await uow.execute(_RECORDED, values):
-        return False
-    error = attempt.error[:MAX_ERROR_LENGTH] if attempt.error else None
-    await uow.execute(
-        _ATTEMPT,
-        {
-            "id": new_id(),
-            "delivery_id": pending.id,
-            "at": attempt.at,
-            "outcome": attempt.outcome.value,
-            "latency_ms": attempt.latency_ms,
-            "response_code": attempt.response_code,
-            "error": error,
-        },
-    )
-    if retry_at is not None:
-        await queue_try(
-            uow,
-            delivery_id=pending.id,
-            attempt=expected + 1,
-            series_start=series_start,
-            at=retry_at,
-        )
-    return True
+
+
+def _attempt_values(entry: Made) -> dict[str, Any]:
+    attempt = entry.attempt
+    return {
+        "id": new_id(),
+        "delivery_id": entry.pending.id,
+        "at": attempt.at,
+        "outcome": attempt.outcome.value,
+        "latency_ms": attempt.latency_ms,
+        "response_code": attempt.response_code,
+        "error": attempt.error[:MAX_ERROR_LENGTH] if attempt.error else None,
+    }
 
 
 async def queue_try(

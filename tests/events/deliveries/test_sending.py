@@ -9,7 +9,8 @@ from pytest_aiohttp import AiohttpClient
 
 from bot.app import create_app
 from bot.clock import FrozenClock
-from bot.keys import WORKER
+from bot.jobs.queue import ClaimedJob
+from bot.keys import DELIVERER, WORKER
 from bot.settings import Settings
 from tests.events.deliveries.factory import (
     BODY,
@@ -138,8 +139,8 @@ async def test_a_delivery_tried_twice_by_one_job_is_sent_and_recorded_once(
     worker = client.app[WORKER]
 
     await worker.run_once()
-    deliverer_job = type("Job", (), {"payload": job.payload})()
-    await client.app[WORKER]._handlers["events.deliver"](deliverer_job)  # the job's rerun
+    rerun = ClaimedJob(job.id, job.kind, job.payload, attempt=2, max_attempts=job.max_attempts)
+    await client.app[DELIVERER].handle(rerun)
 
     assert len(receiver.requests) == 1
     assert [a.outcome for a in await attempts(factory, sent.id)] == ["succeeded"]
