@@ -107,7 +107,7 @@ class Settings(BaseSettings):
         description="Webhook requests one process has in flight, all receivers together",
     )
     webhook_per_host: int = Field(
-        4,
+        8,
         alias="WEBHOOK_PER_HOST",
         ge=1,
         le=1000,

@@ -4,10 +4,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Integer, bindparam, or_, select, update
 
-from bot.db.expressions import one_of
+from bot.db.expressions import one_of_named
+from bot.db.statements import Prepared
 from bot.db.tables import Job
+from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
 from bot.jobs import bell
@@ -60,28 +62,45 @@ async def enqueue(
     return job.id
 
 
+_DUE = (
+    select(Job.id)
+    .where(
+        Job.state == QUEUED,
+        Job.run_at <= bindparam("now"),
+        or_(Job.lease_until.is_(None), Job.lease_until <= bindparam("now")),
+    )
+    .order_by(Job.run_at)
+    .limit(bindparam("limit", type_=Integer()))
+    # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
+    .with_for_update(skip_locked=True)
+)
+_CLAIMED = Prepared(
+    update(Job)
+    .where(Job.id.in_(_DUE.scalar_subquery()))
+    .values(
+        attempts=Job.attempts + 1,
+        lease_owner=bindparam("owner"),
+        lease_until=bindparam("lease_until", type_=UTCDateTime()),
+    )
+    .returning(Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at)
+)
+_FINISHED = Prepared(
+    update(Job)
+    .where(
+        one_of_named(Job.id, "ids"),
+        Job.lease_owner == bindparam("owner"),
+        Job.state == QUEUED,
+    )
+    .values(state=DONE, finished_at=bindparam("now", type_=UTCDateTime()), lease_until=None)
+)
+
+
 async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
     """Lease up to `limit` due jobs to `owner`, oldest due first; rows leased by a live worker
     are skipped. One statement: an UPDATE of the rows a locking subquery picks."""
     now = uow.clock.now()
-    due = (
-        select(Job.id)
-        .where(
-            Job.state == QUEUED,
-            Job.run_at <= now,
-            or_(Job.lease_until.is_(None), Job.lease_until <= now),
-        )
-        .order_by(Job.run_at)
-        .limit(limit)
-        # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
-        .with_for_update(skip_locked=True)
-    )
-    rows = await uow.execute(
-        update(Job)
-        .where(Job.id.in_(due.scalar_subquery()))
-        .values(attempts=Job.attempts + 1, lease_owner=owner, lease_until=now + lease)
-        .returning(Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at)
-    )
+    values = {"now": now, "limit": limit, "owner": owner, "lease_until": now + lease}
+    rows = await uow.execute(_CLAIMED, values)
     rows.sort(key=lambda row: (row["run_at"], row["id"]))
     return [
         ClaimedJob(
@@ -100,11 +119,7 @@ async def finish(uow: UnitOfWork, *, job_id: str, owner: str) -> bool:
 
 async def finish_many(uow: UnitOfWork, *, job_ids: list[str], owner: str) -> None:
     """Mark the jobs done that `owner` still holds, in one statement."""
-    await uow.execute(
-        update(Job)
-        .where(one_of(Job.id, job_ids), Job.lease_owner == owner, Job.state == QUEUED)
-        .values(state=DONE, finished_at=uow.clock.now(), lease_until=None)
-    )
+    await uow.execute(_FINISHED, {"ids": job_ids, "owner": owner, "now": uow.clock.now()})
 
 
 async def reschedule(

@@ -1,7 +1,6 @@
 """The in-process worker: claims due jobs in a short transaction, runs them outside it."""
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -72,6 +71,9 @@ class Worker:
         self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
+        # New work may have been written (a wake, a poll): run the passes at the next turn. A
+        # finished job starts a turn that claims again only if the last claim left jobs due.
+        self._passes_due = self._jobs_due = True
         self._running: set[asyncio.Task[None]] = set()  # run_forever's jobs in flight
 
     def register(self, kind: str, handler: JobHandler) -> None:
@@ -90,6 +92,7 @@ class Worker:
 
     def wake(self) -> None:
         """Look for due jobs now instead of at the next poll (after queueing one)."""
+        self._passes_due = self._jobs_due = True
         self._wake.set()
 
     async def run_once(self) -> int:
@@ -126,9 +129,11 @@ class Worker:
                 if not more:
                     # Not wait_for: on Python 3.11 it can swallow a cancellation that arrives as
                     # the wake does (every commit rings), and the worker would outlive its app.
-                    with contextlib.suppress(TimeoutError):
+                    try:
                         async with asyncio.timeout(poll):
                             await self._wake.wait()
+                    except TimeoutError:
+                        self._passes_due = self._jobs_due = True
                     self._wake.clear()
         finally:
             for task in self._running:
@@ -137,21 +142,29 @@ class Worker:
 
     async def _turn(self) -> bool:
         """Run the passes and start due jobs in the free slots; whether to turn again at once."""
-        full = await self.run_passes()
+        full = False
+        if self._passes_due:
+            self._passes_due = False
+            full = await self.run_passes()
+            self._passes_due |= full  # a wake during the passes stands
+            self._jobs_due = True  # the passes may have queued some
         free = min(self.slots - len(self._running), self.batch)
-        if free <= 0:
+        if free <= 0 or not self._jobs_due:
             return full  # a job that ends wakes the worker
+        self._jobs_due = False
         async with unit_of_work(self._sessions, self._clock) as uow:
             jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=free)
         for job in jobs:
             task = asyncio.create_task(self._run_logged(job))
             self._running.add(task)
             task.add_done_callback(self._ended)
-        return full or len(jobs) == free
+        self._jobs_due |= len(jobs) == free  # a full claim: more may be due
+        return full or (self._jobs_due and len(self._running) < self.slots)
 
     def _ended(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)
-        self._wake.set()  # a free slot: claim again
+        if self._jobs_due:
+            self._wake.set()  # a free slot, and jobs left due: claim again
 
     async def _run_logged(self, job: ClaimedJob) -> None:
         try:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
-SLOW = 0.5  # seconds
+SLOW = 1.0  # seconds
 LOOK_AGAIN = 0.1  # seconds between a waiting try's looks at whether its receiver stalled
 TOTAL_WAIT = 2.0  # seconds a try waits at most for a slot of the total
 
