@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 from sqlalchemy import func, select
@@ -36,6 +37,7 @@ from bot.jobs.worker import Worker
 from bot.settings import Settings
 
 DELIVERIES = 1_000
+WARM_UP = 200
 BODY = '{"eventName": "Pager", "triggerType": "ITEM_CREATED", "item": {"name": "Printer on fire"}}'
 
 
@@ -46,7 +48,7 @@ def title() -> str:
     )
 
 
-def measure(kind: str) -> dict[str, float]:
+def measure(kind: str) -> dict[str, Any]:
     port = free_port()
     receiver = subprocess.Popen(
         [sys.executable, "-m", "bench.bare_receiver", str(port)],
@@ -62,15 +64,15 @@ def measure(kind: str) -> dict[str, float]:
         receiver.wait()
 
 
-def report(kind: str, figures: dict[str, float]) -> str:
+def report(kind: str, figures: dict[str, Any]) -> str:
     return (
         f"{kind:10} app {figures['app']:7.0f}/s  bare client {figures['bare']:7.0f}/s  "
-        f"ratio {figures['ratio']:.0%} (rounds {figures['low']:.0%}–{figures['high']:.0%}), "
-        f"{figures['concurrency']:.0f} in flight"
+        f"ratio {figures['ratio']:.0%} (rounds {figures['low']:.0%}–{figures['high']:.0%}: "
+        f"{', '.join(figures['rounds'])}), {figures['concurrency']:.0f} in flight"
     )
 
 
-async def _measure(url: str, target: str) -> dict[str, float]:
+async def _measure(url: str, target: str) -> dict[str, Any]:
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
         DATABASE_URL=url,
@@ -84,6 +86,10 @@ async def _measure(url: str, target: str) -> dict[str, float]:
     definition_id = await _definition(sessions, clock, target)
     apps, bares = [], []
     try:
+        # A warm-up of each side first: connections opened, statements compiled.
+        warm = await _deliveries(sessions, clock, definition_id, target, count=WARM_UP)
+        await _app_round(sessions, clock, settings, warm)
+        await _bare_round(warm, target, settings.webhook_per_host)
         for _ in range(ROUNDS):
             ids = await _deliveries(sessions, clock, definition_id, target)
             apps.append(await _app_round(sessions, clock, settings, ids))
@@ -98,6 +104,7 @@ async def _measure(url: str, target: str) -> dict[str, float]:
         "low": min(ratios),
         "high": max(ratios),
         "concurrency": settings.webhook_per_host,
+        "rounds": [f"{app:.0f}/{bare:.0f}" for app, bare in zip(apps, bares, strict=True)],
     }
 
 
@@ -136,14 +143,16 @@ async def _definition(sessions, clock, target: str) -> str:  # noqa: ANN001
     return definition.id
 
 
-async def _deliveries(sessions, clock, definition_id: str, target: str) -> list[tuple[str, str]]:  # noqa: ANN001
-    """DELIVERIES pending deliveries and their jobs, as the engine writes them; (id, webhook id)."""
+async def _deliveries(  # noqa: ANN001
+    sessions, clock, definition_id: str, target: str, *, count: int = DELIVERIES
+) -> list[tuple[str, str]]:
+    """`count` pending deliveries and their jobs, as the engine writes them; (id, webhook id)."""
     made = []
     async with unit_of_work(sessions, clock) as uow:
         definition = await uow.get(EventDefinition, definition_id)
         assert definition is not None
         now = clock.now()
-        for _ in range(DELIVERIES):
+        for _ in range(count):
             delivery = EventDelivery(
                 id=new_id(),
                 definition_id=definition_id,

@@ -71,7 +71,7 @@ async def list_deliveries(call: Call) -> dict[str, Any]:
 )
 async def resend_delivery(call: Call) -> dict[str, Any]:
     match = call.request.match_info
-    delivery = await deliveries.resend(
+    delivery, attempts = await deliveries.resend(
         call.uow, definition_id=match["id"], delivery_id=match["deliveryId"]
     )
-    return delivery_out(delivery, [])
+    return delivery_out(delivery, attempts)

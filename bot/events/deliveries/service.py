@@ -266,9 +266,12 @@ async def list_deliveries(
     return [(row, tries[row.id]) for row in rows], count, more
 
 
-async def resend(uow: UnitOfWork, *, definition_id: str, delivery_id: str) -> EventDelivery:
+async def resend(
+    uow: UnitOfWork, *, definition_id: str, delivery_id: str
+) -> tuple[EventDelivery, list[Any]]:
     """Send a finished delivery again: a new series of tries of the same request, with the same
-    `webhook-id`. 409 while it is still being tried or while its rule is off."""
+    `webhook-id` (the delivery and its tries so far). 409 while it is still being tried or
+    while its rule is off."""
     definition = await definitions.get_definition(uow, definition_id=definition_id)
     delivery = None
     if is_id(delivery_id):
@@ -294,7 +297,7 @@ async def resend(uow: UnitOfWork, *, definition_id: str, delivery_id: str) -> Ev
         series_start=delivery.attempts,
         at=now,
     )
-    return delivery
+    return delivery, await uow.rows(_ATTEMPTS_OF, {"ids": [delivery.id]})
 
 
 async def prune(uow: UnitOfWork) -> None:

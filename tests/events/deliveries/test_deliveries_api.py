@@ -95,6 +95,7 @@ async def test_resend_sends_the_same_request_again_with_the_same_webhook_id(
     assert response.status == 202, await response.text()
     body = await response.json()
     assert (body["_id"], body["state"], body["webhookId"]) == (sent.id, "pending", sent.webhook_id)
+    assert [t["outcome"] for t in body["attempts"]] == ["failed"]  # the tries so far
     await worker.run_once()
     assert [r.webhook_id for r in receiver.requests] == [sent.webhook_id] * 2
     assert receiver.requests[0].body == receiver.requests[1].body
