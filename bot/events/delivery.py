@@ -4,9 +4,11 @@ The engine writes a delivery (its request fixed) and a job naming it; this sends
 SSRF guard (`ssrf.client_connector`), signs it with the rule's secrets, never follows a
 redirect, and records the try (`deliveries.service`). A network error, 408, 429 or 5xx queues
 the next try on the Standard Webhooks schedule (`deliveries.policy`); anything else ends it; a
-410 switches the rule off, and so do five days of nothing but failures. A try never waits long
-for a busy receiver: past its host's share of sends in flight it is put off and runs again a
-moment later, so one receiver that hangs cannot hold the sends to the others.
+410 switches the rule off, and so do five days of nothing but failures. A try waits its turn
+for a receiver that answers briskly, but one for a stalled receiver is put off and runs again a
+moment later (`deliveries.caps`), so one receiver that hangs cannot hold the sends to others.
+Tries running at once share their reads and records (`bot.jobs.batches`); a try's record
+finishes its job in the same transaction.
 """
 
 import logging
