@@ -5,6 +5,7 @@ import sys
 from bench import (
     bot_turn,
     channels,
+    deliveries,
     due_sweep,
     instructions,
     items,
@@ -77,6 +78,10 @@ def main(only: list[str]) -> None:
         print(f"\n{rules.title()}")
         for kind in ("sqlite", "postgresql"):
             print(rules.report(kind, rules.measure(kind)), flush=True)
+    if not only or "deliveries" in only:
+        print(f"\n{deliveries.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(deliveries.report(kind, deliveries.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

@@ -24,6 +24,7 @@ from bot.db.tables import Channel, EventDefinition, EventDelivery, Team
 from bot.db.uow import UnitOfWork
 from bot.events import render, subjects
 from bot.events.conditions import evaluate
+from bot.events.deliveries.service import DELIVER
 from bot.events.pump import Event
 from bot.events.schemas import ActionType, ConditionField, DeliveryState, RuleConditions
 from bot.ids import new_ids
@@ -31,7 +32,6 @@ from bot.jobs import queue
 from bot.timestamps import format_timestamp
 
 # The job that sends one delivery: payload {"deliveryId": <event_deliveries.id>}.
-DELIVER = "events.deliver"
 # One try per step of the Standard Webhooks schedule (at once, 5 s, 5 min, … 24 h).
 DELIVERY_ATTEMPTS = 10
 # Delivery rows per INSERT: 13 values each stay well under both databases' 32,766 parameters.

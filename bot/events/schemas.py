@@ -309,6 +309,8 @@ class RuleSummary(ApiModel):
     disabled_reason: str | None
     last_state: DeliveryState | None  # of its latest delivery; None: it never fired
     last_at: datetime | None
+    last_tries: int = 0  # how often the latest delivery was tried
+    last_code: int | None = None  # the response code of its latest try
 
 
 class ExplainIn(ApiModel):

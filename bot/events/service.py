@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, delete, func, select
 from yarl import URL
 
 from bot.db.statements import Prepared
-from bot.db.tables import EventDefinition, EventDelivery
+from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.errors import BadRequest, NotFound
 from bot.events import subjects
@@ -226,6 +226,14 @@ def _latest(column: Any) -> Any:
     )
 
 
+# The response code of the latest try of the rule's latest delivery (None: no answer).
+_LAST_CODE = (
+    select(DeliveryAttempt.response_code)
+    .where(DeliveryAttempt.delivery_id == _latest(EventDelivery.id))
+    .order_by(DeliveryAttempt.at.desc(), DeliveryAttempt.id.desc())
+    .limit(1)
+    .scalar_subquery()
+)
 _RULES = Prepared(
     select(
         EventDefinition.name,
@@ -236,6 +244,8 @@ _RULES = Prepared(
         EventDefinition.action,
         EventDefinition.disabled_reason,
         _latest(EventDelivery.state).label("last_state"),
+        _latest(EventDelivery.attempts).label("last_tries"),
+        _LAST_CODE.label("last_code"),
         _latest(func.coalesce(EventDelivery.last_attempt_at, EventDelivery.created_at)).label(
             "last_at"
         ),
@@ -275,6 +285,8 @@ def _summary(row: Any) -> RuleSummary:
         disabled_reason=row.disabled_reason,
         last_state=DeliveryState(row.last_state) if row.last_state else None,
         last_at=row.last_at,
+        last_tries=row.last_tries or 0,
+        last_code=row.last_code,
     )
 
 

@@ -68,6 +68,7 @@ class Target(StrEnum):
     MAPPING = "mapping"  # one of that project's mappings
     DEFINITION = "definition"  # an event rule
     ATTACHMENT = "attachment"  # a file of the bug: its path names the bug, then the file
+    DELIVERY = "delivery"  # a failed delivery of the rule: its path names the rule, then it
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,8 @@ MATRIX: dict[str, Probe] = {
     "DELETE /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "POST /api/events/{id}/secret": Probe(Kind.KEYED, Target.DEFINITION),
     "POST /api/events/{id}/test": Probe(Kind.KEYED, Target.DEFINITION),
+    "GET /api/events/{id}/deliveries": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /api/events/{id}/deliveries/{deliveryId}/resend": Probe(Kind.KEYED, Target.DELIVERY),
     "POST /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),

@@ -19,6 +19,7 @@ from bot.db.tables import (
     Base,
     Channel,
     EventDefinition,
+    EventDelivery,
     FieldMapping,
     FieldValue,
     Item,
@@ -29,6 +30,7 @@ from bot.db.tables import (
     Team,
     TeamMember,
 )
+from tests.events.deliveries.factory import delivery as delivery_of
 from tests.factories import Factory, Member
 from tests.generated.cross_team_matrix import JIRA_STATES, Target
 from tests.items.refusals import request_columns
@@ -57,6 +59,7 @@ class Side:
     priority_id: str
     definition: dict[str, Any]
     attachment: dict[str, Any]
+    delivery: dict[str, Any]  # the rule's failed delivery: _id, webhookId
 
     @property
     def headers(self) -> dict[str, str]:
@@ -75,6 +78,7 @@ class Side:
             Target.MAPPING: self.mapping,
             Target.DEFINITION: self.definition,
             Target.ATTACHMENT: self.attachment,
+            Target.DELIVERY: self.delivery,
         }[target]
 
     def keys(self, target: Target | None) -> tuple[str, ...]:
@@ -83,6 +87,8 @@ class Side:
             return ("",)
         if target is Target.ATTACHMENT:
             return (self.bug["_id"], self.attachment["_id"])
+        if target is Target.DELIVERY:
+            return (self.definition["_id"], self.delivery["_id"])
         return (self.row(target)["_id"],)
 
 
@@ -168,6 +174,8 @@ async def make_side(
     attached = await client.post(f"/api/files/{bug['_id']}", data=file, headers=headers)
     assert attached.status == 201, await attached.text()
     attachment = await attached.json()
+    made = await delivery_of(factory, definition["_id"], failed=True)
+    sent = {"_id": made.id, "webhookId": made.webhook_id}
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
         priority_id = await uow.session.scalar(
@@ -194,6 +202,7 @@ async def make_side(
         priority_id,
         definition,
         attachment,
+        sent,
     )
 
 
@@ -220,6 +229,7 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             ItemCounter,
             FieldMapping,
             EventDefinition,
+            EventDelivery,
             Attachment,
         )
         for model in tables:
