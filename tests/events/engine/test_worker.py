@@ -30,4 +30,5 @@ async def test_a_created_bug_is_matched_by_the_running_worker_without_a_poll(
         await asyncio.sleep(0.05)
 
     assert [(d["definition_id"], d["item_id"]) for d in made] == [(rule, bug["_id"])]
-    assert [job["deliveryId"] for job in await delivery_jobs(factory)] == [made[0]["id"]]
+    # Its send job (and, the address being unreachable here, maybe its retry) names it.
+    assert {job["deliveryId"] for job in await delivery_jobs(factory)} == {made[0]["id"]}
