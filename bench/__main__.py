@@ -15,6 +15,7 @@ from bench import (
     pressure,
     rules,
     uploads,
+    webhook_latency,
 )
 
 
@@ -78,6 +79,10 @@ def main(only: list[str]) -> None:
         print(f"\n{rules.title()}")
         for kind in ("sqlite", "postgresql"):
             print(rules.report(kind, rules.measure(kind)), flush=True)
+    if not only or "webhook_latency" in only:
+        print(f"\n{webhook_latency.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(webhook_latency.report(kind, webhook_latency.measure(kind)), flush=True)
     if not only or "deliveries" in only:
         print(f"\n{deliveries.title()}")
         for kind in ("sqlite", "postgresql"):

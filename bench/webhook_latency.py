@@ -149,8 +149,3 @@ def report(kind: str, figures: dict[str, float]) -> str:
         f" {figures['bare_p50']:.2f} ms, p95 {figures['bare_p95']:.2f} ms"
     )
 
-
-if __name__ == "__main__":
-    print(title())
-    for kind in sys.argv[1:] or ["sqlite", "postgresql"]:
-        print(report(kind, measure(kind)), flush=True)
