@@ -84,7 +84,14 @@ class BotRuntime:
         factory = auth.create_connector_factory(claims)
         client = await factory.create(service_url, auth.get_originating_audience())
         # msrest's own retries would sleep through 502/504 without honouring our pacing.
-        client.config.retry_policy.policy = Retry(total=0, raise_on_status=False)
+        policy = Retry(total=0, raise_on_status=False)
+        client.config.retry_policy.policy = policy
+        # The client's requests session took msrest's default policy when the client was made:
+        # without ours there too, a PUT answered 429 sleeps out Retry-After in a thread and
+        # retries (a POST is not retried by urllib3, whatever the policy).
+        sender = client.config.pipeline._sender.driver
+        for transport in sender.session.adapters.values():
+            transport.max_retries = policy
         return client
 
 
