@@ -115,7 +115,7 @@ class Coalescer:
             threads.update(
                 {row["item_id"]: Thread(**row) for row in await uow.rows(_KEPT, {"ids": gone})}
             )
-        lines = [
+        lines: list[dict[str, Any]] = [
             {
                 "item_id": event.item_id,
                 "key": event.id,
@@ -186,12 +186,12 @@ class Coalescer:
             }
             for t in told
         ]
-        statement = upsert(_REFRESHES).values(rows)
+        values = upsert(_REFRESHES).values(rows)
         kept = _REFRESHES.c.job_id
         # An open burst keeps its job (its row locked until this commits); a new one takes ours.
-        statement = statement.on_conflict_do_update(
+        statement = values.on_conflict_do_update(
             index_elements=["item_id"],
-            set_={"job_id": case((kept.is_(None), statement.excluded.job_id), else_=kept)},
+            set_={"job_id": case((kept.is_(None), values.excluded.job_id), else_=kept)},
         ).returning(_REFRESHES.c.item_id, _REFRESHES.c.job_id)
         opened = {row["item_id"]: row["job_id"] for row in await uow.execute(statement)}
         fresh = [item for item, job in opened.items() if job == proposed[item]]

@@ -15,7 +15,11 @@ __all__ = ["bot", "connector", "post", "rig", "service_url"]
 
 @pytest.fixture
 async def rig(
-    bot: TestClient, post, service_url: str, connector: Connector, factory: Factory  # noqa: ANN001
+    bot: TestClient,
+    post,
+    service_url: str,
+    connector: Connector,
+    factory: Factory,  # noqa: ANN001
 ) -> Rig:
     """Ada, Grace and Lin in the Bugs channel of Team A, where the app is installed."""
     assert (await post(installed(service_url))).status == 200

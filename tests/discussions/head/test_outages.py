@@ -1,4 +1,4 @@
-"""A connector that throttles or is down delays a thread's refresh: nothing lost, nothing doubled."""
+"""A connector that throttles or is down delays a thread's refresh: none lost, none doubled."""
 
 from datetime import timedelta
 

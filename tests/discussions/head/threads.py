@@ -79,9 +79,7 @@ async def start_thread(bot: TestClient, factory: Factory, item_id: str) -> str:
     async with factory.work() as uow:
         channel_id = await uow.value(select(Channel.id).where(Channel.teams_id == CHANNEL))
         now = uow.clock.now()
-        card = await current_card(
-            uow, item_id=item_id, public_url=bot.app[SETTINGS].public_url
-        )
+        card = await current_card(uow, item_id=item_id, public_url=bot.app[SETTINGS].public_url)
         uow.add(
             ItemThread(
                 item_id=item_id,
