@@ -12,6 +12,7 @@ from bench import (
     me,
     me_tasks,
     pressure,
+    thread_refresh,
     uploads,
 )
 
@@ -72,6 +73,10 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
+    if not only or "thread" in only:
+        print(f"\n{thread_refresh.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(thread_refresh.report(kind, thread_refresh.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):
