@@ -70,6 +70,18 @@ async def test_ten_edits_in_a_burst_make_one_update_and_one_reply_naming_them(ri
     assert (len(rig.updates()), len(rig.replies())) == (1, 1)
 
 
+async def test_a_discussed_task_stays_current_as_a_bug_does(rig: Rig) -> None:
+    task, _ = await rig.discussed_bug("task", name="Write the notes")
+    await rig.patch(rig.ada, task["_id"], "task", assignedTo=[rig.lin.user.id])
+    await rig.turn()
+    await rig.turn(WINDOW)
+    [update] = rig.updates()
+    card = update.body["attachments"][0]["content"]
+    assert card["title"].startswith("Task #")
+    assert facts(card)["Assigned to"] == "Lin Chen"
+    assert [call.body["text"] for call in rig.replies()] == ["Ada Lovelace assigned it to Lin Chen"]
+
+
 async def test_changes_by_several_people_are_one_line_naming_each(rig: Rig) -> None:
     bug, _ = await rig.discussed_bug()
     await rig.patch(rig.ada, bug["_id"], status="In Progress")

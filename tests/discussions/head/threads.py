@@ -34,18 +34,18 @@ class Rig:
         members = [await member(factory, person) for person in (ADA, GRACE, LIN)]
         return cls(bot, connector, factory, *members)
 
-    async def bug(self, **fields: Any) -> dict[str, Any]:
-        """A bug made by Ada over the API."""
-        return await create_item(self.bot, self.ada, **fields)
+    async def bug(self, of: str = "bug", **fields: Any) -> dict[str, Any]:
+        """A bug (or an item `of` another kind) made by Ada over the API."""
+        return await create_item(self.bot, self.ada, of, **fields)
 
-    async def discussed_bug(self, **fields: Any) -> tuple[dict[str, Any], str]:
-        """A bug with a started thread; its thread's conversation id."""
-        bug = await self.bug(**fields)
+    async def discussed_bug(self, of: str = "bug", **fields: Any) -> tuple[dict[str, Any], str]:
+        """A bug (or task) with a started thread; its thread's conversation id."""
+        bug = await self.bug(of, **fields)
         return bug, await start_thread(self.bot, self.factory, bug["_id"])
 
-    async def patch(self, who: Member, item_id: str, **fields: Any) -> None:
+    async def patch(self, who: Member, item_id: str, of: str = "bug", **fields: Any) -> None:
         response = await self.bot.patch(
-            f"/odata/bugs({item_id})", json=fields, headers=who.in_channel()
+            f"/odata/{of}s({item_id})", json=fields, headers=who.in_channel()
         )
         assert response.status == 204, await response.text()
 
