@@ -12,6 +12,7 @@ from bench import (
     me,
     me_tasks,
     pressure,
+    rules,
     thread_refresh,
     uploads,
 )
@@ -73,6 +74,10 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
+    if not only or "rules" in only:
+        print(f"\n{rules.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(rules.report(kind, rules.measure(kind)), flush=True)
     if not only or "thread" in only:
         print(f"\n{thread_refresh.title()}")
         for kind in ("sqlite", "postgresql"):

@@ -21,7 +21,7 @@ from bot.directory import api as directory_api
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.refresh import ThreadRefresher
 from bot.events import api as events_api
-from bot.events import pump, sweep
+from bot.events import engine, pump, sweep
 from bot.fields import api as fields_api
 from bot.fields import levels_api
 from bot.files import api as files_api
@@ -174,7 +174,8 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
 async def _jobs(app: web.Application) -> AsyncIterator[None]:
     worker = Worker(app[SESSIONS], app[CLOCK])
     app[NOTIFIER].register(worker)
-    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK])
+    # The engine turns committed events into deliveries (bot.events.engine).
+    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [engine.match])
     worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     settings = app[SETTINGS]
     # Discussed items' threads: changes gathered per item, then one card update and one reply.

@@ -219,10 +219,9 @@ class Coalescer:
         await queue.enqueue_many(
             uow,
             kind=KIND,
-            jobs=[
-                {"id": job, "payload": {"itemId": item}, "run_at": due}
-                for job, (item, due) in jobs.items()
-            ],
+            payloads=[{"itemId": item} for item, _ in jobs.values()],
+            run_at=[due for _, due in jobs.values()],
+            ids=list(jobs),
             max_attempts=MAX_ATTEMPTS,
         )
         if self._wake is not None:

@@ -1,6 +1,6 @@
 """Queue, claim, finish and reschedule jobs: each a short statement in the caller's transaction."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -10,7 +10,7 @@ from sqlalchemy import Table, insert, or_, select, update
 from bot.db.statements import Prepared
 from bot.db.tables import Job
 from bot.db.uow import UnitOfWork
-from bot.ids import new_id
+from bot.ids import new_id, new_ids
 from bot.jobs import bell
 
 QUEUED = "queued"
@@ -61,20 +61,28 @@ async def enqueue(
     return job.id
 
 
-_INSERT = Prepared(insert(cast(Table, Job.__table__)))
+_JOBS = cast(Table, Job.__table__)
+_INSERT = Prepared(insert(_JOBS))
 
 
 async def enqueue_many(
     uow: UnitOfWork,
     *,
     kind: str,
-    jobs: Sequence[Mapping[str, Any]],
+    payloads: list[dict[str, Any]],
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    run_at: Sequence[datetime] | None = None,
+    ids: Sequence[str] | None = None,
 ) -> None:
-    """Add jobs of one kind (each `{id, payload, run_at}`) in the caller's transaction, sent
-    together: a bulk change's work costs one round trip, not one per job."""
-    if not jobs:
+    """`enqueue` for many jobs of one kind in one statement: due now, or each at its `run_at`;
+    `ids` gives theirs, for a caller that records them."""
+    if not payloads:
         return
+    now = uow.clock.now()
+    rows: list[dict[str, Any]] = [
+        {"id": job_id, "payload": payload}
+        for job_id, payload in zip(ids or new_ids(len(payloads)), payloads, strict=True)
+    ]
     same = {
         "kind": kind,
         "state": QUEUED,
@@ -83,11 +91,15 @@ async def enqueue_many(
         "lease_owner": None,
         "lease_until": None,
         "last_error": None,
-        "created_at": uow.clock.now(),
+        "created_at": now,
         "finished_at": None,
     }
-    rows = [{"id": job["id"], "payload": job["payload"], "run_at": job["run_at"]} for job in jobs]
-    await uow.execute_many(_INSERT, rows, same)
+    if run_at is None:
+        await uow.insert_many(_JOBS, rows, {**same, "run_at": now})
+    else:  # times per row: sent together, a statement each (insert_many takes text and JSON)
+        for row, due in zip(rows, run_at, strict=True):
+            row["run_at"] = due
+        await uow.execute_many(_INSERT, rows, same)
     uow.on_commit(bell.ring)
 
 

@@ -20,7 +20,7 @@ from bot.app import ROUTE_TABLES
 from bot.directory.queries import USERS
 from bot.directory.schemas import ChannelSettingsPatch
 from bot.events.definitions.queries import DEFINITIONS
-from bot.events.schemas import DefinitionIn, DefinitionPatch
+from bot.events.schemas import DefinitionIn, DefinitionPatch, ExplainIn
 from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
 from bot.items.queries import entity_set
@@ -131,6 +131,7 @@ MATRIX: dict[str, Probe] = {
     "PATCH /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "DELETE /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "POST /api/events/{id}/secret": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /api/events/{id}/test": Probe(Kind.KEYED, Target.DEFINITION),
     "POST /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),
@@ -140,6 +141,7 @@ MATRIX: dict[str, Probe] = {
 # Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
 OWN_PROJECT = "<own project>"
 OWN_PRIORITY = "<own priority>"
+OWN_BUG = "<own bug>"
 JIRA_STATES = [
     {"id": "1", "name": "To Do", "category": "New"},
     {"id": "3", "name": "Done", "category": "Done"},
@@ -184,6 +186,7 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
         "action": {"url": "https://93.184.215.14/hooks/probe"},
     },
     DefinitionPatch: {"eventName": "Probe renamed", "enable": False},
+    ExplainIn: {"itemId": OWN_BUG},
     ChannelSettingsPatch: {"dueSoonMinutes": 90},
 }
 # Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
@@ -204,6 +207,8 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     MappingPatch: ("fieldId",),
     DefinitionIn: (),
     DefinitionPatch: (),
+    # An item of another channel is a 404 here, not a 400 (tests/events/engine/test_explain.py).
+    ExplainIn: (),
     ChannelSettingsPatch: (),
 }
 # Fields a client may send but the server owns (docs/api.md): ignored, whatever they name.
@@ -234,7 +239,11 @@ def known_good(endpoint: Endpoint, side: "Side | None" = None) -> dict[str, Any]
     assert endpoint.body in BODIES, missing_body(endpoint)
     body: dict[str, Any] = json.loads(json.dumps(BODIES[endpoint.body]))
     if side is not None:
-        own = {OWN_PROJECT: side.project["_id"], OWN_PRIORITY: side.priority_id}
+        own = {
+            OWN_PROJECT: side.project["_id"],
+            OWN_PRIORITY: side.priority_id,
+            OWN_BUG: side.bug["_id"],
+        }
         body = {
             field: own.get(value, value) if isinstance(value, str) else value
             for field, value in body.items()
