@@ -14,6 +14,7 @@ from bench import (
     me_tasks,
     pressure,
     rules,
+    thread_refresh,
     uploads,
     webhook_latency,
 )
@@ -87,6 +88,10 @@ def main(only: list[str]) -> None:
         print(f"\n{deliveries.title()}")
         for kind in ("sqlite", "postgresql"):
             print(deliveries.report(kind, deliveries.measure(kind)), flush=True)
+    if not only or "thread" in only:
+        print(f"\n{thread_refresh.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(thread_refresh.report(kind, thread_refresh.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

@@ -148,4 +148,3 @@ def report(kind: str, figures: dict[str, float]) -> str:
         f" (max {figures['max']:.1f}; goal p95 ≤ 100 ms); bare POST p50"
         f" {figures['bare_p50']:.2f} ms, p95 {figures['bare_p95']:.2f} ms"
     )
-

@@ -18,6 +18,8 @@ from bot.db import checkpoints, signals
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
+from bot.discussions.coalescer import Coalescer
+from bot.discussions.refresh import ThreadRefresher
 from bot.events import api as events_api
 from bot.events import deliveries_api, engine, pump, sweep
 from bot.events.delivery import Deliverer
@@ -48,6 +50,7 @@ from bot.keys import (
     SESSIONS,
     SETTINGS,
     SSO_KEYS,
+    THREAD_COALESCER,
     WORKER,
 )
 from bot.mappings import api as mappings_api
@@ -187,6 +190,18 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [engine.match])
     worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     settings = app[SETTINGS]
+    # Discussed items' threads: changes gathered per item, then one card update and one reply.
+    window = timedelta(seconds=settings.thread_coalesce_seconds)
+    app[THREAD_COALESCER] = coalescer = Coalescer(window=window, wake=worker.wake)
+    event_pump.observe(coalescer.observe)
+    ThreadRefresher(
+        app[NOTIFIER],
+        app[SESSIONS],
+        app[CLOCK],
+        coalescer,
+        public_url=settings.public_url,
+        app_id=settings.microsoft_app_id,
+    ).register(worker)
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(
         app[SESSIONS], app[CLOCK], default_window=timedelta(minutes=settings.due_soon_minutes)
     )

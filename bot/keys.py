@@ -6,6 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
+from bot.discussions.coalescer import Coalescer
 from bot.events.delivery import Deliverer
 from bot.events.pump import EventPump
 from bot.events.sweep import DueSweep
@@ -40,6 +41,8 @@ EVENT_PUMP = web.AppKey("event_pump", EventPump)
 DUE_SWEEP = web.AppKey("due_sweep", DueSweep)
 # Sends webhook deliveries (bot.events.delivery).
 DELIVERER = web.AppKey("deliverer", Deliverer)
+# What other features feed lines for an item's thread through (bot.discussions.coalescer).
+THREAD_COALESCER = web.AppKey("thread_coalescer", Coalescer)
 # Attachments' bytes, and the signed links that serve them (bot.files).
 FILE_STORE = web.AppKey("file_store", FileStore)
 DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)

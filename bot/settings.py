@@ -153,6 +153,13 @@ class Settings(BaseSettings):
         le=MAX_DUE_SOON_MINUTES,
         description="How long before its due date an item is due soon, unless its channel says",
     )
+    thread_coalesce_seconds: float = Field(
+        2.0,
+        alias="THREAD_COALESCE_SECONDS",
+        ge=0,
+        le=3600,
+        description="How long an item's thread gathers changes into one card update and reply",
+    )
     due_sweep_seconds: float = Field(
         60.0,
         alias="DUE_SWEEP_SECONDS",

@@ -60,3 +60,18 @@ def root_card(item: TaskDetails, *, item_url: str) -> dict[str, Any]:
 def root_attachment(card: dict[str, Any]) -> dict[str, Any]:
     """The card as an activity attachment."""
     return {"contentType": CONNECTOR_CARD, "content": card}
+
+
+DELETED_COLOR = "8A8886"  # grey: the item is gone
+
+
+def deleted_card(card: dict[str, Any]) -> dict[str, Any]:
+    """The root card of an item that was deleted: its last state, marked so, with no link to
+    open (the item is gone)."""
+    return {
+        **card,
+        "summary": f"{card.get('summary') or ''} (deleted)",
+        "title": f"{card.get('title') or ''} (deleted)",
+        "themeColor": DELETED_COLOR,
+        "potentialAction": [],
+    }

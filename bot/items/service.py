@@ -8,6 +8,7 @@ from sqlalchemy import Table, bindparam, delete, insert, select, update
 from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
+from bot.discussions import coalescer
 from bot.errors import Invalid, NotFound
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.files import service as attachments
@@ -216,6 +217,7 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: F
     await _load_for_update(uow, kind, item_id)
     last_state = await read.get_details(uow, kind=kind, item_id=item_id)
     await attachments.forget_items_files(uow, item_ids=[item_id], store=files)
+    await coalescer.item_deleting(uow, item_ids=[item_id])  # its thread outlives its rows
     deleted = await uow.execute(
         delete(Item)
         .where(Item.id == item_id, Item.channel_id == _channel_id(uow))

@@ -1,10 +1,11 @@
 """Queue, claim, finish and reschedule jobs: each a short statement in the caller's transaction."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Integer, Table, bindparam, or_, select, update
+from sqlalchemy import Integer, Table, bindparam, insert, or_, select, update
 
 from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared
@@ -62,25 +63,31 @@ async def enqueue(
     return job.id
 
 
+_JOBS = cast(Table, Job.__table__)
+_INSERT = Prepared(insert(_JOBS))
+
+
 async def enqueue_many(
     uow: UnitOfWork,
     *,
     kind: str,
     payloads: list[dict[str, Any]],
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    run_at: Sequence[datetime] | None = None,
+    ids: Sequence[str] | None = None,
 ) -> None:
-    """`enqueue` for many jobs of one kind, due now, in one statement."""
+    """`enqueue` for many jobs of one kind in one statement: due now, or each at its `run_at`;
+    `ids` gives theirs, for a caller that records them."""
     if not payloads:
         return
     now = uow.clock.now()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"id": job_id, "payload": payload}
-        for job_id, payload in zip(new_ids(len(payloads)), payloads, strict=True)
+        for job_id, payload in zip(ids or new_ids(len(payloads)), payloads, strict=True)
     ]
     same = {
         "kind": kind,
         "state": QUEUED,
-        "run_at": now,
         "attempts": 0,
         "max_attempts": max_attempts,
         "lease_owner": None,
@@ -89,7 +96,12 @@ async def enqueue_many(
         "created_at": now,
         "finished_at": None,
     }
-    await uow.insert_many(cast(Table, Job.__table__), rows, same)
+    if run_at is None:
+        await uow.insert_many(_JOBS, rows, {**same, "run_at": now})
+    else:  # times per row: sent together, a statement each (insert_many takes text and JSON)
+        for row, due in zip(rows, run_at, strict=True):
+            row["run_at"] = due
+        await uow.execute_many(_INSERT, rows, same)
     uow.on_commit(bell.ring)
 
 

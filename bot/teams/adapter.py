@@ -15,7 +15,6 @@ from botframework.connector.auth import (
     ServiceClientCredentialsFactory,
 )
 from msrest.universal_http.requests import ClientRetryPolicy
-from urllib3 import Retry
 
 from bot.clock import Clock
 from bot.settings import Settings
@@ -83,8 +82,10 @@ class BotRuntime:
         claims = self.adapter.create_claims_identity(self.app_id)
         factory = auth.create_connector_factory(claims)
         client = await factory.create(service_url, auth.get_originating_audience())
-        # msrest's own retries would sleep through 502/504 without honouring our pacing.
-        client.config.retry_policy.policy = Retry(total=0, raise_on_status=False)
+        # msrest's own retries would sleep through 502/504 (and a PUT's Retry-After, in a
+        # thread) without honouring our pacing. Set on the policy object itself: the client's
+        # HTTP session took that object when the client was made, so a new one goes unseen.
+        client.config.retry_policy.retries = 0
         return client
 
 

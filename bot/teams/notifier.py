@@ -16,6 +16,7 @@ from botbuilder.schema import (
     ChannelAccount,
     ConversationParameters,
     ConversationReference,
+    Mention,
 )
 from msrest.exceptions import ClientRequestError, HttpOperationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -169,7 +170,13 @@ class Notifier:
 
     @staticmethod
     def _activity(body: dict[str, Any], reference: ConversationReference) -> Activity:
-        return TurnContext.apply_conversation_reference(Activity().deserialize(body), reference)
+        activity = Activity().deserialize(body)
+        # msrest keeps only an entity's `type`: a mention keeps whom it names and its text.
+        activity.entities = [
+            Mention().deserialize(given) if given.get("type") == "mention" else kept
+            for given, kept in zip(body.get("entities") or (), activity.entities or (), strict=True)
+        ] or activity.entities
+        return TurnContext.apply_conversation_reference(activity, reference)
 
     async def _call(self, request: Any) -> Any:
         """Await a connector call; Teams' refusals become the job's retry or failure."""

@@ -9,6 +9,7 @@ from bot.db.tables.files import Attachment
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
 from bot.db.tables.teams import ConversationReference
+from bot.db.tables.threads import ThreadLine, ThreadRefresh
 
 __all__ = [
     "Attachment",
@@ -33,5 +34,7 @@ __all__ = [
     "Team",
     "TeamMember",
     "Tenant",
+    "ThreadLine",
+    "ThreadRefresh",
     "User",
 ]

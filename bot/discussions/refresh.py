@@ -1,0 +1,274 @@
+"""The refresh job: one burst of an item's thread becomes its root card updated in place and one
+reply saying who changed what.
+
+Idempotent under retries: the lines a reply covers are marked told only once Teams gave the
+reply's id, so a retry (throttled, connector down) says every pending line once, joined by any
+that arrived meanwhile. Only a process dying between the send and its record posts that reply
+again (the connector takes no idempotency key).
+"""
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.db.expressions import one_of, one_of_named
+from bot.db.statements import Prepared
+from bot.db.tables import DiscussionMessage, Item, ThreadLine, ThreadRefresh, User
+from bot.db.uow import UnitOfWork, unit_of_work
+from bot.discussions.coalescer import KIND, Coalescer
+from bot.discussions.heads import current_card
+from bot.discussions.lines import Pending, Said, mention_tag, people_named, say
+from bot.ids import new_id
+from bot.jobs.queue import ClaimedJob
+from bot.jobs.worker import PermanentFailure, Worker
+from bot.teams.notifier import Notifier
+from cards.thread import deleted_card, root_attachment
+
+log = logging.getLogger(__name__)
+
+BOT_NAME = "Tracker"  # the app's short name in the manifest
+# Told lines are kept this long: a late line for a change already told adds nothing.
+KEEP_TOLD = timedelta(days=1)
+
+_REFRESHES = cast(Table, ThreadRefresh.__table__)
+_LINES = cast(Table, ThreadLine.__table__)
+_MESSAGES = cast(Table, DiscussionMessage.__table__)
+_REFRESH = Prepared(select(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
+_LOCK_REFRESH = Prepared(
+    select(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")).with_for_update()
+)
+# The item's row first, as deleting it does: the two never wait for each other crosswise.
+_LOCK_ITEM = Prepared(select(Item.id).where(Item.id == bindparam("item")).with_for_update())
+_PENDING = Prepared(
+    select(_LINES)
+    .where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
+    .order_by(_LINES.c.created_at, _LINES.c.id)
+)
+_FIRST_PENDING = Prepared(
+    select(func.min(_LINES.c.created_at)).where(
+        _LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None)
+    )
+)
+_TOLD = Prepared(
+    update(_LINES)
+    .where(one_of_named(_LINES.c.id, "ids"))
+    .values(told_at=bindparam("now"), reply_id=bindparam("reply"))
+)
+_PRUNE = Prepared(
+    delete(_LINES).where(
+        _LINES.c.item_id == bindparam("item"), _LINES.c.told_at < bindparam("before")
+    )
+)
+_FORGET_LINES = Prepared(delete(_LINES).where(_LINES.c.item_id == bindparam("item")))
+_CLOSE = Prepared(delete(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
+_REOPEN = Prepared(
+    update(_REFRESHES)
+    .where(_REFRESHES.c.item_id == bindparam("item"))
+    .values(job_id=bindparam("job"))
+)
+_ROOT = Prepared(
+    update(_MESSAGES)
+    .where(_MESSAGES.c.item_id == bindparam("item"), _MESSAGES.c.reply_to_id.is_(None))
+    .values(card=bindparam("card", type_=_MESSAGES.c.card.type), modified_at=bindparam("now"))
+)
+_REPLY = Prepared(insert(_MESSAGES))
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What one run sends, read before sending."""
+
+    job_id: str
+    item_id: str
+    conversation_id: str
+    root_message_id: str
+    deleted: bool
+    card: dict[str, Any] | None  # the root's new card; None: left as it is
+    said: Said | None  # the reply; None: no reply
+    line_ids: list[str]  # the pending lines it covers
+
+
+class ThreadRefresher:
+    """Runs the coalescer's jobs through the notifier."""
+
+    def __init__(
+        self,
+        notifier: Notifier,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        coalescer: Coalescer,
+        *,
+        public_url: str,
+        app_id: str,
+    ) -> None:
+        self._notifier, self._sessions, self._clock = notifier, sessions, clock
+        self._coalescer = coalescer
+        self._public_url, self._app_id = public_url, app_id
+
+    def register(self, worker: Worker) -> None:
+        worker.register(KIND, self.run)
+
+    async def run(self, job: ClaimedJob) -> None:
+        plan = await self._plan(job)
+        if plan is None:
+            return  # its burst was closed, or reopened under another job
+        try:
+            reply_id = await self._send(plan)
+        except PermanentFailure as exc:
+            # The app was removed from the channel, say: Teams will not take this burst.
+            log.warning("thread of item %s: burst not told: %s", plan.item_id, exc)
+            await self._close(plan, reply_id=None)
+            raise
+        await self._close(plan, reply_id=reply_id)
+
+    async def _plan(self, job: ClaimedJob) -> _Plan | None:
+        item_id = str(job.payload["itemId"])
+        async with unit_of_work(self._sessions, self._clock, write=False) as uow:
+            refresh = await uow.row(_REFRESH, {"item": item_id})
+            if refresh is None or refresh["job_id"] != job.id:
+                return None
+            rows = await uow.rows(_PENDING, {"item": item_id})
+            pending = [
+                Pending(
+                    key=row["key"],
+                    what=row["what"],
+                    actor_id=row["actor_id"],
+                    changes=row["changes"],
+                    text=row["text"],
+                    mentions=row["mentions"] or [],
+                )
+                for row in rows
+            ]
+            said = say(
+                pending, await _names(uow, people_named(pending)), this_year=uow.clock.now().year
+            )
+            deleted = refresh["deleted_at"] is not None
+            card: dict[str, Any] | None = None
+            if deleted:
+                card = deleted_card(refresh["card"]) if refresh["card"] else None
+            elif said is not None:  # a burst that changed nothing leaves the card as it is
+                card = await current_card(uow, item_id=item_id, public_url=self._public_url)
+        return _Plan(
+            job_id=job.id,
+            item_id=item_id,
+            conversation_id=refresh["conversation_id"],
+            root_message_id=refresh["root_message_id"],
+            deleted=deleted,
+            card=card,
+            said=said,
+            line_ids=[row["id"] for row in rows],
+        )
+
+    async def _send(self, plan: _Plan) -> str | None:
+        """The root card, then the reply; the reply's Teams id."""
+        if plan.card is not None:
+            await self._notifier.update(
+                conversation_id=plan.conversation_id,
+                activity_id=plan.root_message_id,
+                activity={"type": "message", "attachments": [root_attachment(plan.card)]},
+            )
+        if plan.said is None:
+            return None
+        sent = await self._notifier.reply(
+            conversation_id=plan.conversation_id, activity=_reply(plan.said)
+        )
+        return sent.activity_id
+
+    async def _close(self, plan: _Plan, *, reply_id: str | None) -> None:
+        """Record what was sent, then close the burst, or open the next one for lines that
+        arrived since the plan was read."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            now = uow.clock.now()
+            item_exists = await uow.value(_LOCK_ITEM, {"item": plan.item_id}) is not None
+            refresh = await uow.row(_LOCK_REFRESH, {"item": plan.item_id})
+            await uow.execute(_TOLD, {"ids": plan.line_ids, "now": now, "reply": reply_id})
+            if item_exists:
+                await _record(uow, plan, reply_id=reply_id, app_id=self._app_id)
+            if refresh is None or refresh["job_id"] != plan.job_id:
+                return
+            if plan.deleted:  # the item is gone: nothing more will be told
+                await uow.execute(_FORGET_LINES, {"item": plan.item_id})
+                await uow.execute(_CLOSE, {"item": plan.item_id})
+                return
+            await uow.execute(_PRUNE, {"item": plan.item_id, "before": now - KEEP_TOLD})
+            first = await uow.value(_FIRST_PENDING, {"item": plan.item_id})
+            if refresh["deleted_at"] is not None:  # deleted since the plan: say so next
+                first = now
+            if first is None:
+                await uow.execute(_CLOSE, {"item": plan.item_id})
+                return
+            job_id = new_id()
+            due = max(first + self._coalescer.window, now)
+            await uow.execute(_REOPEN, {"item": plan.item_id, "job": job_id})
+            await self._coalescer.schedule(uow, {job_id: (plan.item_id, due)})
+
+
+async def _names(uow: UnitOfWork, user_ids: set[str]) -> dict[str, str]:
+    if not user_ids:
+        return {}
+    rows = await uow.rows(select(User.id, User.display_name).where(one_of(User.id, user_ids)))
+    return {row["id"]: row["display_name"] for row in rows}
+
+
+async def _record(uow: UnitOfWork, plan: _Plan, *, reply_id: str | None, app_id: str) -> None:
+    """The root's new card, and the reply as the discussion's API lists it."""
+    now = uow.clock.now()
+    if plan.card is not None:
+        await uow.execute(_ROOT, {"item": plan.item_id, "card": plan.card, "now": now})
+    if reply_id is None or plan.said is None:
+        return
+    await uow.execute(
+        _REPLY,
+        {
+            "id": new_id(),
+            "item_id": plan.item_id,
+            "message_id": reply_id,
+            "reply_to_id": plan.root_message_id,
+            "author_kind": "application",
+            "author_id": app_id or None,
+            "author_user_id": None,
+            "author_name": BOT_NAME,
+            "body": plan.said.html,
+            "card": None,
+            "mentions": [
+                {
+                    "id": index,
+                    "mentionText": person["name"],
+                    "mentioned": {
+                        "user": {
+                            "id": person["id"],
+                            "displayName": person["name"],
+                            "userIdentityType": "aadUser",
+                        }
+                    },
+                }
+                for index, person in enumerate(plan.said.mentions)
+            ],
+            "created_at": now,
+            "modified_at": now,
+            "edited_at": None,
+            "deleted_at": None,
+        },
+    )
+
+
+def _reply(said: Said) -> dict[str, Any]:
+    """The reply activity: the line as HTML, each mention as a Teams mention entity."""
+    return {
+        "type": "message",
+        "textFormat": "xml",
+        "text": said.html,
+        "entities": [
+            {
+                "type": "mention",
+                "mentioned": {"id": person["id"], "name": person["name"]},
+                "text": mention_tag(person["name"]),
+            }
+            for person in said.mentions
+        ],
+    }
