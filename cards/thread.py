@@ -21,7 +21,7 @@ def root_card(item: TaskDetails, *, item_url: str) -> dict[str, Any]:
     """The item's connector card: title, description, facts, who made it, and an Open link."""
     kind = kind_of(item)
     title = f"{kind.type_label} #{item.internal_id}: {item.name}"
-    creator = item.created_by.display_name if item.created_by else None
+    creator = item.created_by.name if item.created_by else None
     editor = item.updated_by.display_name if item.updated_by else None
     return {
         "@type": "MessageCard",
