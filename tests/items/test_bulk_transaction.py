@@ -17,6 +17,13 @@ from tests.factories import create_item as create
 from tests.items.test_concurrency import until_a_request_waits_for_a_lock
 
 
+@pytest.fixture
+def settings(db: str, make_settings: Any) -> Any:
+    # No background worker: a test here disposes the app's engine, and a connection the worker
+    # held meanwhile would be left to the garbage collector (an unclosed-connection warning).
+    return make_settings(db, JOBS_POLL_SECONDS=0)
+
+
 async def stored(factory: Factory) -> tuple[list[tuple[Any, ...]], int, int]:
     """Each item's status, priority and completed date; the pending events; the bug version."""
     async with factory.work() as uow:

@@ -191,13 +191,19 @@ async def test_delete_records_item_deleted_with_the_last_details(
     assert (last["name"], last["teamId"], last["channelId"]) == ("Last", TEAM, CHANNEL)
 
 
-async def test_task_events_carry_the_task_kind(client, factory: Factory) -> None:
+async def test_task_events_carry_the_task_kind(
+    client, factory: Factory, clock: FrozenClock
+) -> None:
     ada = await factory.member()
     task = await create(client, ada, "task")
+    # A minute between changes: events are listed in the order they happened.
+    clock.advance(timedelta(minutes=1))
     await client.patch(f"/odata/tasks({task['_id']})", json={"name": "B"}, headers=ada.in_channel())
+    clock.advance(timedelta(minutes=1))
     await client.post(
         "/api/bulk/task", json={"ids": [task["_id"]], "priority": "Low"}, headers=ada.in_channel()
     )
+    clock.advance(timedelta(minutes=1))
     await client.delete(f"/odata/tasks({task['_id']})", headers=ada.in_channel())
     recorded = await events(factory)
     assert [(e.trigger, e.kind, e.item_id) for e in recorded] == [
