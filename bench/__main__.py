@@ -5,6 +5,7 @@ import sys
 from bench import (
     bot_turn,
     channels,
+    discussions,
     due_sweep,
     instructions,
     items,
@@ -72,6 +73,10 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
+    if not only or "discussions" in only:
+        print(f"\n{discussions.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(discussions.report(kind, discussions.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

@@ -19,6 +19,7 @@ from bot.ids import new_id
 REPLIES = 5_000
 OTHER_THREADS = 100
 OTHER_REPLIES = 20
+FIRST_NUMBER = 1000
 START = datetime(2026, 11, 1, tzinfo=UTC)
 ROOT_CARD: dict[str, Any] = {
     "@type": "MessageCard",
@@ -65,7 +66,7 @@ async def load(database_url: str, demo_channel: str) -> None:
                 item = item_row(
                     channel_id=channel.id,
                     kind="bug",
-                    internal_id=number,
+                    internal_id=FIRST_NUMBER + number,  # after the demo's own bugs
                     name=f"Discussed {number}",
                     status=status.name,
                     status_id=status.id,
@@ -91,7 +92,9 @@ async def load(database_url: str, demo_channel: str) -> None:
                 messages.append(_message(item["id"], root, None, 0, ROOT_CARD, authors[0]))
                 for reply in range(1, replies + 1):
                     author = authors[reply % len(authors)]
-                    messages.append(_message(item["id"], str(int(root) + reply), root, reply, None, author))
+                    messages.append(
+                        _message(item["id"], str(int(root) + reply), root, reply, None, author)
+                    )
             await conn.execute(Item.__table__.insert(), items)
             await conn.execute(ItemThread.__table__.insert(), threads)
             await conn.execute(DiscussionMessage.__table__.insert(), messages)
@@ -116,9 +119,7 @@ def _message(
         "author_id": author.source_id,
         "author_user_id": None if root is None else author.id,
         "author_name": "Tracker" if root is None else author.display_name,
-        "body": f"<attachment id=\"{message_id}\"></attachment>"
-        if root is None
-        else f"<p>Reply {offset}: seen again on <a href=\"https://contoso.test/{offset}\">build {offset}</a></p>",
+        "body": f'<attachment id="{message_id}"></attachment>' if root is None else _reply(offset),
         "card": card,
         "mentions": [],
         "created_at": at,
@@ -126,6 +127,11 @@ def _message(
         "edited_at": None,
         "deleted_at": None,
     }
+
+
+def _reply(offset: int) -> str:
+    link = f'<a href="https://contoso.test/builds/{offset}">build {offset}</a>'
+    return f"<p>Reply {offset}: seen again on {link}</p>"
 
 
 if __name__ == "__main__":

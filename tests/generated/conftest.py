@@ -33,7 +33,8 @@ async def world(
     a = await make_side(client, factory, ada, TEAM, CHANNEL, ALPHA)
     b = await make_side(client, factory, eve, TEAM_B, CHANNEL_B, "BRAVO")
     teams = await aiohttp_server(Connector(team_id=TEAM).app())
-    await discuss(client, factory, a, str(teams.make_url("")).rstrip("/"))
+    for side in (a, b):
+        await discuss(client, factory, side, str(teams.make_url("")).rstrip("/"))
     async with factory.work() as uow:
         session = uow.session
         team_pk = await session.scalar(select(Channel.team_id).where(Channel.id == a.channel_pk))

@@ -60,7 +60,7 @@ class Side:
     priority_id: str
     definition: dict[str, Any]
     attachment: dict[str, Any]
-    # Items whose thread the bot has started (Team A's only: its own requests post to Teams).
+    # Items whose thread the bot has started, through a local connector.
     discussed_bug: dict[str, Any] = field(default_factory=dict)
     discussed_task: dict[str, Any] = field(default_factory=dict)
 
