@@ -2,7 +2,7 @@
 asyncpg, the same JSON encoded.
 
 The caller-in-channel look-up is written out as the app runs it, the item-and-thread look-up
-mirrors `bot.discussions.service`, and the page and count statements are the app's own
+with the count mirrors `bot.discussions.service`, and the page statement is the app's own
 (`bot.odata.query` over the messages table), compiled once at start-up. sqlite3 is called
 directly, on the event loop: no thread hop.
 """
@@ -24,12 +24,13 @@ from bench import raw_common
 from bench.raw_common import CALLER_IN_CHANNEL, Compiled, Driver
 from bot.discussions.queries import MESSAGE_OPTIONS, MESSAGES, list_query
 from bot.discussions.service import MESSAGES as TABLE
-from bot.odata.query import apply, count_statement
+from bot.odata.query import apply
 
 STAND_IN = "i" * 24
 PAGE_SIZE = 50
 ITEM = """
-SELECT th.conversation_id, th.root_message_id, ch.name, t.name
+SELECT th.conversation_id, th.root_message_id, ch.name, t.name,
+  (SELECT count(*) FROM discussion_messages m WHERE m.item_id = {0})
 FROM items i JOIN channels ch ON ch.id = i.channel_id JOIN teams t ON t.id = ch.team_id
 LEFT JOIN item_threads th ON th.item_id = i.id
 WHERE i.id = {0} AND i.channel_id = {1} AND i.kind = 'bug'"""
@@ -43,7 +44,6 @@ def build(db: Driver) -> web.Application:
     query = list_query({"$top": str(PAGE_SIZE)}, MESSAGES, MESSAGE_OPTIONS)
     statement = select(TABLE).where(TABLE.c.item_id == STAND_IN)
     page = Compiled(apply(statement, query), dialect)
-    count = Compiled(count_statement(statement, query), dialect)
     caller_sql = CALLER_IN_CHANNEL.format(db.marker(1), db.marker(2), db.marker(3))
     item_sql, place_sql = ITEM.format(db.marker(1), db.marker(2)), PLACE.format(db.marker(1))
 
@@ -56,12 +56,12 @@ def build(db: Driver) -> web.Application:
         if not found or found[0][2] is None or found[0][3] is None:
             raise web.HTTPForbidden
         item_id = request.match_info["id"]
-        [thread] = await db.rows(item_sql, [item_id, found[0][3]])
+        item_args = [item_id, item_id] if db.sqlite else [item_id]
+        [thread] = await db.rows(item_sql, [*item_args, found[0][3]])
         [place] = await db.rows(place_sql, [team])
-        conversation, root, channel_name, team_name = thread
+        _, root, channel_name, team_name, total = thread
         replace = {STAND_IN: item_id}
         rows = (await db.rows(page.sql, page.args(replace)))[:PAGE_SIZE]
-        total = (await db.rows(count.sql, count.args(replace)))[0][0]
         link = {
             "tenantId": place[0] or "",
             "groupId": place[1] or "",

@@ -187,7 +187,10 @@ async def record_thread(
 
 async def find_thread(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Thread:
     """The item's discussion; 404 for an item not in the channel or not discussed yet."""
-    found = await _item_thread(uow, kind, item_id)
+    return _thread(kind, item_id, await _item_thread(uow, kind, item_id))
+
+
+def _thread(kind: ItemKind, item_id: str, found: Any) -> Thread:
     if found["conversation_id"] is None:
         raise NotStarted(
             f"{kind.type_label} '{item_id}' has no discussion yet: start one with "
@@ -228,13 +231,15 @@ async def list_messages(
     uow: UnitOfWork, *, kind: ItemKind, item_id: str, query: Query, replies_only: bool
 ) -> Listing:
     """A page of the discussion (root and replies, or replies alone) and the count if asked."""
-    thread = await find_thread(uow, kind=kind, item_id=item_id)
     statement = select(MESSAGES).where(MESSAGE.item_id == item_id)
     if replies_only:
         statement = statement.where(MESSAGE.reply_to_id.is_not(None))
+    # The count rides along with the item's look-up: one statement fewer per page.
+    counted = count_statement(statement, query).scalar_subquery() if query.count else None
+    found = await _item_thread(uow, kind, item_id, counted)
+    thread = _thread(kind, item_id, found)
     rows, more = page(await uow.rows(apply(statement, query)), query)
-    count = await uow.value(count_statement(statement, query)) if query.count else None
-    return Listing(thread, rows, count, more)
+    return Listing(thread, rows, found["total"] if counted is not None else None, more)
 
 
 # What Teams reports: replies, edits, deletions.
@@ -329,18 +334,24 @@ async def _find_item(
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
 
 
-async def _item_thread(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Any:
-    """The item (of the channel and kind), its thread if any, and where it is: one statement."""
+async def _item_thread(
+    uow: UnitOfWork, kind: ItemKind, item_id: str, total: Any | None = None
+) -> Any:
+    """The item (of the channel and kind), its thread if any, where it is, and `total` (a
+    count) if given: one statement."""
     scope = _scope(uow)
     found = None
     if is_id(item_id):
+        columns = [
+            ItemThread.conversation_id,
+            ItemThread.root_message_id,
+            Channel.name.label("channel_name"),
+            Team.name.label("team_name"),
+        ]
+        if total is not None:
+            columns.append(total.label("total"))
         found = await uow.row(
-            select(
-                ItemThread.conversation_id,
-                ItemThread.root_message_id,
-                Channel.name.label("channel_name"),
-                Team.name.label("team_name"),
-            )
+            select(*columns)
             .select_from(Item)
             .join(Channel, Channel.id == Item.channel_id)
             .join(Team, Team.id == Channel.team_id)

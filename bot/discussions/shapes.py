@@ -1,5 +1,6 @@
 """Stored messages in the seed's Discussion message shape, as Microsoft Graph writes them."""
 
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -9,7 +10,8 @@ from bot.discussions.service import APPLICATION, Place
 from bot.timestamps import format_timestamp
 from cards.thread import CONNECTOR_CARD
 
-TEAMS_LINK = "https://teams.microsoft.com/l/message/{channel}/{message}?{query}"
+TEAMS_LINK = "https://teams.microsoft.com/l/message"
+LINKS_KEPT = 256  # threads whose link parts are kept: a page's messages share one
 LOCALE = "en-us"
 
 
@@ -20,6 +22,13 @@ def context(base_url: str, name: str, *, entity: bool = False) -> str:
 
 def web_url(place: Place, *, message_id: str, root_id: str) -> str:
     """The Teams deep link to a message of the thread whose root is `root_id`."""
+    channel, query = _thread_link(place, root_id)
+    return f"{channel}/{quote(message_id, safe='')}?{query}"
+
+
+@lru_cache(maxsize=LINKS_KEPT)
+def _thread_link(place: Place, root_id: str) -> tuple[str, str]:
+    """What every message of a thread's links shares: made once per thread, not per message."""
     query = {
         "tenantId": place.tenant_id or "",
         "groupId": place.group_id or "",
@@ -27,11 +36,7 @@ def web_url(place: Place, *, message_id: str, root_id: str) -> str:
         "teamName": place.team_name,
         "channelName": place.channel_name,
     }
-    return TEAMS_LINK.format(
-        channel=quote(place.channel_id, safe=":@"),
-        message=quote(message_id, safe=""),
-        query=urlencode(query, quote_via=quote),
-    )
+    return f"{TEAMS_LINK}/{quote(place.channel_id, safe=':@')}", urlencode(query, quote_via=quote)
 
 
 def message(row: Any, place: Place, *, root_id: str) -> dict[str, Any]:
