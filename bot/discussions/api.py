@@ -5,8 +5,7 @@ from typing import Any
 
 from yarl import URL
 
-from bot.discussions import service as discussions
-from bot.discussions import shapes
+from bot.discussions import pages, shapes
 from bot.discussions.queries import (
     COMMENT_OPTIONS,
     COMMENTS,
@@ -97,7 +96,7 @@ def _declare(kind: ItemKind) -> None:
 async def _page(
     call: Call, kind: ItemKind, query: Any, name: str, *, replies_only: bool
 ) -> dict[str, Any]:
-    listing = await discussions.list_messages(
+    listing = await pages.list_messages(
         call.uow,
         kind=kind,
         item_id=call.request.match_info["id"],

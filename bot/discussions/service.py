@@ -7,6 +7,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, delete, insert, select, update
 
+from bot.db.statements import AnySelect
 from bot.db.tables import (
     Channel,
     ConversationReference,
@@ -20,7 +21,6 @@ from bot.db.uow import ChannelScope, UnitOfWork
 from bot.db.upserts import insert_unless_present
 from bot.errors import Conflict, DomainError, NotFound
 from bot.ids import is_id, new_id
-from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 
 MESSAGES = cast(Table, DiscussionMessage.__table__)
@@ -95,7 +95,7 @@ async def claim_thread(
 ) -> Claim:
     """Take the item's thread before Teams is asked: a second start is refused, unless the
     first one's claim is older than `stale_after` (its process died while waiting)."""
-    scope = _scope(uow)
+    scope = scope_of(uow)
     # Locked, so two starts of one item take turns here (PostgreSQL; SQLite's writers queue).
     await _find_item(uow, kind, item_id, for_update=True)
     reference = await uow.value(
@@ -187,10 +187,10 @@ async def record_thread(
 
 async def find_thread(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Thread:
     """The item's discussion; 404 for an item not in the channel or not discussed yet."""
-    return _thread(kind, item_id, await _item_thread(uow, kind, item_id))
+    return thread_of(kind, item_id, await _item_thread(uow, kind, item_id))
 
 
-def _thread(kind: ItemKind, item_id: str, found: Any) -> Thread:
+def thread_of(kind: ItemKind, item_id: str, found: Any) -> Thread:
     if found["conversation_id"] is None:
         raise NotStarted(
             f"{kind.type_label} '{item_id}' has no discussion yet: start one with "
@@ -217,29 +217,6 @@ async def record_comment(
     )
     await uow.execute(insert(MESSAGES).values(row))
     return row
-
-
-@dataclass(frozen=True, slots=True)
-class Listing:
-    thread: Thread
-    rows: list[Any]
-    count: int | None
-    more: bool
-
-
-async def list_messages(
-    uow: UnitOfWork, *, kind: ItemKind, item_id: str, query: Query, replies_only: bool
-) -> Listing:
-    """A page of the discussion (root and replies, or replies alone) and the count if asked."""
-    statement = select(MESSAGES).where(MESSAGE.item_id == item_id)
-    if replies_only:
-        statement = statement.where(MESSAGE.reply_to_id.is_not(None))
-    # The count rides along with the item's look-up: one statement fewer per page.
-    counted = count_statement(statement, query).scalar_subquery() if query.count else None
-    found = await _item_thread(uow, kind, item_id, counted)
-    thread = _thread(kind, item_id, found)
-    rows, more = page(await uow.rows(apply(statement, query)), query)
-    return Listing(thread, rows, found["total"] if counted is not None else None, more)
 
 
 # What Teams reports: replies, edits, deletions.
@@ -327,44 +304,39 @@ async def _find_item(
     found = None
     if is_id(item_id):
         statement = select(Item.id).where(
-            Item.id == item_id, Item.channel_id == _scope(uow).channel_id, Item.kind == kind.value
+            Item.id == item_id, Item.channel_id == scope_of(uow).channel_id, Item.kind == kind.value
         )
         found = await uow.value(statement.with_for_update() if for_update else statement)
     if found is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
 
 
-async def _item_thread(
-    uow: UnitOfWork, kind: ItemKind, item_id: str, total: Any | None = None
-) -> Any:
-    """The item (of the channel and kind), its thread if any, where it is, and `total` (a
-    count) if given: one statement."""
-    scope = _scope(uow)
+async def _item_thread(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Any:
+    """The item (of the channel and kind), its thread if any, and where it is: one statement."""
+    scope = scope_of(uow)
     found = None
     if is_id(item_id):
-        columns = [
+        found = await uow.row(item_thread_statement(item_id, scope.channel_id, kind.value))
+    if found is None:
+        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+    return {**found, "scope": scope}
+
+
+def item_thread_statement(item_id: Any, channel_id: Any, kind: Any) -> AnySelect:
+    """The item's thread and where it is; the values may be bound parameters."""
+    return (
+        select(
             ItemThread.conversation_id,
             ItemThread.root_message_id,
             Channel.name.label("channel_name"),
             Team.name.label("team_name"),
-        ]
-        if total is not None:
-            columns.append(total.label("total"))
-        found = await uow.row(
-            select(*columns)
-            .select_from(Item)
-            .join(Channel, Channel.id == Item.channel_id)
-            .join(Team, Team.id == Channel.team_id)
-            .outerjoin(ItemThread, ItemThread.item_id == Item.id)
-            .where(
-                Item.id == item_id,
-                Item.channel_id == scope.channel_id,
-                Item.kind == kind.value,
-            )
         )
-    if found is None:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    return {**found, "scope": scope}
+        .select_from(Item)
+        .join(Channel, Channel.id == Item.channel_id)
+        .join(Team, Team.id == Channel.team_id)
+        .outerjoin(ItemThread, ItemThread.item_id == Item.id)
+        .where(Item.id == item_id, Item.channel_id == channel_id, Item.kind == kind)
+    )
 
 
 def _place(found: Any) -> Place:
@@ -379,6 +351,6 @@ def _place(found: Any) -> Place:
     )
 
 
-def _scope(uow: UnitOfWork) -> ChannelScope:
+def scope_of(uow: UnitOfWork) -> ChannelScope:
     assert uow.channel is not None, "discussions are reached in a channel"
     return uow.channel
