@@ -25,6 +25,7 @@ from bench.raw_common import CALLER_IN_CHANNEL, Compiled, Driver
 from bot.discussions.queries import MESSAGE_OPTIONS, MESSAGES, list_query
 from bot.discussions.service import MESSAGES as TABLE
 from bot.odata.query import apply
+from bot.timestamps import format_timestamp
 
 STAND_IN = "i" * 24
 PAGE_SIZE = 50
@@ -84,9 +85,6 @@ def build(db: Driver) -> web.Application:
 
 def _message(row: Any, at: dict[str, int], team: str, channel: str, query: str) -> dict[str, Any]:
     message_id = row[at["message_id"]]
-    modified, edited, deleted = (
-        _instant(row[at[name]]) for name in ("modified_at", "edited_at", "deleted_at")
-    )
     author = {"id": row[at["author_id"]], "displayName": row[at["author_name"]]}
     who: dict[str, Any] = {"application": None, "device": None, "conversation": None, "user": None}
     if row[at["author_kind"]] == "application":
@@ -109,16 +107,17 @@ def _message(row: Any, at: dict[str, int], team: str, channel: str, query: str) 
                 "thumbnailUrl": None,
             }
         ]
-    assert modified is not None
+    mentions = row[at["mentions"]]
+    modified = row[at["modified_at"]]
     return {
         "id": message_id,
-        "etag": str(int(modified.timestamp() * 1000)),
+        "etag": _etag(modified),
         "replyToId": row[at["reply_to_id"]],
         "messageType": "message",
-        "createdDateTime": _text(_instant(row[at["created_at"]])),
+        "createdDateTime": _text(row[at["created_at"]]),
         "lastModifiedDateTime": _text(modified),
-        "lastEditedDateTime": _text(edited),
-        "deletedDateTime": _text(deleted),
+        "lastEditedDateTime": _text(row[at["edited_at"]]),
+        "deletedDateTime": _text(row[at["deleted_at"]]),
         "subject": None,
         "summary": None,
         "chatId": None,
@@ -130,26 +129,23 @@ def _message(row: Any, at: dict[str, int], team: str, channel: str, query: str) 
         "body": {"contentType": "html", "content": row[at["body"]]},
         "channelIdentity": {"teamId": team, "channelId": channel},
         "attachments": attachments,
-        "mentions": orjson.loads(row[at["mentions"]])
-        if isinstance(row[at["mentions"]], str)
-        else row[at["mentions"]],
+        "mentions": orjson.loads(mentions) if isinstance(mentions, str) else mentions,
         "reactions": [],
     }
 
 
-def _instant(value: Any) -> datetime | None:
-    """A timestamp column as sqlite3 (text) or asyncpg (datetime) gives it."""
-    if value is None or isinstance(value, datetime):
-        return value
-    return datetime.fromisoformat(value).replace(tzinfo=UTC)
+def _etag(value: Any) -> str:
+    """The last change in milliseconds: sqlite3 gives the stored text, asyncpg a datetime."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value).replace(tzinfo=UTC)
+    return str(int(value.timestamp() * 1000))
 
 
-def _text(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return (
-        value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
-    )
+def _text(value: Any) -> str | None:
+    """The API's text of a timestamp: SQLite's stored text reshaped, or asyncpg's datetime."""
+    if value is None or isinstance(value, str):
+        return raw_common.timestamp(value)
+    return format_timestamp(value)
 
 
 async def _ok(_request: web.Request) -> web.Response:
