@@ -5,6 +5,7 @@ import sys
 from bench import (
     bot_turn,
     channels,
+    deliveries,
     discussions,
     due_sweep,
     instructions,
@@ -13,6 +14,7 @@ from bench import (
     me,
     me_tasks,
     pressure,
+    rules,
     uploads,
 )
 
@@ -77,6 +79,14 @@ def main(only: list[str]) -> None:
         print(f"\n{discussions.title()}")
         for kind in ("sqlite", "postgresql"):
             print(discussions.report(kind, discussions.measure(kind)), flush=True)
+    if not only or "rules" in only:
+        print(f"\n{rules.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(rules.report(kind, rules.measure(kind)), flush=True)
+    if not only or "deliveries" in only:
+        print(f"\n{deliveries.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(deliveries.report(kind, deliveries.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

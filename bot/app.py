@@ -21,7 +21,8 @@ from bot.directory import api as directory_api
 from bot.discussions import api as discussions_api
 from bot.discussions.threads import Discussions
 from bot.events import api as events_api
-from bot.events import pump, sweep
+from bot.events import deliveries_api, engine, pump, sweep
+from bot.events.delivery import Deliverer
 from bot.fields import api as fields_api
 from bot.fields import levels_api
 from bot.files import api as files_api
@@ -35,6 +36,7 @@ from bot.keys import (
     BOT,
     BOT_HANDLER,
     CLOCK,
+    DELIVERER,
     DISCUSSIONS,
     DOWNLOAD_LINKS,
     DUE_SWEEP,
@@ -80,6 +82,7 @@ ROUTE_TABLES: list[RouteTable] = [
     mappings_api.routes,
     me_api.routes,
     events_api.routes,
+    deliveries_api.routes,
     files_api.routes,
     discussions_api.routes,
 ]
@@ -114,7 +117,9 @@ def create_app(
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     app.on_response_prepare.append(add_request_id)
-    app.cleanup_ctx.extend([_database, _files, _http_client, _bot(bot_credentials), _jobs])
+    app.cleanup_ctx.extend(
+        [_database, _files, _http_client, _bot(bot_credentials), _webhooks, _jobs]
+    )
     return app
 
 
@@ -182,10 +187,18 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
     return bot
 
 
+async def _webhooks(app: web.Application) -> AsyncIterator[None]:
+    async with Deliverer(app[SESSIONS], app[CLOCK], app[SETTINGS]).opened() as deliverer:
+        app[DELIVERER] = deliverer
+        yield
+
+
 async def _jobs(app: web.Application) -> AsyncIterator[None]:
-    worker = Worker(app[SESSIONS], app[CLOCK])
+    worker = Worker(app[SESSIONS], app[CLOCK], slots=app[SETTINGS].jobs_concurrency)
     app[NOTIFIER].register(worker)
-    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK])
+    app[DELIVERER].register(worker)
+    # The engine turns committed events into deliveries (bot.events.engine).
+    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [engine.match])
     worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     settings = app[SETTINGS]
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(

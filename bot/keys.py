@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
 from bot.discussions.threads import Discussions
+from bot.events.delivery import Deliverer
 from bot.events.pump import EventPump
 from bot.events.sweep import DueSweep
 from bot.files.links import DownloadLinks
@@ -40,6 +41,8 @@ WORKER = web.AppKey("worker", Worker)
 # Hands committed item changes to the observers that act on them (bot.events.pump).
 EVENT_PUMP = web.AppKey("event_pump", EventPump)
 DUE_SWEEP = web.AppKey("due_sweep", DueSweep)
+# Sends webhook deliveries (bot.events.delivery).
+DELIVERER = web.AppKey("deliverer", Deliverer)
 # Attachments' bytes, and the signed links that serve them (bot.files).
 FILE_STORE = web.AppKey("file_store", FileStore)
 DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)

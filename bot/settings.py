@@ -99,6 +99,34 @@ class Settings(BaseSettings):
         le=60,
         description="How long starting a discussion or posting a comment waits for Teams (502)",
     )
+    jobs_concurrency: int = Field(
+        32,
+        alias="JOBS_CONCURRENCY",
+        ge=1,
+        le=1000,
+        description="Background jobs one process runs at once (webhooks, Teams sends)",
+    )
+    webhook_concurrency: int = Field(
+        16,
+        alias="WEBHOOK_CONCURRENCY",
+        ge=1,
+        le=1000,
+        description="Webhook requests one process has in flight, all receivers together",
+    )
+    webhook_per_host: int = Field(
+        8,
+        alias="WEBHOOK_PER_HOST",
+        ge=1,
+        le=1000,
+        description="Webhook requests one process has in flight to one receiver host",
+    )
+    webhook_timeout_seconds: float = Field(
+        15.0,
+        alias="WEBHOOK_TIMEOUT_SECONDS",
+        gt=0,
+        le=30,
+        description="How long a webhook receiver may take to answer before the try is retried",
+    )
     webhook_allowed_hosts: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         alias="WEBHOOK_ALLOWED_HOSTS",
@@ -204,6 +232,8 @@ class Settings(BaseSettings):
                 "MicrosoftAppId: required when HOST is not a loopback address "
                 "(or set ALLOW_UNVERIFIED_BOT=true for a test rig)"
             )
+        if self.webhook_per_host > self.webhook_concurrency:
+            raise ValueError("WEBHOOK_PER_HOST: must not exceed WEBHOOK_CONCURRENCY")
         return self
 
     @property

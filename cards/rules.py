@@ -9,6 +9,7 @@ from cards.layout import (
     envelope,
     heading,
     largest_fitting,
+    plain,
     rich_text,
     shorten,
     subtle,
@@ -36,11 +37,18 @@ def rules_card(rules: Sequence[RuleSummary], *, total: int) -> Card:
 
 
 def last_delivery(rule: RuleSummary) -> str:
-    """`never fired`, or the latest delivery's outcome and when it was tried."""
+    """`never fired`, or the latest delivery's outcome, when it was tried, and what its receiver
+    answered when it did not take it: `failed 2026-11-21 10:00 UTC, HTTP 410`."""
     if rule.last_state is None:
         return NEVER_FIRED
     when = f" {rule.last_at:%Y-%m-%d %H:%M} UTC" if rule.last_at else ""
-    return f"{_OUTCOMES[rule.last_state]}{when}"
+    outcome = _OUTCOMES[rule.last_state]
+    if rule.last_state is DeliveryState.PENDING and rule.last_tries:
+        outcome = "retrying"
+    answer = ""
+    if rule.last_state is not DeliveryState.SUCCEEDED and rule.last_tries:
+        answer = f", HTTP {rule.last_code}" if rule.last_code else ", no answer"
+    return f"{outcome}{when}{answer}"
 
 
 def rule_facts(rule: RuleSummary) -> list[tuple[str, str]]:
@@ -87,3 +95,19 @@ def _rule(rule: RuleSummary) -> Element:
             },
         ],
     }
+
+
+def rule_switched_off_card(*, name: str, reason: str) -> Card:
+    """Posted once in the channel when the service switched a rule off (a 410, failures)."""
+    return envelope(
+        [
+            heading("A rule was switched off"),
+            rich_text(text_run(shorten(name, NAME_MAX), weight="bolder")),
+            plain(shorten(reason, REASON_MAX * 2)),
+            subtle(
+                "Fix the receiver, then switch the rule on again (PATCH its enable) and resend "
+                "what failed from its delivery log.",
+                wrap=True,
+            ),
+        ]
+    )

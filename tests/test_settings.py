@@ -80,6 +80,16 @@ def test_single_tenant_needs_its_tenant(monkeypatch: pytest.MonkeyPatch) -> None
         load_settings()
 
 
+def test_a_receivers_share_of_webhook_sends_fits_in_the_total(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WEBHOOK_PER_HOST", "20")
+    with pytest.raises(SettingsError, match="^Invalid setting WEBHOOK_PER_HOST: must not exceed"):
+        load_settings()
+    monkeypatch.setenv("WEBHOOK_CONCURRENCY", "20")
+    assert load_settings().webhook_per_host == 20
+
+
 def test_unverified_bot_must_stay_on_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOST", "0.0.0.0")
     with pytest.raises(SettingsError, match="^Invalid setting MicrosoftAppId: required"):

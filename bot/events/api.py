@@ -15,6 +15,8 @@ from bot.events.schemas import (
     DefinitionOut,
     DefinitionPage,
     DefinitionPatch,
+    ExplainIn,
+    Explanation,
     RotatedSecret,
     Triggers,
 )
@@ -170,6 +172,23 @@ async def rotate_secret(call: Call) -> dict[str, Any]:
         secret=definition.secret,
         previous_secret_until=definition.previous_secret_until,
     ).model_dump(mode="json")
+
+
+@routes.route(
+    "POST",
+    "/api/events/{id}/test",
+    access=Access.CHANNEL,
+    body=ExplainIn,
+    response=Explanation,
+    errors=(404,),
+    summary="Whether the rule would fire for an item now, and which condition decided it "
+    "(nothing is sent)",
+)
+async def explain(call: Call) -> dict[str, Any]:
+    explanation = await events.explain(
+        call.uow, definition_id=call.request.match_info["id"], item_id=call.body.item_id
+    )
+    return explanation.model_dump(mode="json", by_alias=True)
 
 
 async def _reachable(call: Call, action: dict[str, Any] | None) -> None:

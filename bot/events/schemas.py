@@ -309,3 +309,35 @@ class RuleSummary(ApiModel):
     disabled_reason: str | None
     last_state: DeliveryState | None  # of its latest delivery; None: it never fired
     last_at: datetime | None
+    last_tries: int = 0  # how often the latest delivery was tried
+    last_code: int | None = None  # the response code of its latest try
+
+
+class ExplainIn(ApiModel):
+    """Which item to try a rule on."""
+
+    item_id: str = Field(alias="itemId", description="A bug or task of the rule's kind")
+
+
+class DecidedBy(ApiModel):
+    """The condition that settled the answer, and what the item held for it."""
+
+    group: int = Field(description="Index of the group in `conditions`, from 0")
+    condition: int = Field(description="Index of the condition in its group, from 0")
+    field: ConditionField
+    ops: Operator
+    value: str | None
+    actual: Any = Field(
+        description="The item's value (dates as timestamps, assignees by display name); for "
+        "Changed and ChangedTo the new value, or null when the event did not change it"
+    )
+
+
+class Explanation(ApiModel):
+    """Whether the rule would fire for the item now, and why; nothing is sent."""
+
+    would_fire: bool = Field(alias="wouldFire")
+    decided_by: DecidedBy | None = Field(
+        alias="decidedBy", description="null when the rule has no conditions"
+    )
+    reason: str

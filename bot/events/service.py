@@ -1,5 +1,5 @@
-"""Event rules of a channel: create, read, change, delete, rotate the signing secret, and the
-summary the chat's `rules` card shows."""
+"""Event rules of a channel: create, read, change, delete, rotate the signing secret, try one on
+an item (explain), and the summary the chat's `rules` card shows."""
 
 from datetime import timedelta
 from typing import Any
@@ -9,20 +9,26 @@ from sqlalchemy import bindparam, delete, func, select
 from yarl import URL
 
 from bot.db.statements import Prepared
-from bot.db.tables import EventDefinition, EventDelivery
+from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.errors import BadRequest, NotFound
+from bot.events import subjects
+from bot.events.conditions import evaluate
 from bot.events.definitions import checks
 from bot.events.definitions.secrets import OVERLAP_HOURS, new_secret
 from bot.events.definitions.triggers import LIST as TRIGGER_LIST
+from bot.events.pump import Event
 from bot.events.schemas import (
     ActionType,
     DefinitionIn,
     DefinitionPatch,
     DeliveryState,
+    Explanation,
+    RuleConditions,
     RuleSummary,
 )
 from bot.ids import is_id, new_id
+from bot.items import read
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
 from bot.web.body import describe_validation_error
@@ -165,6 +171,50 @@ async def rotate_secret(uow: UnitOfWork, *, definition_id: str) -> EventDefiniti
     return definition
 
 
+async def explain(uow: UnitOfWork, *, definition_id: str, item_id: str) -> Explanation:
+    """Whether the rule would fire for the item now (as its trigger's event, with no change),
+    and the condition that decided it; nothing is sent. An item of another channel or kind,
+    or none, is a 404."""
+    definition = await get_definition(uow, definition_id=definition_id)
+    kind = ItemKind(definition.kind)
+    item = await read.get_details(uow, kind=kind, item_id=item_id)
+    now = Event(
+        id="",
+        channel_id=definition.channel_id,
+        kind=kind.value,
+        item_id=item["_id"],
+        trigger=definition.trigger,
+        actor_id=None,
+        occurred_at=uow.clock.now(),
+        payload={},
+    )
+    # The details carry each assignee and the status's category: nothing more to look up.
+    subject = subjects.subject_of(now, item, categories={}, users={})
+    verdict = evaluate(RuleConditions.of(definition.conditions_op, definition.conditions), subject)
+    reason = verdict.reason
+    if not definition.enabled:
+        reason = f"The rule is switched off, so it fires for nothing. Were it on: {reason}"
+    elif definition.action_type == ActionType.NOTIFICATION.value:
+        reason = f"{reason} (Notification rules post nothing yet.)"
+    decided = verdict.decided_by
+    return Explanation.model_validate(
+        {
+            "would_fire": verdict.fires and definition.enabled,
+            "decided_by": None
+            if decided is None
+            else {
+                "group": decided.group,
+                "condition": decided.condition,
+                "field": decided.field,
+                "ops": decided.ops,
+                "value": decided.value,
+                "actual": decided.actual,
+            },
+            "reason": reason,
+        }
+    )
+
+
 def _latest(column: Any) -> Any:
     """`column` of the rule's latest delivery, as a scalar subquery of its row."""
     return (
@@ -176,6 +226,14 @@ def _latest(column: Any) -> Any:
     )
 
 
+# The response code of the latest try of the rule's latest delivery (None: no answer).
+_LAST_CODE = (
+    select(DeliveryAttempt.response_code)
+    .where(DeliveryAttempt.delivery_id == _latest(EventDelivery.id))
+    .order_by(DeliveryAttempt.at.desc(), DeliveryAttempt.id.desc())
+    .limit(1)
+    .scalar_subquery()
+)
 _RULES = Prepared(
     select(
         EventDefinition.name,
@@ -186,6 +244,8 @@ _RULES = Prepared(
         EventDefinition.action,
         EventDefinition.disabled_reason,
         _latest(EventDelivery.state).label("last_state"),
+        _latest(EventDelivery.attempts).label("last_tries"),
+        _LAST_CODE.label("last_code"),
         _latest(func.coalesce(EventDelivery.last_attempt_at, EventDelivery.created_at)).label(
             "last_at"
         ),
@@ -225,6 +285,8 @@ def _summary(row: Any) -> RuleSummary:
         disabled_reason=row.disabled_reason,
         last_state=DeliveryState(row.last_state) if row.last_state else None,
         last_at=row.last_at,
+        last_tries=row.last_tries or 0,
+        last_code=row.last_code,
     )
 
 

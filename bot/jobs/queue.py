@@ -2,13 +2,16 @@
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Integer, Table, bindparam, or_, select, update
 
+from bot.db.expressions import one_of_named
+from bot.db.statements import Prepared
 from bot.db.tables import Job
+from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
-from bot.ids import new_id
+from bot.ids import new_id, new_ids
 from bot.jobs import bell
 
 QUEUED = "queued"
@@ -59,30 +62,82 @@ async def enqueue(
     return job.id
 
 
-async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
-    """Lease up to `limit` due jobs to `owner`; rows leased by a live worker are skipped."""
+async def enqueue_many(
+    uow: UnitOfWork,
+    *,
+    kind: str,
+    payloads: list[dict[str, Any]],
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> None:
+    """`enqueue` for many jobs of one kind, due now, in one statement."""
+    if not payloads:
+        return
     now = uow.clock.now()
-    due = (
-        select(Job)
-        .where(
-            Job.state == QUEUED,
-            Job.run_at <= now,
-            or_(Job.lease_until.is_(None), Job.lease_until <= now),
-        )
-        .order_by(Job.run_at)
-        .limit(limit)
-        # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
-        .with_for_update(skip_locked=True)
+    rows = [
+        {"id": job_id, "payload": payload}
+        for job_id, payload in zip(new_ids(len(payloads)), payloads, strict=True)
+    ]
+    same = {
+        "kind": kind,
+        "state": QUEUED,
+        "run_at": now,
+        "attempts": 0,
+        "max_attempts": max_attempts,
+        "lease_owner": None,
+        "lease_until": None,
+        "last_error": None,
+        "created_at": now,
+        "finished_at": None,
+    }
+    await uow.insert_many(cast(Table, Job.__table__), rows, same)
+    uow.on_commit(bell.ring)
+
+
+_DUE = (
+    select(Job.id)
+    .where(
+        Job.state == QUEUED,
+        Job.run_at <= bindparam("now"),
+        or_(Job.lease_until.is_(None), Job.lease_until <= bindparam("now")),
     )
-    jobs = await uow.entities(due)
-    for job in jobs:
-        job.attempts += 1
-        job.lease_owner = owner
-        job.lease_until = now + lease
-    await uow.flush()
+    .order_by(Job.run_at)
+    .limit(bindparam("limit", type_=Integer()))
+    # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
+    .with_for_update(skip_locked=True)
+)
+_CLAIMED = Prepared(
+    update(Job)
+    .where(Job.id.in_(_DUE.scalar_subquery()))
+    .values(
+        attempts=Job.attempts + 1,
+        lease_owner=bindparam("owner"),
+        lease_until=bindparam("lease_until", type_=UTCDateTime()),
+    )
+    .returning(Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at)
+)
+_FINISHED = Prepared(
+    update(Job)
+    .where(
+        one_of_named(Job.id, "ids"),
+        Job.lease_owner == bindparam("owner"),
+        Job.state == QUEUED,
+    )
+    .values(state=DONE, finished_at=bindparam("now", type_=UTCDateTime()), lease_until=None)
+)
+
+
+async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
+    """Lease up to `limit` due jobs to `owner`, oldest due first; rows leased by a live worker
+    are skipped. One statement: an UPDATE of the rows a locking subquery picks."""
+    now = uow.clock.now()
+    values = {"now": now, "limit": limit, "owner": owner, "lease_until": now + lease}
+    rows = await uow.execute(_CLAIMED, values)
+    rows.sort(key=lambda row: (row["run_at"], row["id"]))
     return [
-        ClaimedJob(job.id, job.kind, dict(job.payload), job.attempts, job.max_attempts)
-        for job in jobs
+        ClaimedJob(
+            row["id"], row["kind"], dict(row["payload"]), row["attempts"], row["max_attempts"]
+        )
+        for row in rows
     ]
 
 
@@ -91,6 +146,11 @@ async def finish(uow: UnitOfWork, *, job_id: str, owner: str) -> bool:
     return await _settle(
         uow, job_id, owner, state=DONE, finished_at=uow.clock.now(), lease_until=None
     )
+
+
+async def finish_many(uow: UnitOfWork, *, job_ids: list[str], owner: str) -> None:
+    """Mark the jobs done that `owner` still holds, in one statement."""
+    await uow.execute(_FINISHED, {"ids": job_ids, "owner": owner, "now": uow.clock.now()})
 
 
 async def reschedule(
@@ -128,6 +188,19 @@ async def give_up(uow: UnitOfWork, *, job_id: str, owner: str, error: str) -> bo
         finished_at=uow.clock.now(),
         lease_until=None,
         last_error=error[:MAX_ERROR_LENGTH],
+    )
+
+
+async def postpone(uow: UnitOfWork, *, job_id: str, owner: str, run_at: datetime) -> bool:
+    """Run the job again at `run_at`; the run that ends here did not count as an attempt."""
+    return await _settle(
+        uow,
+        job_id,
+        owner,
+        run_at=run_at,
+        lease_owner=None,
+        lease_until=None,
+        attempts=Job.attempts - 1,
     )
 
 

@@ -1,7 +1,6 @@
 """The in-process worker: claims due jobs in a short transaction, runs them outside it."""
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -21,8 +20,11 @@ log = logging.getLogger(__name__)
 # Longer than any job should take: a worker that dies mid-job delays the retry by this much.
 LEASE = timedelta(minutes=5)
 BATCH = 20
+SLOTS = 32  # jobs one worker runs at once (JOBS_CONCURRENCY)
 
-JobHandler = Callable[[ClaimedJob], Awaitable[None]]
+# A handler that finished its job in its own transaction (`queue.finish`) returns SETTLED.
+SETTLED = "settled"
+JobHandler = Callable[[ClaimedJob], Awaitable[str | None]]
 # Work that is not a job row, done at every turn before claiming jobs (the pending-event
 # pump): the number of things it did, a full batch meaning "there is more".
 Pass = Callable[[], Awaitable[int]]
@@ -40,6 +42,15 @@ class PermanentFailure(Exception):
     """Raised by a handler when retrying cannot help: the job is marked failed at once."""
 
 
+class NotNow(Exception):
+    """Raised by a handler that could not start (a resource it needs is busy): the job runs
+    again after `after`, and this run does not count as an attempt."""
+
+    def __init__(self, message: str, *, after: timedelta) -> None:
+        super().__init__(message)
+        self.after = after
+
+
 class Worker:
     """Runs jobs by kind; several workers (processes) can share one database."""
 
@@ -50,15 +61,20 @@ class Worker:
         *,
         lease: timedelta = LEASE,
         batch: int = BATCH,
+        slots: int = SLOTS,
     ) -> None:
         self._sessions, self._clock = sessions, clock
-        self.lease, self.batch = lease, batch
+        self.lease, self.batch, self.slots = lease, batch, slots
         # Unique per worker, readable in the table: host, process, and a random part.
         self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
         self._handlers: dict[str, JobHandler] = {}
         self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
+        # New work may have been written (a wake, a poll): run the passes at the next turn. A
+        # finished job starts a turn that claims again only if the last claim left jobs due.
+        self._passes_due = self._jobs_due = True
+        self._running: set[asyncio.Task[None]] = set()  # run_forever's jobs in flight
 
     def register(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
@@ -76,6 +92,7 @@ class Worker:
 
     def wake(self) -> None:
         """Look for due jobs now instead of at the next poll (after queueing one)."""
+        self._passes_due = self._jobs_due = True
         self._wake.set()
 
     async def run_once(self) -> int:
@@ -98,21 +115,63 @@ class Worker:
         return len(jobs)
 
     async def run_forever(self, poll: float) -> None:
-        """Until cancelled: run due jobs, then sleep `poll` seconds or until woken."""
-        while True:
-            try:
-                full = await self.run_passes()
-                more = await self._run_jobs() >= self.batch or full
-            except Exception:
-                log.exception("job worker: a turn failed; retrying after %s s", poll)
-                more = False
-            if not more:
-                # Not wait_for: on Python 3.11 it can swallow a cancellation that arrives as the
-                # wake does (every commit rings), and the worker would outlive its app.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(poll):
-                        await self._wake.wait()
-                self._wake.clear()
+        """Until cancelled: keep up to `slots` jobs running, claiming more as soon as one ends
+        (a slow job never holds the others back); sleep `poll` seconds or until woken when
+        nothing is due. Cancelled, it cancels its jobs in flight: their leases run out and
+        another worker takes them up, as after a crash."""
+        try:
+            while True:
+                try:
+                    more = await self._turn()
+                except Exception:
+                    log.exception("job worker: a turn failed; retrying after %s s", poll)
+                    more = False
+                if not more:
+                    # Not wait_for: on Python 3.11 it can swallow a cancellation that arrives as
+                    # the wake does (every commit rings), and the worker would outlive its app.
+                    try:
+                        async with asyncio.timeout(poll):
+                            await self._wake.wait()
+                    except TimeoutError:
+                        self._passes_due = self._jobs_due = True
+                    self._wake.clear()
+        finally:
+            for task in self._running:
+                task.cancel()
+            await asyncio.gather(*self._running, return_exceptions=True)
+
+    async def _turn(self) -> bool:
+        """Run the passes and start due jobs in the free slots; whether to turn again at once."""
+        full = False
+        if self._passes_due:
+            self._passes_due = False
+            full = await self.run_passes()
+            self._passes_due |= full  # a wake during the passes stands
+            self._jobs_due = True  # the passes may have queued some
+        free = min(self.slots - len(self._running), self.batch)
+        if free <= 0 or not self._jobs_due:
+            return full  # a job that ends wakes the worker
+        self._jobs_due = False
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=free)
+        for job in jobs:
+            task = asyncio.create_task(self._run_logged(job))
+            self._running.add(task)
+            task.add_done_callback(self._ended)
+        self._jobs_due |= len(jobs) == free  # a full claim: more may be due
+        return full or (self._jobs_due and len(self._running) < self.slots)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if self._jobs_due:
+            self._wake.set()  # a free slot, and jobs left due: claim again
+
+    async def _run_logged(self, job: ClaimedJob) -> None:
+        try:
+            await self._run(job)
+        except Exception:
+            # Settling failed (the database went away): the lease runs out, the job runs again.
+            log.exception("job %s (%s): could not be settled", job.id, job.kind)
 
     async def _run(self, job: ClaimedJob) -> None:
         if job.kind in self._every:
@@ -124,7 +183,11 @@ class Worker:
             if handler is None:
                 # Another process's version may know it: retry rather than lose it.
                 raise RuntimeError(f"no handler for job kind '{job.kind}'")
-            await handler(job)
+            settled = await handler(job)
+        except NotNow as exc:
+            log.debug("job %s (%s) put off: %s", job.id, job.kind, exc)
+            await self._settle(queue.postpone, job, run_at=self._clock.now() + exc.after)
+            return
         except PermanentFailure as exc:
             log.warning("job %s (%s) failed for good: %s", job.id, job.kind, exc)
             await self._settle(queue.give_up, job, error=str(exc))
@@ -136,7 +199,8 @@ class Worker:
             log.exception("job %s (%s) failed on attempt %s", job.id, job.kind, job.attempt)
             error = f"{type(exc).__name__}: {exc}"
         else:
-            await self._settle(queue.finish, job)
+            if settled != SETTLED:
+                await self._settle(queue.finish, job)
             return
         await self._settle(
             queue.reschedule,

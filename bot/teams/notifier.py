@@ -7,7 +7,6 @@ references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back a
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from botbuilder.core import TurnContext
@@ -26,6 +25,7 @@ from bot.db.uow import UnitOfWork, unit_of_work
 from bot.errors import NotFound
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
+from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.teams import references
 from bot.teams.adapter import BotRuntime
@@ -180,22 +180,13 @@ class Notifier:
             headers = getattr(exc.response, "headers", None) or {}
             if status in THROTTLED:
                 raise RetryLater(
-                    f"Teams answered {status}", after=self._retry_after(headers.get("Retry-After"))
+                    f"Teams answered {status}",
+                    after=retry_after(
+                        headers.get("Retry-After"), now=self._clock.now(), cap=MAX_RETRY_AFTER
+                    ),
                 ) from exc
             if status is not None and 400 <= status < 500:
                 raise PermanentFailure(f"Teams refused the message: {status}") from exc
             raise
         except ClientRequestError as exc:
             raise RetryLater(f"Bot Connector unreachable: {exc}") from exc
-
-    def _retry_after(self, value: str | None) -> timedelta | None:
-        """Retry-After in seconds or as an HTTP date; None (backoff) when absent or unreadable."""
-        if not value:
-            return None
-        if value.strip().isdigit():
-            return min(timedelta(seconds=int(value)), MAX_RETRY_AFTER)
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return min(max(when - self._clock.now(), timedelta(0)), MAX_RETRY_AFTER)

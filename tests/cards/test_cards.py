@@ -14,7 +14,7 @@ from cards.help import CommandHelp, error_card, help_card
 from cards.item import item_card
 from cards.layout import Card, action_data
 from cards.listing import MAX_ROWS, ItemList, list_card
-from cards.rules import NEVER_FIRED, rules_card
+from cards.rules import NEVER_FIRED, last_delivery, rule_switched_off_card, rules_card
 from cards.verbs import (
     ApplyBulkEdit,
     BulkEdit,
@@ -121,6 +121,9 @@ def every_card() -> dict[str, Card]:
         "choice cut": channel_choice(LONG, command=LONG, places=places(MAX_PLACES + 2)),
         "rules": rules_card([rule(1), rule(2, action_type=ActionType.NOTIFICATION)], total=2),
         "rules none": rules_card([], total=0),
+        "rule switched off": rule_switched_off_card(
+            name="Pager " * 40, reason="The receiver answered 410 Gone. " * 20
+        ),
         "rules longest": rules_card(LONGEST_RULES, total=120),
     }
 
@@ -393,6 +396,20 @@ def test_rules_card_shows_what_each_rule_does_and_how_it_last_fired() -> None:
     assert "A bug is updated" in text and "HTTP POST hooks.example.com" in text
     assert "delivered 2026-11-21 09:30 UTC" in text
     assert "A task is overdue" in text and NEVER_FIRED in text
+
+
+def test_rules_card_says_what_the_receiver_answered_when_a_delivery_did_not_go_through() -> None:
+    at = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+    failed = rule(1, last_state=DeliveryState.FAILED, last_at=at, last_tries=1, last_code=410)
+    unreachable = rule(2, last_state=DeliveryState.FAILED, last_at=at, last_tries=10)
+    retrying = rule(3, last_state=DeliveryState.PENDING, last_at=at, last_tries=2, last_code=503)
+    waiting = rule(4, last_state=DeliveryState.PENDING, last_at=None, last_tries=0)
+    assert [last_delivery(r) for r in (failed, unreachable, retrying, waiting)] == [
+        "failed 2026-11-21 10:00 UTC, HTTP 410",
+        "failed 2026-11-21 10:00 UTC, no answer",
+        "retrying 2026-11-21 10:00 UTC, HTTP 503",
+        "pending",
+    ]
 
 
 def test_rules_card_cut_for_size_says_how_many_there_are() -> None:

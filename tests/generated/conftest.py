@@ -64,9 +64,11 @@ async def world(
         a.attachment["_id"],
         a.discussed_bug["_id"],
         a.discussed_task["_id"],
+        a.delivery["_id"],
     ]
     secrets = {ALPHA, TEAM, CHANNEL, team_pk, a.channel_pk, *ids_a, *statuses, *projects}
     secrets.add(a.definition["secret"])
+    secrets.add(a.delivery["webhookId"])
     # Whatever a probe could change would then show in updated_at too.
     clock.advance(timedelta(minutes=5))
     return World(a=a, b=b, eve=eve, ids_a=ids_a, secrets=secrets)

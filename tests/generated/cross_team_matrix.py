@@ -21,7 +21,7 @@ from bot.directory.queries import USERS
 from bot.directory.schemas import ChannelSettingsPatch
 from bot.discussions.schemas import CommentIn
 from bot.events.definitions.queries import DEFINITIONS
-from bot.events.schemas import DefinitionIn, DefinitionPatch
+from bot.events.schemas import DefinitionIn, DefinitionPatch, ExplainIn
 from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn, StatusIn, StatusPatch
 from bot.items.queries import entity_set
@@ -71,6 +71,7 @@ class Target(StrEnum):
     ATTACHMENT = "attachment"  # a file of the bug: its path names the bug, then the file
     DISCUSSED_BUG = "discussed bug"  # a bug whose thread the bot has started
     DISCUSSED_TASK = "discussed task"
+    DELIVERY = "delivery"  # a failed delivery of the rule: its path names the rule, then it
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,9 @@ MATRIX: dict[str, Probe] = {
     "PATCH /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "DELETE /odata/eventDefinitions({key})": Probe(Kind.KEYED, Target.DEFINITION),
     "POST /api/events/{id}/secret": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /api/events/{id}/test": Probe(Kind.KEYED, Target.DEFINITION),
+    "GET /api/events/{id}/deliveries": Probe(Kind.KEYED, Target.DEFINITION),
+    "POST /api/events/{id}/deliveries/{deliveryId}/resend": Probe(Kind.KEYED, Target.DELIVERY),
     "POST /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),
@@ -151,6 +155,7 @@ MATRIX: dict[str, Probe] = {
 # Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
 OWN_PROJECT = "<own project>"
 OWN_PRIORITY = "<own priority>"
+OWN_BUG = "<own bug>"
 JIRA_STATES = [
     {"id": "1", "name": "To Do", "category": "New"},
     {"id": "3", "name": "Done", "category": "Done"},
@@ -195,6 +200,7 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
         "action": {"url": "https://93.184.215.14/hooks/probe"},
     },
     DefinitionPatch: {"eventName": "Probe renamed", "enable": False},
+    ExplainIn: {"itemId": OWN_BUG},
     ChannelSettingsPatch: {"dueSoonMinutes": 90},
     CommentIn: {"content": "Probe comment"},
 }
@@ -216,6 +222,8 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     MappingPatch: ("fieldId",),
     DefinitionIn: (),
     DefinitionPatch: (),
+    # An item of another channel is a 404 here, not a 400 (tests/events/engine/test_explain.py).
+    ExplainIn: (),
     ChannelSettingsPatch: (),
     CommentIn: (),
 }
@@ -247,7 +255,11 @@ def known_good(endpoint: Endpoint, side: "Side | None" = None) -> dict[str, Any]
     assert endpoint.body in BODIES, missing_body(endpoint)
     body: dict[str, Any] = json.loads(json.dumps(BODIES[endpoint.body]))
     if side is not None:
-        own = {OWN_PROJECT: side.project["_id"], OWN_PRIORITY: side.priority_id}
+        own = {
+            OWN_PROJECT: side.project["_id"],
+            OWN_PRIORITY: side.priority_id,
+            OWN_BUG: side.bug["_id"],
+        }
         body = {
             field: own.get(value, value) if isinstance(value, str) else value
             for field, value in body.items()

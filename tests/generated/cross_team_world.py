@@ -20,6 +20,7 @@ from bot.db.tables import (
     Channel,
     DiscussionMessage,
     EventDefinition,
+    EventDelivery,
     FieldMapping,
     FieldValue,
     Item,
@@ -32,6 +33,7 @@ from bot.db.tables import (
     TeamMember,
 )
 from bot.teams import references
+from tests.events.deliveries.factory import delivery as delivery_of
 from tests.factories import Factory, Member
 from tests.generated.cross_team_matrix import JIRA_STATES, Target
 from tests.items.refusals import request_columns
@@ -60,6 +62,7 @@ class Side:
     priority_id: str
     definition: dict[str, Any]
     attachment: dict[str, Any]
+    delivery: dict[str, Any]  # the rule's failed delivery: _id, webhookId
     # Items whose thread the bot has started, through a local connector.
     discussed_bug: dict[str, Any] = field(default_factory=dict)
     discussed_task: dict[str, Any] = field(default_factory=dict)
@@ -83,6 +86,7 @@ class Side:
             Target.ATTACHMENT: self.attachment,
             Target.DISCUSSED_BUG: self.discussed_bug,
             Target.DISCUSSED_TASK: self.discussed_task,
+            Target.DELIVERY: self.delivery,
         }[target]
 
     def keys(self, target: Target | None) -> tuple[str, ...]:
@@ -91,6 +95,8 @@ class Side:
             return ("",)
         if target is Target.ATTACHMENT:
             return (self.bug["_id"], self.attachment["_id"])
+        if target is Target.DELIVERY:
+            return (self.definition["_id"], self.delivery["_id"])
         return (self.row(target)["_id"],)
 
 
@@ -176,6 +182,8 @@ async def make_side(
     attached = await client.post(f"/api/files/{bug['_id']}", data=file, headers=headers)
     assert attached.status == 201, await attached.text()
     attachment = await attached.json()
+    made = await delivery_of(factory, definition["_id"], failed=True)
+    sent = {"_id": made.id, "webhookId": made.webhook_id}
     async with factory.work() as uow:
         channel_pk = await uow.session.scalar(select(Channel.id).where(Channel.teams_id == channel))
         priority_id = await uow.session.scalar(
@@ -202,6 +210,7 @@ async def make_side(
         priority_id,
         definition,
         attachment,
+        sent,
     )
 
 
@@ -246,6 +255,7 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             ItemCounter,
             FieldMapping,
             EventDefinition,
+            EventDelivery,
             Attachment,
             ItemThread,
         )

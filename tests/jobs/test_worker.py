@@ -1,7 +1,7 @@
 """Jobs on both databases: run once, back off, give up, and survive a worker that dies."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
 import pytest
@@ -14,7 +14,7 @@ from bot.db.tables import Job
 from bot.db.uow import unit_of_work
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
-from bot.jobs.worker import PermanentFailure, RetryLater, Worker
+from bot.jobs.worker import NotNow, PermanentFailure, RetryLater, Worker
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -202,3 +202,115 @@ async def test_concurrent_workers_never_claim_the_same_job(
     first, second = await asyncio.gather(claim("a"), claim("b"))
     assert not set(first) & set(second)
     assert set(first) | set(second) == ids
+
+
+class Gate:
+    """Handlers by payload: `slow` jobs wait until the gate opens, others end at once."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+        self.started: list[str] = []
+        self.ended: list[str] = []
+        self.changed = asyncio.Event()
+
+    async def __call__(self, job: ClaimedJob) -> None:
+        name = job.payload["name"]
+        self.started.append(name)
+        self.changed.set()
+        if name.startswith("slow"):
+            await self.opened.wait()
+        self.ended.append(name)
+        self.changed.set()
+
+    async def until(self, done: Callable[[], bool]) -> None:
+        async with asyncio.timeout(10):
+            while not done():
+                self.changed.clear()
+                await self.changed.wait()
+
+
+async def enqueue_named(sessions: Sessions, clock: FrozenClock, name: str) -> str:
+    async with unit_of_work(sessions, clock) as uow:
+        return await queue.enqueue(uow, kind="gate", payload={"name": name})
+
+
+async def test_a_job_that_hangs_does_not_hold_back_jobs_queued_after_it(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    gate = Gate()
+    worker = Worker(sessions, clock, slots=4)
+    worker.register("gate", gate)
+    await enqueue_named(sessions, clock, "slow")
+    task = asyncio.create_task(worker.run_forever(poll=0.05))
+    try:
+        await gate.until(lambda: gate.started == ["slow"])
+        await enqueue_named(sessions, clock, "quick")
+        worker.wake()
+        # Before, the worker waited for its whole batch (the hanging job) before claiming again.
+        await gate.until(lambda: gate.ended == ["quick"])
+        gate.opened.set()
+        await gate.until(lambda: gate.ended == ["quick", "slow"])
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_worker_runs_at_most_its_slots_at_once(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    gate = Gate()
+    worker = Worker(sessions, clock, slots=2)
+    worker.register("gate", gate)
+    for n in range(3):
+        await enqueue_named(sessions, clock, f"slow {n}")
+    task = asyncio.create_task(worker.run_forever(poll=0.05))
+    try:
+        await gate.until(lambda: len(gate.started) == 2)
+        await asyncio.sleep(0.2)  # polls come and go: no third job starts
+        assert len(gate.started) == 2
+        gate.opened.set()
+        await gate.until(lambda: len(gate.ended) == 3)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_stopped_worker_leaves_its_job_in_flight_to_the_next_after_the_lease(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    gate = Gate()
+    worker = Worker(sessions, clock)
+    worker.register("gate", gate)
+    job_id = await enqueue_named(sessions, clock, "slow")
+    task = asyncio.create_task(worker.run_forever(poll=0.05))
+    await gate.until(lambda: gate.started == ["slow"])
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert gate.ended == []
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.lease_owner) == ("queued", worker.owner)
+
+    gate.opened.set()
+    survivor = Worker(sessions, clock)
+    survivor.register("gate", gate)
+    clock.advance(worker.lease)
+    assert await survivor.run_once() == 1
+    assert (await job_row(sessions, job_id)).state == "done"
+
+
+async def test_a_job_put_off_runs_later_without_counting_an_attempt(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    job_id = await enqueue(sessions, clock, max_attempts=1)
+    handler = Recorder(NotNow("busy", after=timedelta(seconds=3)))
+    worker = worker_with(sessions, clock, handler)
+    await worker.run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts, row.run_at) == (
+        "queued",
+        0,
+        clock.now() + timedelta(seconds=3),
+    )
+    clock.advance(timedelta(seconds=3))
+    assert await worker.run_once() == 1
+    assert (await job_row(sessions, job_id)).state == "done"

@@ -6,7 +6,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
-from bot.db.tables import EventDefinition, EventDelivery
+from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.directory.users import find_user, user_out
 from bot.ids import new_id
 from bot.teams.rule_commands import RULES_IN_A_CHANNEL
@@ -46,13 +46,15 @@ async def add_rule(
 
 
 async def delivered(factory: Factory, definition_id: str, state: str, at: datetime) -> None:
-    """A delivery of the rule as the engine records one, made at `at` and tried then."""
+    """A delivery of the rule as the sender records one, made at `at` and tried once then (the
+    receiver answering 200, or 500 when it did not take it)."""
+    delivery_id = new_id()
     async with factory.work() as uow:
         definition = await uow.get(EventDefinition, definition_id)
         assert definition is not None
         uow.add(
             EventDelivery(
-                id=new_id(),
+                id=delivery_id,
                 definition_id=definition_id,
                 channel_id=definition.channel_id,
                 event_id=new_id(),
@@ -65,6 +67,19 @@ async def delivered(factory: Factory, definition_id: str, state: str, at: dateti
                 created_at=at,
                 last_attempt_at=at,
                 finished_at=None if state == "pending" else at,
+            )
+        )
+        await uow.flush()
+        outcome = {"pending": "retrying"}.get(state, state)
+        uow.add(
+            DeliveryAttempt(
+                id=new_id(),
+                delivery_id=delivery_id,
+                at=at,
+                outcome=outcome,
+                latency_ms=12,
+                response_code=200 if state == "succeeded" else 500,
+                error=None,
             )
         )
 
@@ -127,8 +142,8 @@ async def test_the_latest_delivery_decides_the_outcome(
     await delivered(factory, pager, "failed", START + timedelta(minutes=30))
     await delivered(factory, audit, "pending", START + timedelta(hours=2))
     shown = rules_shown(await chat.say("rules"))
-    assert shown["Pager"]["Last delivery"] == "failed 2026-11-21 10:00 UTC"
-    assert shown["Audit"]["Last delivery"] == "pending 2026-11-21 11:30 UTC"
+    assert shown["Pager"]["Last delivery"] == "failed 2026-11-21 10:00 UTC, HTTP 500"
+    assert shown["Audit"]["Last delivery"] == "retrying 2026-11-21 11:30 UTC, HTTP 500"
 
 
 async def test_a_rule_the_service_switched_off_says_why(

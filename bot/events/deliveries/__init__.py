@@ -1,0 +1,1 @@
+"""Webhook deliveries: how they are signed, when they are tried again, and their log."""
