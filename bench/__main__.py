@@ -6,6 +6,7 @@ from bench import (
     bot_turn,
     channels,
     deliveries,
+    discussions,
     due_sweep,
     instructions,
     items,
@@ -76,6 +77,10 @@ def main(only: list[str]) -> None:
         )
         for kind in ("sqlite", "postgresql"):
             print(bot_turn.report(kind, bot_turn.measure(kind)), flush=True)
+    if not only or "discussions" in only:
+        print(f"\n{discussions.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(discussions.report(kind, discussions.measure(kind)), flush=True)
     if not only or "rules" in only:
         print(f"\n{rules.title()}")
         for kind in ("sqlite", "postgresql"):

@@ -18,8 +18,10 @@ from bot.db import checkpoints, signals
 from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
+from bot.discussions import api as discussions_api
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.refresh import ThreadRefresher
+from bot.discussions.threads import Discussions
 from bot.events import api as events_api
 from bot.events import deliveries_api, engine, pump, sweep
 from bot.events.delivery import Deliverer
@@ -37,6 +39,7 @@ from bot.keys import (
     BOT_HANDLER,
     CLOCK,
     DELIVERER,
+    DISCUSSIONS,
     DOWNLOAD_LINKS,
     DUE_SWEEP,
     ENGINE,
@@ -61,6 +64,7 @@ from bot.teams import endpoint as bot_endpoint
 from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
 from bot.teams.notifier import Notifier
+from bot.teams.waiting import WaitedPosts
 from bot.web import meta, server
 from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
@@ -83,6 +87,7 @@ ROUTE_TABLES: list[RouteTable] = [
     events_api.routes,
     deliveries_api.routes,
     files_api.routes,
+    discussions_api.routes,
 ]
 
 
@@ -160,14 +165,23 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         settings = app[SETTINGS]
         runtime = create_runtime(settings, app[HTTP], app[CLOCK], credentials=credentials)
         app[BOT] = runtime
+        app[NOTIFIER] = notifier = Notifier(runtime, app[SESSIONS], app[CLOCK])
+        app[DISCUSSIONS] = discussions = Discussions(
+            app[SESSIONS],
+            app[CLOCK],
+            WaitedPosts(notifier),
+            wait=timedelta(seconds=settings.teams_wait_seconds),
+            public_url=settings.public_url,
+            cache=app[LIST_CACHE],
+        )
         app[BOT_HANDLER] = TrackerBot(
             app[SESSIONS],
             app[CLOCK],
             emulator_allowed=not runtime.verifies_senders,
             public_url=settings.public_url,
             cache=app[LIST_CACHE],
+            discussions=discussions,
         )
-        app[NOTIFIER] = Notifier(runtime, app[SESSIONS], app[CLOCK])
         try:
             yield
         finally:

@@ -76,6 +76,12 @@ class PayloadTooLarge(DomainError):
     status = 413
 
 
+class BadGateway(DomainError):
+    """Microsoft Teams (the Bot Connector) refused, failed or did not answer in time."""
+
+    status = 502
+
+
 class UnsupportedMediaType(DomainError):
     status = 415
 

@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.auth.sso import JwksKeys
 from bot.clock import Clock
 from bot.discussions.coalescer import Coalescer
+from bot.discussions.threads import Discussions
 from bot.events.delivery import Deliverer
 from bot.events.pump import EventPump
 from bot.events.sweep import DueSweep
@@ -35,6 +36,8 @@ LISTS_IN_FLIGHT = web.AppKey("lists_in_flight", ListsInFlight)
 BOT = web.AppKey("bot", BotRuntime)
 BOT_HANDLER = web.AppKey("bot_handler", TrackerBot)
 NOTIFIER = web.AppKey("notifier", Notifier)
+# Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
+DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)
 # Hands committed item changes to the observers that act on them (bot.events.pump).
 EVENT_PUMP = web.AppKey("event_pump", EventPump)

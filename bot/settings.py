@@ -92,6 +92,13 @@ class Settings(BaseSettings):
         ge=0,
         description="How often the in-process worker looks for due jobs; 0 runs no worker",
     )
+    teams_wait_seconds: float = Field(
+        10.0,
+        alias="TEAMS_WAIT_SECONDS",
+        gt=0,
+        le=60,
+        description="How long starting a discussion or posting a comment waits for Teams (502)",
+    )
     jobs_concurrency: int = Field(
         32,
         alias="JOBS_CONCURRENCY",

@@ -62,8 +62,11 @@ def status_choices(statuses: Sequence[StatusOut], kind: ItemKind) -> list[Elemen
     return [choice(status.name, status.name) for status in own]
 
 
-def item_card(item: TaskDetails, *, statuses: Sequence[StatusOut]) -> Card:
-    """A bug or task as the channel sees it after any change."""
+def item_card(
+    item: TaskDetails, *, statuses: Sequence[StatusOut], discussion_url: str | None = None
+) -> Card:
+    """A bug or task as the channel sees it after any change; with `discussion_url`, a link to
+    its thread where the Discuss button was."""
     kind = kind_of(item)
     choices = status_choices(statuses, kind)
     current = next((c["value"] for c in choices if c["value"] == item.status), None)
@@ -83,10 +86,16 @@ def item_card(item: TaskDetails, *, statuses: Sequence[StatusOut]) -> Card:
             errorMessage="Choose a status",
         ),
     ]
+    discuss = (
+        {"type": "Action.OpenUrl", "title": "Open discussion", "url": discussion_url}
+        if discussion_url
+        else execute("Discuss", item_action(item, Verb.DISCUSS), associatedInputs=NO_INPUTS)
+    )
     actions = [
         execute("Set status", item_action(item, Verb.SET_STATUS)),
         # These two ignore the status input, so an item whose status is gone can still change.
         execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associatedInputs=NO_INPUTS),
         execute("Edit", item_action(item, Verb.EDIT_ITEM), associatedInputs=NO_INPUTS),
+        discuss,
     ]
     return envelope(body, actions)

@@ -22,6 +22,7 @@ class Verb(StrEnum):
     SET_STATUS = "item.setStatus"
     ASSIGN_TO_ME = "item.assignToMe"
     EDIT_ITEM = "item.edit"  # answers with the edit form in the card's place
+    DISCUSS = "item.discuss"  # starts the item's thread (or finds it): the card links to it
     SAVE_ITEM = "item.save"  # the create/edit form's submit: creates when itemId is absent
     MORE = "list.more"
     BULK_EDIT = "list.bulkEdit"  # answers with the bulk-edit form for the checked rows
@@ -53,7 +54,7 @@ class ActionData(ApiModel):
 
 
 class ItemAction(ActionData):
-    """SHOW_ITEM, ASSIGN_TO_ME, EDIT_ITEM: one item of one channel."""
+    """SHOW_ITEM, ASSIGN_TO_ME, EDIT_ITEM, DISCUSS: one item of one channel."""
 
     item_id: str = Field(alias="itemId")
     channel_id: str = Field(alias="channelId", description="The Teams channel (thread) id")

@@ -17,3 +17,9 @@ def upsert_from_select(
     statement = insert(table).from_select(list(columns), rows)
     replaced = {name: statement.excluded[name] for name in columns if name not in key}
     return statement.on_conflict_do_update(index_elements=list(key), set_=replaced)
+
+
+def insert_unless_present(table: Table, *, key: Sequence[str]) -> Insert:
+    """Insert a row (values given at run time) unless one with the same `key` exists: a
+    redelivered message is stored once."""
+    return insert(table).on_conflict_do_nothing(index_elements=list(key))

@@ -14,7 +14,7 @@ from bot.items.schemas import CREATE, BulkEdit
 from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, views
 from bot.teams.context import BotContext
-from bot.teams.item_commands import patch_of, typed_in
+from bot.teams.item_commands import discussion_view, patch_of, typed_in
 from cards import verbs
 from cards.bulk import bulk_form
 from cards.form import item_form
@@ -57,6 +57,11 @@ async def _set_status(ctx: BotContext, data: verbs.SetStatus, _raw: Mapping[str,
 
 async def _assign_to_me(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
     return await _change_item(ctx, data, assignedTo=[ctx.actor.user_id])
+
+
+async def _discuss(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    return await discussion_view(ctx, data.kind, data.item_id)
 
 
 async def _edit(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
@@ -162,6 +167,7 @@ ACTIONS: dict[Verb, tuple[type[ApiModel], Act]] = {
     Verb.SET_STATUS: (verbs.SetStatus, _set_status),
     Verb.ASSIGN_TO_ME: (verbs.ItemAction, _assign_to_me),
     Verb.EDIT_ITEM: (verbs.ItemAction, _edit),
+    Verb.DISCUSS: (verbs.ItemAction, _discuss),
     Verb.SAVE_ITEM: (verbs.SaveItem, _save),
     Verb.MORE: (verbs.More, _more),
     Verb.BULK_EDIT: (verbs.BulkEdit, _bulk_edit),

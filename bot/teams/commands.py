@@ -49,6 +49,7 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.Assign: item_commands.assign,
     grammar.Close: item_commands.close,
     grammar.Clone: item_commands.clone,
+    grammar.Discuss: item_commands.discuss,
     grammar.Create: item_commands.create,
     grammar.Rules: rule_commands.rules,
 }

@@ -12,6 +12,7 @@ from bot import demo
 from bot.clock import Clock
 from bot.db.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.access import admit_to_channel, find_caller
+from bot.discussions.threads import Discussions
 from bot.errors import Forbidden
 
 NOT_ON_ROSTER = (
@@ -64,6 +65,8 @@ class BotContext:
     public_url: str = ""  # the base of the app's own item links
     # The app's list cache, as the REST API's requests use it (statuses, projects, counts).
     cache: VersionedCache | None = None
+    # Starts an item's thread and waits for Teams (None only where no app runs: unit tests).
+    discussions: Discussions | None = None
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:

@@ -106,6 +106,14 @@ class Clone:
 
 
 @dataclass(frozen=True)
+class Discuss:
+    """Start the item's discussion thread, or show the one it has."""
+
+    kind: ItemKind
+    internal_id: int
+
+
+@dataclass(frozen=True)
 class Create:
     """`new bug <title>` creates at once; `new bug` alone (title None) opens the form."""
 
@@ -133,6 +141,7 @@ Command = (
     | Assign
     | Close
     | Clone
+    | Discuss
     | Create
     | Rules
     | Unknown
@@ -152,6 +161,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("bug/update/{id}/priority/{priority}", "Change a bug's priority"),
     CommandHelp("bug/update/{id}/assigned/{upn}", "Assign a bug"),
     CommandHelp("bug/clone/{id}", "Copy a bug"),
+    CommandHelp("discuss bug {id}", "Start the bug's thread in this channel, or link to it"),
     CommandHelp("new bug {title}", "Create a bug; without a title, open the form"),
     CommandHelp("new bug", "Open the form for a new bug", shortcut="New bug"),
     CommandHelp("close bug {id}", "Move a bug to Done"),
@@ -166,7 +176,7 @@ _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules"
+    "rules discuss"
 ).split()
 # Complete commands a typo is compared with when no keyword-wise correction parses.
 _EXAMPLES = tuple(
@@ -270,6 +280,9 @@ def _parse_item(kind: ItemKind, rest: str, mentions: Sequence[Mention]) -> Comma
     if action == "clone" and len(parts) == 2:
         number = _internal_id(parts[1])
         return Clone(kind, number) if number is not None else None
+    if len(parts) == 2 and parts[1].casefold() == "discuss":
+        number = _internal_id(parts[0])
+        return Discuss(kind, number) if number is not None else None
     if action != "update" or len(parts) < 4:
         return None
     number, field = _internal_id(parts[1]), parts[2].casefold()
@@ -304,6 +317,9 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
     if len(words) == 3 and lowered[0] == "close" and lowered[1] in _KINDS:
         number = _internal_id(words[2])
         return Close(_KINDS[lowered[1]], number) if number is not None else None
+    if len(words) == 3 and lowered[0] == "discuss" and lowered[1] in _KINDS:
+        number = _internal_id(words[2])
+        return Discuss(_KINDS[lowered[1]], number) if number is not None else None
     if len(words) >= 5 and lowered[0] == "assign" and lowered[1] in _KINDS and lowered[3] == "to":
         number = _internal_id(words[2])
         who = " ".join(words[4:])

@@ -12,8 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, upsert_team
+from bot.discussions.threads import Discussions
 from bot.errors import DomainError
-from bot.teams import commands, grammar, invokes, references, roster
+from bot.teams import commands, grammar, invokes, references, roster, thread_messages
 from bot.teams.context import BotContext, TeamsAddress, resolve_caller
 from bot.web.requestid import current_request_id
 
@@ -31,9 +32,10 @@ class TrackerBot(TeamsActivityHandler):
         emulator_allowed: bool,
         public_url: str = "",
         cache: VersionedCache | None = None,
+        discussions: Discussions | None = None,
     ) -> None:
         self._sessions, self._clock, self._public_url = sessions, clock, public_url
-        self._cache = cache
+        self._cache, self._discussions = cache, discussions
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
 
@@ -50,16 +52,32 @@ class TrackerBot(TeamsActivityHandler):
 
     async def on_message_activity(self, turn_context: TurnContext) -> None:
         activity = turn_context.activity
-        message = grammar.strip_mentions(
-            activity.text,
-            # The SDK keeps a mention's `mentioned` and `text` among its additional properties.
-            [
-                {**(entity.additional_properties or {}), "type": entity.type}
-                for entity in activity.entities or ()
-            ],
-            bot_id=activity.recipient.id if activity.recipient else None,
-        )
+        entities = thread_messages.entities_of(activity)
+        bot_id = activity.recipient.id if activity.recipient else None
+        if thread_messages.is_channel_post(activity):
+            # Teams sends every channel message (resource-specific consent): a reply in an
+            # item's thread is kept, even when it also asks the bot something.
+            async with self._work(write=False) as uow:
+                in_thread = await thread_messages.in_thread(uow, activity)
+            if in_thread:
+                async with self._work() as uow:
+                    await thread_messages.keep_reply(uow, activity, entities)
+            if not thread_messages.mentions_bot(entities, bot_id):
+                return  # people talking among themselves: no answer
+        message = grammar.strip_mentions(activity.text, entities, bot_id=bot_id)
         await commands.run_command(turn_context, await self._context(turn_context), message)
+
+    async def on_teams_message_edit(self, turn_context: TurnContext) -> None:
+        async with self._work() as uow:
+            await thread_messages.keep_edit(uow, turn_context.activity)
+
+    async def on_teams_message_soft_delete(self, turn_context: TurnContext) -> None:
+        async with self._work() as uow:
+            await thread_messages.keep_deletion(uow, turn_context.activity, deleted=True)
+
+    async def on_teams_message_undelete(self, turn_context: TurnContext) -> None:
+        async with self._work() as uow:
+            await thread_messages.keep_deletion(uow, turn_context.activity, deleted=False)
 
     async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:
         """Card actions and the messaging extension answer with a body; the rest as the SDK does."""
@@ -82,6 +100,7 @@ class TrackerBot(TeamsActivityHandler):
             clock=self._clock,
             public_url=self._public_url,
             cache=self._cache,
+            discussions=self._discussions,
         )
 
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:

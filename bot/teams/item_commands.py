@@ -48,19 +48,31 @@ async def _on_item(
 ) -> Card:
     """Apply `change` to the item numbered `number` (in a chat: in its one channel, or ask
     which), then show its card."""
-    if ctx.channel is None:
-        async with ctx.work(write=False) as uow:
-            found = await shortcuts.channels_with_number(uow, kind=kind, internal_id=number)
-        if not found:
-            raise NotFound(f"There is no {kind.value} #{number} in your channels.")
-        if len(found) > 1:
-            question = f"Several channels have a {kind.value} #{number}: which one?"
-            return channel_choice(question, command=command, places=[*map(views.place, found)])
-        ctx = await views.in_channel(ctx, team_id=found[0].team_id, channel_id=found[0].channel_id)
+    located = await _channel_of_number(ctx, kind, number, command)
+    if not isinstance(located, BotContext):
+        return located
+    ctx = located
     async with ctx.work(write=change is not None) as uow:
         item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
         shown = (await change(uow, item_id) if change else None) or item_id
         return await views.item_view(uow, kind=kind, item_id=shown)
+
+
+async def _channel_of_number(
+    ctx: BotContext, kind: ItemKind, number: int, command: str
+) -> BotContext | Card:
+    """The caller acting in the channel of the item numbered `number`: the command's own, or
+    in a chat the one channel with such an item; several: a card asking which."""
+    if ctx.channel is not None:
+        return ctx
+    async with ctx.work(write=False) as uow:
+        found = await shortcuts.channels_with_number(uow, kind=kind, internal_id=number)
+    if not found:
+        raise NotFound(f"There is no {kind.value} #{number} in your channels.")
+    if len(found) > 1:
+        question = f"Several channels have a {kind.value} #{number}: which one?"
+        return channel_choice(question, command=command, places=[*map(views.place, found)])
+    return await views.in_channel(ctx, team_id=found[0].team_id, channel_id=found[0].channel_id)
 
 
 async def show(ctx: BotContext, command: grammar.ShowItem) -> Card:
@@ -134,6 +146,27 @@ async def clone(ctx: BotContext, command: grammar.Clone) -> Card:
         return str(created.row["id"])
 
     return await _on_item(ctx, kind, number, f"{kind.value}/clone/{number}", change)
+
+
+async def discuss(ctx: BotContext, command: grammar.Discuss) -> Card:
+    """Start the item's thread in its channel (or find the one it has): its card, linking there."""
+    kind, number = command.kind, command.internal_id
+    located = await _channel_of_number(ctx, kind, number, f"discuss {kind.value} {number}")
+    if not isinstance(located, BotContext):
+        return located
+    async with located.work(write=False) as uow:
+        item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
+    return await discussion_view(located, kind, item_id)
+
+
+async def discussion_view(ctx: BotContext, kind: ItemKind, item_id: str) -> Card:
+    """The item card linking to the item's thread, started now if it had none."""
+    assert ctx.channel is not None and ctx.discussions is not None, "in a channel of the app"
+    url = await ctx.discussions.open(
+        actor=ctx.actor, channel=ctx.channel, kind=kind, item_id=item_id
+    )
+    async with ctx.work(write=False) as uow:
+        return await views.item_view(uow, kind=kind, item_id=item_id, discussion_url=url)
 
 
 async def create(ctx: BotContext, command: grammar.Create) -> Card:

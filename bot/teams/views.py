@@ -76,10 +76,13 @@ async def statuses(uow: UnitOfWork, *, kind: ItemKind) -> list[StatusOut]:
     return [status_shown(status) for status in rows]
 
 
-async def item_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Card:
+async def item_view(
+    uow: UnitOfWork, *, kind: ItemKind, item_id: str, discussion_url: str | None = None
+) -> Card:
     """The item card of an item of the unit of work's channel, as it stands now."""
     item = details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-    return item_card(item, statuses=await statuses(uow, kind=kind))
+    statuses_ = await statuses(uow, kind=kind)
+    return item_card(item, statuses=statuses_, discussion_url=discussion_url)
 
 
 def place(where: Whereabouts) -> Place:

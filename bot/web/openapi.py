@@ -34,6 +34,7 @@ STATUS_TEXT = {
     413: "Payload too large",
     415: "Unsupported media type",
     500: "Internal error",
+    502: "Bad gateway",
     503: "Unavailable",
 }
 

@@ -92,6 +92,10 @@ class Endpoint:
     # A multipart form the handler streams itself (an upload): the frame authorizes in a unit
     # that only reads and ends it first, so no transaction waits on the client's bytes.
     form: type[BaseModel] | None = None
+    # A handler that waits on Microsoft Teams: the frame authorizes (and parses the body) in a
+    # unit that only reads and ends it first; the handler opens its own units (`Call.unit`), so
+    # no transaction stays open while Teams answers.
+    apart: bool = False
 
 
 @dataclass
@@ -117,6 +121,7 @@ class RouteTable:
         query: tuple[tuple[str, str], ...] = (),
         capped: bool = False,
         form: type[BaseModel] | None = None,
+        apart: bool = False,
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -136,6 +141,7 @@ class RouteTable:
                     query,
                     capped,
                     form,
+                    apart,
                 )
             )
             return handler
@@ -166,8 +172,8 @@ def _serve(endpoint: Endpoint) -> Callable[[web.Request], Awaitable[web.StreamRe
         raw = await read_body(request, seconds=seconds) if endpoint.body else b""
         write = request.method not in ("GET", "HEAD")
         credentials = credentials_of(request) if endpoint.capped else None
-        if endpoint.form is not None:
-            return await _streamed(endpoint, request)
+        if endpoint.form is not None or endpoint.apart:
+            return await _streamed(endpoint, request, raw)
         async with app[LISTS_IN_FLIGHT].slot(credentials):
             return await _served(endpoint, request, raw, write)
 
@@ -188,12 +194,15 @@ async def _served(
     return _render(endpoint, result)
 
 
-async def _streamed(endpoint: Endpoint, request: web.Request) -> web.StreamResponse:
-    """A `form` route: authorized in a unit that only reads, then the handler, outside it."""
+async def _streamed(endpoint: Endpoint, request: web.Request, raw: bytes) -> web.StreamResponse:
+    """A `form` or `apart` route: authorized in a unit that only reads, then the handler,
+    outside it."""
     app = request.app
     async with unit_of_work(app[SESSIONS], app[CLOCK], write=False, cache=app[LIST_CACHE]) as uow:
         call = Call(request=request, uow=uow, settings=app[SETTINGS])
         await _authorize(endpoint, call)
+        if endpoint.body:
+            call.body = parse_body(request, raw, endpoint.body)
     return _render(endpoint, await endpoint.handler(call))
 
 

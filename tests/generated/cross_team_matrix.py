@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from bot.app import ROUTE_TABLES
 from bot.directory.queries import USERS
 from bot.directory.schemas import ChannelSettingsPatch
+from bot.discussions.schemas import CommentIn
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.schemas import DefinitionIn, DefinitionPatch, ExplainIn
 from bot.fields.queries import PRIORITIES, SEVERITIES, STATUSES
@@ -68,6 +69,8 @@ class Target(StrEnum):
     MAPPING = "mapping"  # one of that project's mappings
     DEFINITION = "definition"  # an event rule
     ATTACHMENT = "attachment"  # a file of the bug: its path names the bug, then the file
+    DISCUSSED_BUG = "discussed bug"  # a bug whose thread the bot has started
+    DISCUSSED_TASK = "discussed task"
     DELIVERY = "delivery"  # a failed delivery of the rule: its path names the rule, then it
 
 
@@ -139,6 +142,14 @@ MATRIX: dict[str, Probe] = {
     "GET /api/files/{item}": Probe(Kind.KEYED, Target.BUG),
     "GET /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),
     "DELETE /api/files/{item}/{attachment}": Probe(Kind.KEYED, Target.ATTACHMENT),
+    "POST /api/bugs/{id}/messages": Probe(Kind.KEYED, Target.BUG),
+    "GET /api/bugs/{id}/messages": Probe(Kind.KEYED, Target.DISCUSSED_BUG),
+    "GET /api/bugs/{id}/comments": Probe(Kind.KEYED, Target.DISCUSSED_BUG),
+    "POST /api/bugs/{id}/comments": Probe(Kind.KEYED, Target.DISCUSSED_BUG),
+    "POST /api/tasks/{id}/messages": Probe(Kind.KEYED, Target.TASK),
+    "GET /api/tasks/{id}/messages": Probe(Kind.KEYED, Target.DISCUSSED_TASK),
+    "GET /api/tasks/{id}/comments": Probe(Kind.KEYED, Target.DISCUSSED_TASK),
+    "POST /api/tasks/{id}/comments": Probe(Kind.KEYED, Target.DISCUSSED_TASK),
 }
 
 # Stand-ins in BODIES for rows of the side a probe acts as (filled by `known_good(…, side)`).
@@ -191,6 +202,7 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
     DefinitionPatch: {"eventName": "Probe renamed", "enable": False},
     ExplainIn: {"itemId": OWN_BUG},
     ChannelSettingsPatch: {"dueSoonMinutes": 90},
+    CommentIn: {"content": "Probe comment"},
 }
 # Body fields that name another row of the channel: naming Team A's row from Team B is a 400.
 REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
@@ -213,6 +225,7 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     # An item of another channel is a 404 here, not a 400 (tests/events/engine/test_explain.py).
     ExplainIn: (),
     ChannelSettingsPatch: (),
+    CommentIn: (),
 }
 # Fields a client may send but the server owns (docs/api.md): ignored, whatever they name.
 SERVER_OWNED = ("_id", "teamId", "channelId", "internalId", "createdBy")

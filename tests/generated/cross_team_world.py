@@ -7,7 +7,7 @@ a channel's rows from every table, so a probe that changed any of them shows.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -18,6 +18,7 @@ from bot.db.tables import (
     Attachment,
     Base,
     Channel,
+    DiscussionMessage,
     EventDefinition,
     EventDelivery,
     FieldMapping,
@@ -25,11 +26,13 @@ from bot.db.tables import (
     Item,
     ItemAssignee,
     ItemCounter,
+    ItemThread,
     PendingEvent,
     Project,
     Team,
     TeamMember,
 )
+from bot.teams import references
 from tests.events.deliveries.factory import delivery as delivery_of
 from tests.factories import Factory, Member
 from tests.generated.cross_team_matrix import JIRA_STATES, Target
@@ -60,6 +63,9 @@ class Side:
     definition: dict[str, Any]
     attachment: dict[str, Any]
     delivery: dict[str, Any]  # the rule's failed delivery: _id, webhookId
+    # Items whose thread the bot has started, through a local connector.
+    discussed_bug: dict[str, Any] = field(default_factory=dict)
+    discussed_task: dict[str, Any] = field(default_factory=dict)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -78,6 +84,8 @@ class Side:
             Target.MAPPING: self.mapping,
             Target.DEFINITION: self.definition,
             Target.ATTACHMENT: self.attachment,
+            Target.DISCUSSED_BUG: self.discussed_bug,
+            Target.DISCUSSED_TASK: self.discussed_task,
             Target.DELIVERY: self.delivery,
         }[target]
 
@@ -206,6 +214,24 @@ async def make_side(
     )
 
 
+async def discuss(client: TestClient, factory: Factory, side: Side, service_url: str) -> None:
+    """The bot installed in the side's channel (its reference, reaching `service_url`) and a
+    bug and a task of its discussed, through the API."""
+    reference = {
+        "serviceUrl": service_url,
+        "channelId": "msteams",
+        "bot": {"id": "28:probe-bot", "name": "Tracker"},
+        "conversation": {"id": side.channel, "isGroup": True, "conversationType": "channel"},
+    }
+    async with factory.work() as uow:
+        await references.save(uow, reference=reference, channel_ref=side.channel_pk)
+    for of in ("bug", "task"):
+        item = await make(client, side.headers, f"/odata/{of}s", name=f"Discussed {of}")
+        started = await client.post(f"/api/{of}s/{item['_id']}/messages", headers=side.headers)
+        assert started.status == 200, await started.text()
+        setattr(side, f"discussed_{of}", item)
+
+
 async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of the channel (and its team) in every table that holds them, in key order."""
     snapshot: dict[str, list[tuple[Any, ...]]] = {}
@@ -231,11 +257,13 @@ async def team_rows(factory: Factory, channel_pk: str) -> dict[str, list[tuple[A
             EventDefinition,
             EventDelivery,
             Attachment,
+            ItemThread,
         )
         for model in tables:
             await rows(model, lambda table: table.c.channel_id == channel_pk)
         items = select(Item.id).where(Item.channel_id == channel_pk)
         await rows(ItemAssignee, lambda table: table.c.item_id.in_(items))
+        await rows(DiscussionMessage, lambda table: table.c.item_id.in_(items))
         await rows(Channel, lambda table: table.c.id == channel_pk)
         await rows(Team, lambda table: table.c.id == team_pk)
         await rows(TeamMember, lambda table: table.c.team_id == team_pk)

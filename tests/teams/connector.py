@@ -1,5 +1,6 @@
 """A local Bot Connector: records every call the bot makes and serves the roster APIs it reads."""
 
+import asyncio
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ class Connector:
     # Answers for the next sends/creates/updates, in order: (status, headers); then 2xx.
     refusals: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     missing_team_details: bool = False
+    # Set: new threads and posts wait for it before answering (a connector that hangs).
+    stall: asyncio.Event | None = None
     calls: list[Call] = field(default_factory=list)
     _ids: Any = field(default_factory=lambda: itertools.count(1000))
 
@@ -98,12 +101,18 @@ class Connector:
             {"error": {"code": "Throttled", "message": "slow down"}}, status=status, headers=headers
         )
 
+    async def _stalled(self) -> None:
+        if self.stall is not None:
+            await self.stall.wait()
+
     async def _send(self, request: web.Request) -> web.Response:
         await self._record(request)
+        await self._stalled()
         return self._refusal() or web.json_response({"id": str(next(self._ids))})
 
     async def _create(self, request: web.Request) -> web.Response:
         call = await self._record(request)
+        await self._stalled()
         refused = self._refusal()
         if refused:
             return refused

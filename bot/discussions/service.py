@@ -1,0 +1,356 @@
+"""An item's discussion: its thread claimed, then recorded once Teams has made it; comments;
+replies, edits and deletions as Teams reports them; pages of it."""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Table, delete, insert, select, update
+
+from bot.db.statements import AnySelect
+from bot.db.tables import (
+    Channel,
+    ConversationReference,
+    DiscussionMessage,
+    Item,
+    ItemThread,
+    Team,
+    User,
+)
+from bot.db.uow import ChannelScope, UnitOfWork
+from bot.db.upserts import insert_unless_present
+from bot.errors import Conflict, DomainError, NotFound
+from bot.ids import is_id, new_id
+from bot.schemas import ItemKind
+
+MESSAGES = cast(Table, DiscussionMessage.__table__)
+MESSAGE = MESSAGES.c
+ALREADY_STARTED = "Discussion has been initialized."
+NOT_INSTALLED = (
+    "The app is not installed in this channel's team, so it cannot post there: "
+    "add it to the team, then try again."
+)
+APPLICATION, USER = "application", "user"
+
+
+class AlreadyStarted(DomainError):
+    """The seed's answer to a second start: a 500 with its own text (docs/api.md)."""
+
+    status = 500
+
+    def __init__(self) -> None:
+        super().__init__(ALREADY_STARTED)
+
+
+class NotStarted(NotFound):
+    """The item exists in the channel but has no discussion yet."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a discussion is, as its messages show it (`channelIdentity`, `webUrl`)."""
+
+    tenant_id: str | None
+    group_id: str | None
+    team_id: str  # Teams' ids
+    team_name: str
+    channel_id: str
+    channel_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    """A discussion that Teams has: its conversation and root message."""
+
+    item_id: str
+    conversation_id: str
+    root_id: str
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The right to start an item's thread, held by the caller that wrote `started_at`."""
+
+    item_id: str
+    started_at: datetime
+    bot_id: str | None  # the bot's app id and name, as the channel's reference knows them
+    bot_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TeamsMessage:
+    """A message posted in a thread, as an activity reports it."""
+
+    message_id: str
+    author_id: str | None  # Entra object id
+    author_name: str | None
+    body: str  # HTML
+    mentions: list[dict[str, Any]]
+    at: datetime
+
+
+async def claim_thread(
+    uow: UnitOfWork, *, kind: ItemKind, item_id: str, stale_after: timedelta
+) -> Claim:
+    """Take the item's thread before Teams is asked: a second start is refused, unless the
+    first one's claim is older than `stale_after` (its process died while waiting)."""
+    scope = scope_of(uow)
+    # Locked, so two starts of one item take turns here (PostgreSQL; SQLite's writers queue).
+    await _find_item(uow, kind, item_id, for_update=True)
+    reference = await uow.value(
+        select(ConversationReference.reference).where(
+            ConversationReference.conversation_id == scope.teams_channel_id
+        )
+    )
+    if reference is None:
+        raise Conflict(NOT_INSTALLED)
+    now = uow.clock.now()
+    held = await uow.row(
+        select(ItemThread.conversation_id, ItemThread.started_at).where(
+            ItemThread.item_id == item_id
+        )
+    )
+    actor = uow.actor.user_id if uow.actor else None
+    if held is None:
+        row = {"item_id": item_id, "channel_id": scope.channel_id}
+        await uow.execute(insert(ItemThread).values(**row, started_by=actor, started_at=now))
+    elif held["conversation_id"] is None and held["started_at"] < now - stale_after:
+        await uow.execute(
+            update(ItemThread)
+            .where(ItemThread.item_id == item_id)
+            .values(started_by=actor, started_at=now)
+        )
+    else:
+        raise AlreadyStarted()
+    bot = reference.get("bot") or {}
+    bot_id = bot.get("id")
+    return Claim(item_id, now, bot_id.removeprefix("28:") if bot_id else None, bot.get("name"))
+
+
+async def release_claim(uow: UnitOfWork, *, claim: Claim) -> None:
+    """Give the thread back when Teams did not make it: the next start may try again."""
+    await uow.execute(
+        delete(ItemThread).where(
+            ItemThread.item_id == claim.item_id,
+            ItemThread.started_at == claim.started_at,
+            ItemThread.conversation_id.is_(None),
+        )
+    )
+
+
+async def record_thread(
+    uow: UnitOfWork,
+    *,
+    kind: ItemKind,
+    claim: Claim,
+    conversation_id: str,
+    root_id: str,
+    card: dict[str, Any],
+) -> tuple[dict[str, Any], Place]:
+    """Store the thread Teams made and its root message (the item card); the row and where."""
+    done = await uow.execute(
+        update(ItemThread)
+        .where(
+            ItemThread.item_id == claim.item_id,
+            ItemThread.started_at == claim.started_at,
+            ItemThread.conversation_id.is_(None),
+        )
+        .values(conversation_id=conversation_id, root_message_id=root_id)
+        .returning(ItemThread.item_id)
+    )
+    if not done:  # another start took the claim over meanwhile
+        raise AlreadyStarted()
+    now = uow.clock.now()
+    row: dict[str, Any] = {
+        "id": new_id(),
+        "item_id": claim.item_id,
+        "message_id": root_id,
+        "reply_to_id": None,
+        "author_kind": APPLICATION,
+        "author_id": claim.bot_id,
+        "author_user_id": None,
+        "author_name": claim.bot_name,
+        # As Microsoft Graph shows a card message: the body points at its attachment.
+        "body": f'<attachment id="{root_id}"></attachment>',
+        "card": card,
+        "mentions": [],
+        "created_at": now,
+        "modified_at": now,
+        "edited_at": None,
+        "deleted_at": None,
+    }
+    await uow.execute(insert(MESSAGES).values(row))
+    found = await _item_thread(uow, kind, claim.item_id)
+    return row, _place(found)
+
+
+async def find_thread(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Thread:
+    """The item's discussion; 404 for an item not in the channel or not discussed yet."""
+    return thread_of(kind, item_id, await _item_thread(uow, kind, item_id))
+
+
+def thread_of(kind: ItemKind, item_id: str, found: Any) -> Thread:
+    if found["conversation_id"] is None:
+        raise NotStarted(
+            f"{kind.type_label} '{item_id}' has no discussion yet: start one with "
+            f"POST /api/{kind.plural}/{item_id}/messages."
+        )
+    return Thread(item_id, found["conversation_id"], found["root_message_id"], _place(found))
+
+
+async def record_comment(
+    uow: UnitOfWork, *, thread: Thread, message_id: str, body: str
+) -> dict[str, Any]:
+    """Store a reply the bot posted for the caller, with the caller as its author."""
+    actor = uow.actor
+    assert actor is not None, "a comment has an author"
+    still = await uow.value(select(ItemThread.item_id).where(ItemThread.item_id == thread.item_id))
+    if still is None:  # the item was deleted while Teams was answering
+        raise NotFound(f"Item '{thread.item_id}' not found.")
+    now = uow.clock.now()
+    row = _reply_row(
+        thread.item_id,
+        thread.root_id,
+        TeamsMessage(message_id, actor.source_id, actor.display_name, body, [], now),
+        author_user_id=actor.user_id,
+    )
+    await uow.execute(insert(MESSAGES).values(row))
+    return row
+
+
+# What Teams reports: replies, edits, deletions.
+
+
+async def thread_item(uow: UnitOfWork, *, conversation_id: str) -> str | None:
+    """The item whose discussion the conversation (`<channel>;messageid=<root>`) is, if any."""
+    return cast(
+        str | None,
+        await uow.value(
+            select(ItemThread.item_id).where(ItemThread.conversation_id == conversation_id)
+        ),
+    )
+
+
+async def record_reply(uow: UnitOfWork, *, conversation_id: str, message: TeamsMessage) -> bool:
+    """Store a reply posted in Teams; a redelivered one once. False: not a discussion."""
+    thread = await uow.row(
+        select(ItemThread.item_id, ItemThread.root_message_id).where(
+            ItemThread.conversation_id == conversation_id
+        )
+    )
+    if thread is None:
+        return False
+    author = None
+    if message.author_id:
+        author = await uow.value(select(User.id).where(User.source_id == message.author_id))
+    row = _reply_row(thread["item_id"], thread["root_message_id"], message, author_user_id=author)
+    await uow.execute(insert_unless_present(MESSAGES, key=("item_id", "message_id")).values(row))
+    return True
+
+
+async def record_edit(
+    uow: UnitOfWork, *, conversation_id: str, message_id: str, body: str, at: datetime
+) -> None:
+    """A message's new body; an unknown message changes nothing."""
+    await uow.execute(
+        update(MESSAGES)
+        .where(_in_thread(conversation_id, message_id))
+        .values(body=body, edited_at=at, modified_at=at)
+    )
+
+
+async def record_deletion(
+    uow: UnitOfWork, *, conversation_id: str, message_id: str, at: datetime, deleted: bool
+) -> None:
+    """A message deleted (`deleted`) or restored; an unknown message changes nothing."""
+    await uow.execute(
+        update(MESSAGES)
+        .where(_in_thread(conversation_id, message_id))
+        .values(deleted_at=at if deleted else None, modified_at=at)
+    )
+
+
+def _in_thread(conversation_id: str, message_id: str) -> Any:
+    items = select(ItemThread.item_id).where(ItemThread.conversation_id == conversation_id)
+    return (MESSAGE.item_id == items.scalar_subquery()) & (MESSAGE.message_id == message_id)
+
+
+def _reply_row(
+    item_id: str, root_id: str, message: TeamsMessage, *, author_user_id: str | None
+) -> dict[str, Any]:
+    return {
+        "id": new_id(),
+        "item_id": item_id,
+        "message_id": message.message_id,
+        "reply_to_id": root_id,
+        "author_kind": USER,
+        "author_id": message.author_id,
+        "author_user_id": author_user_id,
+        "author_name": message.author_name,
+        "body": message.body,
+        "card": None,
+        "mentions": message.mentions,
+        "created_at": message.at,
+        "modified_at": message.at,
+        "edited_at": None,
+        "deleted_at": None,
+    }
+
+
+async def _find_item(
+    uow: UnitOfWork, kind: ItemKind, item_id: str, *, for_update: bool = False
+) -> None:
+    found = None
+    if is_id(item_id):
+        statement = select(Item.id).where(
+            Item.id == item_id, Item.channel_id == scope_of(uow).channel_id, Item.kind == kind.value
+        )
+        found = await uow.value(statement.with_for_update() if for_update else statement)
+    if found is None:
+        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+
+
+async def _item_thread(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Any:
+    """The item (of the channel and kind), its thread if any, and where it is: one statement."""
+    scope = scope_of(uow)
+    found = None
+    if is_id(item_id):
+        found = await uow.row(item_thread_statement(item_id, scope.channel_id, kind.value))
+    if found is None:
+        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+    return {**found, "scope": scope}
+
+
+def item_thread_statement(item_id: Any, channel_id: Any, kind: Any) -> AnySelect:
+    """The item's thread and where it is; the values may be bound parameters."""
+    return (
+        select(
+            ItemThread.conversation_id,
+            ItemThread.root_message_id,
+            Channel.name.label("channel_name"),
+            Team.name.label("team_name"),
+        )
+        .select_from(Item)
+        .join(Channel, Channel.id == Item.channel_id)
+        .join(Team, Team.id == Channel.team_id)
+        .outerjoin(ItemThread, ItemThread.item_id == Item.id)
+        .where(Item.id == item_id, Item.channel_id == channel_id, Item.kind == kind)
+    )
+
+
+def _place(found: Any) -> Place:
+    scope: ChannelScope = found["scope"]
+    return Place(
+        tenant_id=scope.tenant_id,
+        group_id=scope.group_id,
+        team_id=scope.teams_team_id,
+        team_name=found["team_name"],
+        channel_id=scope.teams_channel_id,
+        channel_name=found["channel_name"],
+    )
+
+
+def scope_of(uow: UnitOfWork) -> ChannelScope:
+    assert uow.channel is not None, "discussions are reached in a channel"
+    return uow.channel
