@@ -45,4 +45,7 @@ async def migrate(engine: AsyncEngine) -> None:
 
 
 def _upgrade(connection: Connection) -> None:
+    # At head already (every start but the first after an upgrade): skip loading the scripts.
+    if current_revision(connection) == head_revision():
+        return
     command.upgrade(alembic_config(connection), "head")
