@@ -20,7 +20,8 @@ from cards.layout import (
 from cards.verbs import ItemAction, Verb
 
 NOBODY = "Nobody"
-NO_DATE = "None"
+NO_DATE = "No due date"
+NO_SEVERITY = "Not set"
 NAMES_SHOWN = 3
 NAME_MAX = 40
 STATUS_INPUT = "status"
@@ -39,7 +40,7 @@ def facts(item: TaskDetails) -> list[tuple[str, str]]:
     """What the card states about the item, as (label, value) in display order."""
     rows = [("ID", f"#{item.internal_id}"), ("Status", item.status), ("Priority", item.priority)]
     if isinstance(item, BugDetails):
-        rows.append(("Severity", item.severity or "None"))
+        rows.append(("Severity", item.severity or NO_SEVERITY))
     rows.append(("Assigned to", assignee_names([user.display_name for user in item.assigned_to])))
     rows.append(("Due", item.due_date.date().isoformat() if item.due_date else NO_DATE))
     return rows

@@ -161,11 +161,17 @@ def test_item_card_shows_the_facts() -> None:
     assert "Ada Lovelace" in text and "2026-12-01" in text
 
 
+def test_a_bug_without_severity_says_not_set() -> None:
+    card = item_card(bare(), statuses=statuses())
+    facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
+    assert (facts["Severity"], facts["Due"]) == ("Not set", "No due date")
+
+
 def test_task_card_has_no_severity_and_empty_fields_read_plainly() -> None:
     card = item_card(bare(bug=False), statuses=statuses("Task"))
     facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
     assert "Severity" not in facts
-    assert (facts["Assigned to"], facts["Due"]) == ("Nobody", "None")
+    assert (facts["Assigned to"], facts["Due"]) == ("Nobody", "No due date")
 
 
 def test_many_assignees_are_summarised() -> None:

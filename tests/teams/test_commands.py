@@ -25,7 +25,7 @@ async def test_new_bug_with_a_title_creates_it_with_the_channel_defaults(
         "Priority": "Normal",
         "Severity": "Medium",
         "Assigned to": "Nobody",
-        "Due": "None",
+        "Due": "No due date",
     }
     [stored] = await rest_items(bot, factory, GRACE)
     assert stored["name"] == "Login fails on Safari" and stored["internalId"] == 1
