@@ -1,23 +1,33 @@
 """The schema. Alembic migrations are generated from, and checked against, this metadata."""
 
 from bot.db.tables.base import Base
-from bot.db.tables.directory import AuthToken, Channel, Team, TeamMember, Tenant, User
+from bot.db.tables.directory import (
+    AuthToken,
+    Channel,
+    PersonalChat,
+    Team,
+    TeamMember,
+    Tenant,
+    User,
+)
 from bot.db.tables.discussions import DiscussionMessage, ItemThread
 from bot.db.tables.events import DeliveryAttempt, DueAlert, EventDefinition, EventDelivery
 from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.files import Attachment
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
-from bot.db.tables.teams import ConversationReference
-from bot.db.tables.threads import ThreadLine, ThreadRefresh
+from bot.db.tables.teams import ConversationReference, TeamsSend
+from bot.db.tables.threads import ChannelDigest, DigestEntry, ThreadLine, ThreadRefresh
 
 __all__ = [
     "Attachment",
     "AuthToken",
     "Base",
     "Channel",
+    "ChannelDigest",
     "ConversationReference",
     "DeliveryAttempt",
+    "DigestEntry",
     "DiscussionMessage",
     "DueAlert",
     "EventDefinition",
@@ -30,8 +40,10 @@ __all__ = [
     "ItemCounter",
     "Job",
     "PendingEvent",
+    "PersonalChat",
     "Project",
     "Team",
+    "TeamsSend",
     "TeamMember",
     "Tenant",
     "ThreadLine",

@@ -1,8 +1,9 @@
 """Directory and identity: tenants, teams, channels, users, memberships, auth tokens."""
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import JSON, Boolean, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.tables.base import ID, Base
@@ -43,6 +44,11 @@ class Channel(Base):
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # How long before a due date DUESOON fires here; None: the installation's setting.
     due_soon_minutes: Mapped[int | None]
+    # Noise control (None: the installation's setting): replies to more than `digest_threshold`
+    # items within `digest_window_seconds` become one digest; quiet hours hold notifications.
+    digest_window_seconds: Mapped[int | None]
+    digest_threshold: Mapped[int | None]
+    quiet_hours: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # {start, end, timeZone}
 
 
 class User(Base):
@@ -81,3 +87,15 @@ class AuthToken(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class PersonalChat(Base):
+    """A person's 1:1 chat with the bot: where their personal notifications go, if wanted."""
+
+    __tablename__ = "personal_chats"
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    conversation_id: Mapped[str] = mapped_column(String(255))  # its conversation reference's
+    notify: Mapped[bool] = mapped_column(Boolean)  # `notify off` / `notify on`
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -22,8 +22,9 @@ class ThreadRefresh(Base):
     )
     kind: Mapped[str] = mapped_column(String(8))  # task | bug
     # The thread, copied from item_threads: it goes with the item when the item is deleted.
-    conversation_id: Mapped[str] = mapped_column(String(255))
-    root_message_id: Mapped[str] = mapped_column(String(64))
+    # None: the item has no thread yet, and this refresh's notification starts it.
+    conversation_id: Mapped[str | None] = mapped_column(String(255))
+    root_message_id: Mapped[str | None] = mapped_column(String(64))
     # The root's last card, kept when the item is deleted (to show it marked deleted).
     card: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -51,3 +52,27 @@ class ThreadLine(Base):
     # Set when a reply that covered it was recorded (or the burst said nothing): never again.
     told_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     reply_id: Mapped[str | None] = mapped_column(String(64))  # Teams' id of that reply
+
+
+class ChannelDigest(Base):
+    """A channel's open digest: the notifications it holds, posted as one card at `due_at`."""
+
+    __tablename__ = "channel_digests"
+    channel_id: Mapped[str] = mapped_column(
+        ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
+    )
+    job_id: Mapped[str | None] = mapped_column(ID)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class DigestEntry(Base):
+    """An item the channel's next digest lists, with what happened to it."""
+
+    __tablename__ = "digest_entries"
+    channel_id: Mapped[str] = mapped_column(
+        ForeignKey("channels.id", ondelete="CASCADE"), primary_key=True
+    )
+    item_id: Mapped[str] = mapped_column(ID, primary_key=True)  # no foreign key, as above
+    kind: Mapped[str] = mapped_column(String(8))
+    summary: Mapped[str] = mapped_column(Text)  # plain text: "Ada moved it to Done"
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
