@@ -167,6 +167,20 @@ class Settings(BaseSettings):
         le=3600,
         description="How long an item's thread gathers changes into one card update and reply",
     )
+    notify_digest_seconds: int = Field(
+        5,
+        alias="NOTIFY_DIGEST_SECONDS",
+        ge=0,
+        le=3600,
+        description="A channel's digest window, unless it sets its own (0: no digests)",
+    )
+    notify_digest_threshold: int = Field(
+        5,
+        alias="NOTIFY_DIGEST_THRESHOLD",
+        ge=1,
+        le=1000,
+        description="More items than this told within the window become one digest card",
+    )
     due_sweep_seconds: float = Field(
         60.0,
         alias="DUE_SWEEP_SECONDS",
