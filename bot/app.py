@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from importlib.metadata import version
@@ -58,6 +59,7 @@ from bot.keys import (
 )
 from bot.mappings import api as mappings_api
 from bot.me import api as me_api
+from bot.notifications.digests import Digester
 from bot.projects import api as projects_api
 from bot.settings import Settings
 from bot.teams import endpoint as bot_endpoint
@@ -200,22 +202,17 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     worker = Worker(app[SESSIONS], app[CLOCK], slots=app[SETTINGS].jobs_concurrency)
     app[NOTIFIER].register(worker)
     app[DELIVERER].register(worker)
-    # The engine turns committed events into deliveries (bot.events.engine).
-    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [engine.match])
-    worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     settings = app[SETTINGS]
     # Discussed items' threads: changes gathered per item, then one card update and one reply.
     window = timedelta(seconds=settings.thread_coalesce_seconds)
     app[THREAD_COALESCER] = coalescer = Coalescer(window=window, wake=worker.wake)
+    # The engine turns committed events into deliveries and notifications (bot.events.engine).
+    matching = functools.partial(engine.match, coalescer=coalescer)
+    app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [matching])
+    worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     event_pump.observe(coalescer.observe)
-    ThreadRefresher(
-        app[NOTIFIER],
-        app[SESSIONS],
-        app[CLOCK],
-        coalescer,
-        public_url=settings.public_url,
-        app_id=settings.microsoft_app_id,
-    ).register(worker)
+    ThreadRefresher(app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings).register(worker)
+    Digester(app[NOTIFIER], app[SESSIONS], app[CLOCK], settings).register(worker)
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(
         app[SESSIONS], app[CLOCK], default_window=timedelta(minutes=settings.due_soon_minutes)
     )

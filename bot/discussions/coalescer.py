@@ -86,13 +86,23 @@ _GIVE_JOB = Prepared(
 
 @dataclass(frozen=True, slots=True)
 class Thread:
-    """A started thread: where its root is."""
+    """An item's thread: where its root is; None for one a notification will start."""
 
     item_id: str
     channel_id: str
     kind: str
-    conversation_id: str
-    root_message_id: str
+    conversation_id: str | None
+    root_message_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A notification rule's word on one change: told in the item's thread (starting it when
+    it has none), @mentioning the people responsible."""
+
+    event: Event
+    line: str | None  # what to say when the change itself says nothing (due soon, overdue)
+    mentions: Sequence[Mapping[str, str]]  # {id, name}
 
 
 class Coalescer:
@@ -162,6 +172,41 @@ class Coalescer:
         }
         await self._open(uow, [Thread(**row)], [entry])
         return True
+
+    async def notify(self, uow: UnitOfWork, notices: Sequence[Notice]) -> None:
+        """Notification rules' notices, one line per change (rules matching one change share
+        it, their mentions joined): an item without a thread gets a burst that starts it (its
+        root card is the notification); one with a thread gets the change's reply."""
+        if not notices:
+            return
+        by_event: dict[str, dict[str, Any]] = {}
+        for notice in notices:
+            event = notice.event
+            line = by_event.setdefault(
+                event.id,
+                {
+                    "item_id": event.item_id,
+                    "key": event.id,
+                    "what": "change" if event.trigger == ITEM_UPDATED else "line",
+                    "actor_id": event.actor_id,
+                    "changes": event.payload.get("changes")
+                    if event.trigger == ITEM_UPDATED
+                    else None,
+                    "text": notice.line,
+                    "mentions": [],
+                    "created_at": event.occurred_at,
+                },
+            )
+            people = {m["id"]: m for m in [*line["mentions"], *notice.mentions]}
+            line["mentions"] = [{"id": m["id"], "name": m["name"]} for m in people.values()]
+        ids = list({notice.event.item_id for notice in notices})
+        threads = {row["item_id"]: Thread(**row) for row in await uow.rows(_STARTED, {"ids": ids})}
+        for notice in notices:
+            event = notice.event
+            threads.setdefault(
+                event.item_id, Thread(event.item_id, event.channel_id, event.kind, None, None)
+            )
+        await self._open(uow, list(threads.values()), list(by_event.values()))
 
     async def _open(
         self, uow: UnitOfWork, threads: Sequence[Thread], lines: Sequence[dict[str, Any]]

@@ -1,4 +1,4 @@
-"""The root card of an item as it is now, read outside any request (no channel scope)."""
+"""The root card of an item as it is now, and its channel's scope, read outside any request."""
 
 from typing import Any
 
@@ -6,9 +6,10 @@ from sqlalchemy import bindparam, select
 
 from bot.db.statements import Prepared
 from bot.db.tables import Channel, Item, Team
-from bot.db.uow import UnitOfWork
+from bot.db.uow import ChannelScope, UnitOfWork
 from bot.items import read
 from bot.items.schemas import BugDetails, TaskDetails
+from bot.jobs.worker import PermanentFailure
 from bot.schemas import ItemKind
 from bot.teams.links import item_link
 from cards.thread import root_card
@@ -37,3 +38,25 @@ async def current_card(uow: UnitOfWork, *, item_id: str, public_url: str) -> dic
     [details] = await read.render_across_channels(uow, kind, [row])
     model = BugDetails if kind is ItemKind.BUG else TaskDetails
     return root_card(model.model_validate(details), item_url=item_link(public_url, kind, item_id))
+
+
+_SCOPE = Prepared(
+    select(
+        Channel.team_id,
+        Team.teams_id.label("teams_team_id"),
+        Channel.id.label("channel_id"),
+        Channel.teams_id.label("teams_channel_id"),
+        Team.group_id,
+        Team.tenant_id,
+    )
+    .join(Team, Team.id == Channel.team_id)
+    .where(Channel.id == bindparam("channel"))
+)
+
+
+async def scope_of_channel(uow: UnitOfWork, *, channel_id: str) -> ChannelScope:
+    """A channel's scope, for background work that acts in it as a request would."""
+    row = await uow.row(_SCOPE, {"channel": channel_id})
+    if row is None:
+        raise PermanentFailure(f"Channel '{channel_id}' no longer exists.")
+    return ChannelScope(**row)

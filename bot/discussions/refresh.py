@@ -1,5 +1,8 @@
 """The refresh job: one burst of an item's thread becomes its root card updated in place and one
-reply saying who changed what.
+reply saying who changed what; or, for an item with no thread yet that a notification rule
+told of, the thread started with the item's card as its root (the notification itself). When
+the channel is noisy or in its quiet hours, the reply waits for the channel's digest instead
+(`bot.notifications.gate`).
 
 Idempotent under retries: the lines a reply covers are marked told only once Teams gave the
 reply's id, so a retry (throttled, connector down) says every pending line once, joined by any
@@ -8,8 +11,8 @@ again (the connector takes no idempotency key).
 """
 
 import logging
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, func, insert, select, update
@@ -18,20 +21,29 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
-from bot.db.tables import DiscussionMessage, Item, ThreadLine, ThreadRefresh, User
+from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
+from bot.discussions import service as discussions
 from bot.discussions.coalescer import KIND, Coalescer
-from bot.discussions.heads import current_card
+from bot.discussions.heads import current_card, scope_of_channel
 from bot.discussions.lines import Pending, Said, mention_tag, people_named, say
+from bot.errors import Conflict, NotFound
 from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
-from bot.jobs.worker import PermanentFailure, Worker
-from bot.teams.notifier import Notifier
+from bot.jobs.worker import PermanentFailure, RetryLater, Worker
+from bot.notifications import digests, gate, told
+from bot.schemas import ItemKind
+from bot.settings import Settings
+from bot.teams.notifier import Notifier, Sent
 from cards.thread import deleted_card, root_attachment
 
 log = logging.getLogger(__name__)
 
 BOT_NAME = "Tracker"  # the app's short name in the manifest
+# A thread another caller is starting (through the API) is asked about again after this.
+BEING_STARTED = timedelta(seconds=5)
+STARTING = "the item's thread is being started"
+ITEM_GONE = "The item was deleted before it was posted."
 # Told lines are kept this long: a late line for a change already told adds nothing.
 KEEP_TOLD = timedelta(days=1)
 
@@ -39,6 +51,11 @@ _REFRESHES = cast(Table, ThreadRefresh.__table__)
 _LINES = cast(Table, ThreadLine.__table__)
 _MESSAGES = cast(Table, DiscussionMessage.__table__)
 _REFRESH = Prepared(select(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
+_THREAD = Prepared(
+    select(ItemThread.conversation_id, ItemThread.root_message_id).where(
+        ItemThread.item_id == bindparam("item")
+    )
+)
 _LOCK_REFRESH = Prepared(
     select(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")).with_for_update()
 )
@@ -85,12 +102,20 @@ class _Plan:
 
     job_id: str
     item_id: str
-    conversation_id: str
-    root_message_id: str
+    channel_id: str
+    conversation_id: str | None  # None: the item has no thread, and this run starts it
+    root_message_id: str | None
     deleted: bool
     card: dict[str, Any] | None  # the root's new card; None: left as it is
     said: Said | None  # the reply; None: no reply
     line_ids: list[str]  # the pending lines it covers
+    keys: list[str]  # their changes (pending-event ids), whose notifications this tells
+    held_until: datetime | None = None  # the channel's digest tells it, at this time
+    summary: str = ""  # the digest's line for it
+
+    @property
+    def starts(self) -> bool:
+        return self.conversation_id is None
 
 
 class ThreadRefresher:
@@ -102,13 +127,11 @@ class ThreadRefresher:
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         coalescer: Coalescer,
-        *,
-        public_url: str,
-        app_id: str,
+        settings: Settings,
     ) -> None:
         self._notifier, self._sessions, self._clock = notifier, sessions, clock
-        self._coalescer = coalescer
-        self._public_url, self._app_id = public_url, app_id
+        self._coalescer, self._settings = coalescer, settings
+        self._public_url, self._app_id = settings.public_url, settings.microsoft_app_id
 
     def register(self, worker: Worker) -> None:
         worker.register(KIND, self.run)
@@ -117,14 +140,21 @@ class ThreadRefresher:
         plan = await self._plan(job)
         if plan is None:
             return  # its burst was closed, or reopened under another job
+        plan = await self._gated(plan)
+        posts = plan.starts and plan.card is not None and plan.held_until is None
+        claim = await self._claim(plan) if posts else None
         try:
-            reply_id = await self._send(plan)
+            sent = await self._send(plan)
         except PermanentFailure as exc:
             # The app was removed from the channel, say: Teams will not take this burst.
             log.warning("thread of item %s: burst not told: %s", plan.item_id, exc)
-            await self._close(plan, reply_id=None)
+            await self._close(plan, sent=None, claim=claim, failure=str(exc))
             raise
-        await self._close(plan, reply_id=reply_id)
+        except BaseException:
+            if claim is not None:
+                await self._release(plan, claim)
+            raise
+        await self._close(plan, sent=sent, claim=claim)
 
     async def _plan(self, job: ClaimedJob) -> _Plan | None:
         item_id = str(job.payload["itemId"])
@@ -148,47 +178,137 @@ class ThreadRefresher:
                 pending, await _names(uow, people_named(pending)), this_year=uow.clock.now().year
             )
             deleted = refresh["deleted_at"] is not None
+            conversation_id, root_id = refresh["conversation_id"], refresh["root_message_id"]
+            if conversation_id is None:  # a notification's: the thread may have started since
+                thread = await uow.row(_THREAD, {"item": item_id})
+                if thread is not None and thread["conversation_id"] is None:
+                    raise RetryLater(STARTING, after=BEING_STARTED)
+                if thread is not None:
+                    conversation_id, root_id = thread["conversation_id"], thread["root_message_id"]
             card: dict[str, Any] | None = None
             if deleted:
                 card = deleted_card(refresh["card"]) if refresh["card"] else None
-            elif said is not None:  # a burst that changed nothing leaves the card as it is
+            elif said is not None or conversation_id is None:
+                # a burst that changed nothing leaves the card as it is
                 card = await current_card(uow, item_id=item_id, public_url=self._public_url)
+            summary = ""
+            if said is not None or conversation_id is None:
+                summary = digests.summary(card, said)
+        if conversation_id is None and card is None:
+            said = None  # the item is gone before its thread started: nothing to tell
         return _Plan(
             job_id=job.id,
             item_id=item_id,
-            conversation_id=refresh["conversation_id"],
-            root_message_id=refresh["root_message_id"],
+            channel_id=refresh["channel_id"],
+            conversation_id=conversation_id,
+            root_message_id=root_id,
             deleted=deleted,
             card=card,
             said=said,
             line_ids=[row["id"] for row in rows],
+            keys=[row["key"] for row in rows],
+            summary=summary,
         )
 
-    async def _send(self, plan: _Plan) -> str | None:
-        """The root card, then the reply; the reply's Teams id."""
+    async def _gated(self, plan: _Plan) -> _Plan:
+        """The plan, held for the channel's digest when the channel is noisy or quiet."""
+        if (plan.said is None and not plan.starts) or (plan.starts and plan.card is None):
+            return plan  # nothing would be posted
+        async with unit_of_work(self._sessions, self._clock, write=False) as uow:
+            held = await gate.held_until(
+                uow, channel_id=plan.channel_id, item_id=plan.item_id, settings=self._settings
+            )
+        return replace(plan, held_until=held) if held is not None else plan
+
+    async def _claim(self, plan: _Plan) -> discussions.Claim:
+        """Take the item's thread before Teams is asked, as a start through the API does."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
+            try:
+                return await discussions.claim_thread(
+                    uow,
+                    kind=await _kind(uow, plan.item_id),
+                    item_id=plan.item_id,
+                    stale_after=BEING_STARTED * 2,
+                )
+            except discussions.AlreadyStarted:
+                raise RetryLater(STARTING, after=BEING_STARTED) from None
+            except Conflict as exc:  # the app is not in the team any more
+                raise PermanentFailure(exc.message) from exc
+            except NotFound:  # deleted since the plan was read
+                raise PermanentFailure(ITEM_GONE) from None
+
+    async def _release(self, plan: _Plan, claim: discussions.Claim) -> None:
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
+            await discussions.release_claim(uow, claim=claim)
+
+    async def _send(self, plan: _Plan) -> Sent | None:
+        """The root card, then the reply (or the thread started with the card); what Teams
+        made. A plan held for the digest only updates the root card."""
+        if plan.starts:
+            if plan.held_until is not None or plan.card is None:
+                return None
+            return await self._notifier.start_thread(
+                channel_id=await self._channel_teams_id(plan), activity=_root(plan)
+            )
+        assert plan.conversation_id is not None and plan.root_message_id is not None
         if plan.card is not None:
             await self._notifier.update(
                 conversation_id=plan.conversation_id,
                 activity_id=plan.root_message_id,
                 activity={"type": "message", "attachments": [root_attachment(plan.card)]},
             )
-        if plan.said is None:
+        if plan.said is None or plan.held_until is not None:
             return None
-        sent = await self._notifier.reply(
+        return await self._notifier.reply(
             conversation_id=plan.conversation_id, activity=_reply(plan.said)
         )
-        return sent.activity_id
 
-    async def _close(self, plan: _Plan, *, reply_id: str | None) -> None:
+    async def _channel_teams_id(self, plan: _Plan) -> str:
+        async with unit_of_work(self._sessions, self._clock, write=False) as uow:
+            scope = await scope_of_channel(uow, channel_id=plan.channel_id)
+        return scope.teams_channel_id
+
+    async def _close(
+        self,
+        plan: _Plan,
+        *,
+        sent: Sent | None,
+        claim: discussions.Claim | None,
+        failure: str | None = None,
+    ) -> None:
         """Record what was sent, then close the burst, or open the next one for lines that
         arrived since the plan was read."""
         async with unit_of_work(self._sessions, self._clock) as uow:
             now = uow.clock.now()
             item_exists = await uow.value(_LOCK_ITEM, {"item": plan.item_id}) is not None
             refresh = await uow.row(_LOCK_REFRESH, {"item": plan.item_id})
+            reply_id = sent.activity_id if sent is not None else None
+            if claim is not None and sent is not None:
+                reply_id = await self._record_start(uow, plan, claim, sent, item_exists)
+            elif claim is not None:
+                uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
+                await discussions.release_claim(uow, claim=claim)
             await uow.execute(_TOLD, {"ids": plan.line_ids, "now": now, "reply": reply_id})
-            if item_exists:
+            if item_exists and not plan.starts:
                 await _record(uow, plan, reply_id=reply_id, app_id=self._app_id)
+            if plan.held_until is not None:
+                await digests.hold(
+                    uow,
+                    channel_id=plan.channel_id,
+                    item_id=plan.item_id,
+                    kind=await _kind(uow, plan.item_id),
+                    summary=plan.summary,
+                    event_ids=plan.keys,
+                    due=plan.held_until,
+                )
+            elif failure is not None:
+                await told.failed(uow, event_ids=plan.keys, item_id=plan.item_id, error=failure)
+            elif plan.starts and plan.card is None:
+                await told.failed(uow, event_ids=plan.keys, item_id=plan.item_id, error=ITEM_GONE)
+            elif sent is not None:
+                await told.succeeded(uow, event_ids=plan.keys, item_id=plan.item_id)
             if refresh is None or refresh["job_id"] != plan.job_id:
                 return
             if plan.deleted:  # the item is gone: nothing more will be told
@@ -206,6 +326,34 @@ class ThreadRefresher:
             due = max(first + self._coalescer.window, now)
             await uow.execute(_REOPEN, {"item": plan.item_id, "job": job_id})
             await self._coalescer.schedule(uow, {job_id: (plan.item_id, due)})
+
+    async def _record_start(
+        self,
+        uow: UnitOfWork,
+        plan: _Plan,
+        claim: discussions.Claim,
+        sent: Sent,
+        item_exists: bool,
+    ) -> str:
+        """The thread a notification started, as a start through the API records it."""
+        _, _, root = sent.conversation_id.partition(";messageid=")
+        root_id = sent.activity_id or root
+        if item_exists and plan.card is not None:
+            uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
+            await discussions.record_thread(
+                uow,
+                kind=await _kind(uow, plan.item_id),
+                claim=claim,
+                conversation_id=sent.conversation_id,
+                root_id=root_id,
+                card=plan.card,
+            )
+        return root_id
+
+
+async def _kind(uow: UnitOfWork, item_id: str) -> ItemKind:
+    kind = await uow.value(select(_REFRESHES.c.kind).where(_REFRESHES.c.item_id == item_id))
+    return ItemKind(kind)
 
 
 async def _names(uow: UnitOfWork, user_ids: set[str]) -> dict[str, str]:
@@ -263,12 +411,30 @@ def _reply(said: Said) -> dict[str, Any]:
         "type": "message",
         "textFormat": "xml",
         "text": said.html,
-        "entities": [
-            {
-                "type": "mention",
-                "mentioned": {"id": person["id"], "name": person["name"]},
-                "text": mention_tag(person["name"]),
-            }
-            for person in said.mentions
-        ],
+        "entities": _mentions(said.mentions),
     }
+
+
+def _root(plan: _Plan) -> dict[str, Any]:
+    """A thread's first post: the item's card, @mentioning the people the notification names."""
+    assert plan.card is not None
+    activity: dict[str, Any] = {"type": "message", "attachments": [root_attachment(plan.card)]}
+    people = plan.said.mentions if plan.said is not None else []
+    if people:
+        activity.update(
+            textFormat="xml",
+            text=" ".join(mention_tag(person["name"]) for person in people),
+            entities=_mentions(people),
+        )
+    return activity
+
+
+def _mentions(people: list[dict[str, str]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "mention",
+            "mentioned": {"id": person["id"], "name": person["name"]},
+            "text": mention_tag(person["name"]),
+        }
+        for person in people
+    ]

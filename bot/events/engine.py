@@ -7,7 +7,8 @@ channels; the item after each change, only for events some rule of their channel
 trigger watches (`bot.events.subjects`); the conditions, evaluated in Python (`conditions`);
 for each HTTP rule that matched, a delivery row holding the request as it will be sent
 (`render`) and a job `DELIVER` that sends it. The unique (event, rule) pair of deliveries makes a
-second processing of an event make nothing. Notification rules are matched but post nothing yet.
+second processing of an event make nothing. For Notification rules that matched, the item's
+thread is told once per change (`bot.notifications.rules`).
 """
 
 import hashlib
@@ -22,6 +23,7 @@ from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, EventDefinition, EventDelivery, Team
 from bot.db.uow import UnitOfWork
+from bot.discussions.coalescer import Coalescer
 from bot.events import render, subjects
 from bot.events.conditions import evaluate
 from bot.events.deliveries.service import DELIVER
@@ -29,6 +31,7 @@ from bot.events.pump import Event
 from bot.events.schemas import ActionType, ConditionField, DeliveryState, RuleConditions
 from bot.ids import new_ids
 from bot.jobs import queue
+from bot.notifications import rules as notifications
 from bot.timestamps import format_timestamp
 
 # The job that sends one delivery: payload {"deliveryId": <event_deliveries.id>}.
@@ -60,8 +63,15 @@ _RULES = Prepared(
 _DELIVERIES = cast(Table, EventDelivery.__table__)
 
 
-async def match(uow: UnitOfWork, events: Sequence[Event]) -> None:
-    """The pump's observer: deliveries and their jobs for every HTTP rule the events match."""
+async def match(self, uow: UnitOfWork, events: Sequence[Event]) -> None:
+    await match(uow, events, coalescer=self._coalescer)
+
+
+async def match(
+    uow: UnitOfWork, events: Sequence[Event], *, coalescer: Coalescer | None = None
+) -> None:
+    """Deliveries and their jobs for every HTTP rule the events match; notices for every
+    Notification rule (none without a `coalescer`)."""
     rules = await uow.rows(_RULES, {"channels": list({event.channel_id for event in events})})
     if not rules:
         return
@@ -79,6 +89,9 @@ async def match(uow: UnitOfWork, events: Sequence[Event]) -> None:
     sent = [(event, rule) for event, rule in matched if rule["action_type"] == ActionType.HTTP]
     if sent:
         await _deliver(uow, sent, views, users)
+    told = [pair for pair in matched if pair[1]["action_type"] == ActionType.NOTIFICATION]
+    if told and coalescer is not None:
+        await notifications.notify(uow, coalescer, told, views, webhook_id)
 
 
 async def _matched(

@@ -194,8 +194,6 @@ async def explain(uow: UnitOfWork, *, definition_id: str, item_id: str) -> Expla
     reason = verdict.reason
     if not definition.enabled:
         reason = f"The rule is switched off, so it fires for nothing. Were it on: {reason}"
-    elif definition.action_type == ActionType.NOTIFICATION.value:
-        reason = f"{reason} (Notification rules post nothing yet.)"
     decided = verdict.decided_by
     return Explanation.model_validate(
         {

@@ -39,6 +39,7 @@ class ThreadLine(Base):
     __table_args__ = (
         UniqueConstraint("item_id", "key"),
         Index(None, "item_id", "told_at", "created_at"),
+        Index(None, "told_at"),  # what a channel was told lately (its digest's threshold)
     )
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     item_id: Mapped[str] = mapped_column(ID)  # no foreign key, as above
@@ -75,4 +76,6 @@ class DigestEntry(Base):
     item_id: Mapped[str] = mapped_column(ID, primary_key=True)  # no foreign key, as above
     kind: Mapped[str] = mapped_column(String(8))
     summary: Mapped[str] = mapped_column(Text)  # plain text: "Ada moved it to Done"
+    # The changes it tells (pending-event ids): their notification deliveries end with it.
+    event_ids: Mapped[list[str]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)

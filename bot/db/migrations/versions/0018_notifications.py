@@ -59,6 +59,7 @@ def upgrade() -> None:
     with op.batch_alter_table("thread_refreshes", schema=None) as batch_op:
         batch_op.alter_column("conversation_id", existing_type=sa.String(length=255), nullable=True)
         batch_op.alter_column("root_message_id", existing_type=sa.String(length=64), nullable=True)
+    op.create_index(op.f("ix_thread_lines_told_at"), "thread_lines", ["told_at"])
     op.create_table(
         "channel_digests",
         sa.Column("channel_id", sa.String(length=24), nullable=False),
@@ -78,6 +79,7 @@ def upgrade() -> None:
         sa.Column("item_id", sa.String(length=24), nullable=False),
         sa.Column("kind", sa.String(length=8), nullable=False),
         sa.Column("summary", sa.Text(), nullable=False),
+        sa.Column("event_ids", sa.JSON(), nullable=False),
         sa.Column("created_at", _TIME, nullable=False),
         sa.ForeignKeyConstraint(
             ["channel_id"],
@@ -92,6 +94,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("digest_entries")
     op.drop_table("channel_digests")
+    op.drop_index(op.f("ix_thread_lines_told_at"), table_name="thread_lines")
     with op.batch_alter_table("thread_refreshes", schema=None) as batch_op:
         batch_op.alter_column("root_message_id", existing_type=sa.String(length=64), nullable=False)
         batch_op.alter_column(

@@ -1,0 +1,233 @@
+"""A channel's digest: the notifications held back while the channel was noisy or quiet, posted
+as one card (`cards.digest`) when its time comes.
+
+A refresh held by the gate adds its item's line here (`hold`) in the transaction that closes
+its burst, opening the channel's digest and its one job when none is open. The job posts the
+card, then, in one transaction, forgets the lines it listed and ends their notification
+deliveries; lines added meanwhile open the next digest. Only a process dying between the post
+and that record posts a digest again.
+"""
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from html import unescape
+from typing import Any, cast
+
+from sqlalchemy import Table, and_, bindparam, delete, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as upsert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.db.statements import Prepared
+from bot.db.tables import Channel, ChannelDigest, DigestEntry
+from bot.db.uow import UnitOfWork, unit_of_work
+from bot.discussions.lines import Said, plain_text
+from bot.ids import new_id
+from bot.jobs import queue
+from bot.jobs.queue import ClaimedJob
+from bot.jobs.worker import PermanentFailure, Worker
+from bot.notifications import told
+from bot.notifications.noise import read_noise
+from bot.schemas import ItemKind
+from bot.settings import Settings
+from bot.teams.links import item_link
+from bot.teams.notifier import Notifier, message
+from cards.digest import Told, digest_card
+
+log = logging.getLogger(__name__)
+
+KIND = "notifications.digest"
+MAX_ATTEMPTS = 200  # an outage delays a digest, never drops it (as a thread's refresh)
+_DIGESTS = cast(Table, ChannelDigest.__table__)
+_ENTRIES = cast(Table, DigestEntry.__table__)
+_DIGEST = Prepared(select(_DIGESTS).where(_DIGESTS.c.channel_id == bindparam("channel")))
+_LISTED = Prepared(
+    select(_ENTRIES)
+    .where(_ENTRIES.c.channel_id == bindparam("channel"))
+    .order_by(_ENTRIES.c.created_at, _ENTRIES.c.item_id)
+)
+_CHANNEL = Prepared(select(Channel.teams_id).where(Channel.id == bindparam("channel")))
+
+
+def summary(card: dict[str, Any] | None, said: Said | None) -> str:
+    """An item's digest line: its card's title, then what the reply would have said."""
+    title = unescape(str(card.get("title") or "")) if card else ""
+    words = plain_text(said.html) if said is not None else ""
+    return ": ".join(part for part in (title, words) if part) or "An item changed"
+
+
+async def hold(
+    uow: UnitOfWork,
+    *,
+    channel_id: str,
+    item_id: str,
+    kind: ItemKind,
+    summary: str,
+    event_ids: list[str],
+    due: datetime,
+) -> None:
+    """Add the item's line to the channel's digest (one line per item: a later one replaces
+    its words and keeps its changes), opening the digest due at `due` when none is open."""
+    now = uow.clock.now()
+    kept = await uow.row(
+        select(_ENTRIES.c.event_ids)
+        .where(_ENTRIES.c.channel_id == channel_id, _ENTRIES.c.item_id == item_id)
+        .with_for_update()
+    )
+    events = [*(kept["event_ids"] if kept else []), *event_ids]
+    row = {
+        "channel_id": channel_id,
+        "item_id": item_id,
+        "kind": kind.value,
+        "summary": summary,
+        "event_ids": events,
+        "created_at": now,
+    }
+    entry = upsert(_ENTRIES).values(row)
+    await uow.execute(
+        entry.on_conflict_do_update(
+            index_elements=["channel_id", "item_id"],
+            set_={
+                "summary": entry.excluded.summary,
+                "event_ids": entry.excluded.event_ids,
+                "created_at": entry.excluded.created_at,
+            },
+        )
+    )
+    job_id = new_id()
+    opened = await uow.execute(
+        upsert(_DIGESTS)
+        .values(channel_id=channel_id, job_id=job_id, due_at=due)
+        .on_conflict_do_nothing(index_elements=["channel_id"])
+        .returning(_DIGESTS.c.channel_id)
+    )
+    if opened:
+        await _schedule(uow, channel_id=channel_id, job_id=job_id, due=due)
+    else:  # an open digest: quiet hours may hold it longer
+        await uow.execute(
+            update(_DIGESTS)
+            .where(_DIGESTS.c.channel_id == channel_id, _DIGESTS.c.due_at < due)
+            .values(due_at=due)
+        )
+
+
+async def _schedule(uow: UnitOfWork, *, channel_id: str, job_id: str, due: datetime) -> None:
+    await queue.enqueue_many(
+        uow,
+        kind=KIND,
+        payloads=[{"channelId": channel_id}],
+        run_at=[due],
+        ids=[job_id],
+        max_attempts=MAX_ATTEMPTS,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    item_id: str
+    created_at: datetime
+    event_ids: list[str]
+
+
+class Digester:
+    """Posts channels' digests for the jobs worker."""
+
+    def __init__(
+        self,
+        notifier: Notifier,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        settings: Settings,
+    ) -> None:
+        self._notifier, self._sessions, self._clock = notifier, sessions, clock
+        self._settings = settings
+
+    def register(self, worker: Worker) -> None:
+        worker.register(KIND, self.run)
+
+    async def run(self, job: ClaimedJob) -> None:
+        channel_id = str(job.payload["channelId"])
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            digest = await uow.row(_DIGEST, {"channel": channel_id})
+            if digest is None or digest["job_id"] != job.id:
+                return  # posted already, or rescheduled under another job
+            now = uow.clock.now()
+            noise = (await read_noise(uow, [channel_id], settings=self._settings))[channel_id]
+            quiet_until = noise.quiet_until(now)
+            later = max(digest["due_at"], quiet_until or digest["due_at"])
+            if later > now:  # held longer since it was scheduled
+                await self._reschedule(uow, channel_id, later)
+                return
+            rows = await uow.rows(_LISTED, {"channel": channel_id})
+            teams_channel = await uow.value(_CHANNEL, {"channel": channel_id})
+        listed = [_Listed(r["item_id"], r["created_at"], list(r["event_ids"])) for r in rows]
+        if not rows or teams_channel is None:
+            await self._close(channel_id, job.id, listed, error=None)
+            return
+        card = digest_card(
+            [
+                Told(
+                    row["summary"],
+                    item_link(self._settings.public_url, ItemKind(row["kind"]), row["item_id"]),
+                )
+                for row in rows
+            ],
+            channel_id=teams_channel,
+            kinds={ItemKind(row["kind"]).plural for row in rows},
+        )
+        try:
+            await self._notifier.start_thread(channel_id=teams_channel, activity=message(card=card))
+        except PermanentFailure as exc:
+            log.warning("digest of channel %s not posted: %s", channel_id, exc)
+            await self._close(channel_id, job.id, listed, error=str(exc))
+            raise
+        await self._close(channel_id, job.id, listed, error=None)
+
+    async def _reschedule(self, uow: UnitOfWork, channel_id: str, due: datetime) -> None:
+        job_id = new_id()
+        await uow.execute(
+            update(_DIGESTS)
+            .where(_DIGESTS.c.channel_id == channel_id)
+            .values(job_id=job_id, due_at=due)
+        )
+        await _schedule(uow, channel_id=channel_id, job_id=job_id, due=due)
+
+    async def _close(
+        self, channel_id: str, job_id: str, listed: list[_Listed], *, error: str | None
+    ) -> None:
+        """Forget the lines posted (a line replaced since stays), end their deliveries, and
+        close the digest or open the next for lines that came meanwhile."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            if listed:
+                await uow.execute(
+                    delete(_ENTRIES).where(
+                        _ENTRIES.c.channel_id == channel_id,
+                        or_(
+                            *(
+                                and_(
+                                    _ENTRIES.c.item_id == entry.item_id,
+                                    _ENTRIES.c.created_at == entry.created_at,
+                                )
+                                for entry in listed
+                            )
+                        ),
+                    )
+                )
+                event_ids = [event for entry in listed for event in entry.event_ids]
+                if error is None:
+                    await told.succeeded(uow, event_ids=event_ids, item_id=None)
+                else:
+                    await told.failed(uow, event_ids=event_ids, item_id=None, error=error)
+            remaining = await uow.value(
+                select(_ENTRIES.c.item_id).where(_ENTRIES.c.channel_id == channel_id).limit(1)
+            )
+            if remaining is None:
+                await uow.execute(
+                    delete(_DIGESTS).where(
+                        _DIGESTS.c.channel_id == channel_id, _DIGESTS.c.job_id == job_id
+                    )
+                )
+                return
+            noise = (await read_noise(uow, [channel_id], settings=self._settings))[channel_id]
+            await self._reschedule(uow, channel_id, uow.clock.now() + noise.window)

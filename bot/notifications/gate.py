@@ -1,0 +1,59 @@
+"""Whether an item's notification is posted now or held for the channel's digest.
+
+Held while the channel is in its quiet hours (until they end), while a digest of the channel is
+open (until it is posted), and when more than the channel's threshold of items would be told
+within its digest window: the items with bursts open now plus those told in the last window.
+"""
+
+from datetime import datetime
+
+from sqlalchemy import bindparam, func, select
+
+from bot.db.statements import Prepared
+from bot.db.tables import ChannelDigest, Item, ThreadLine, ThreadRefresh
+from bot.db.uow import UnitOfWork
+from bot.notifications.noise import read_noise
+from bot.settings import Settings
+
+_OPEN_DIGEST = Prepared(
+    select(ChannelDigest.due_at).where(ChannelDigest.channel_id == bindparam("channel"))
+)
+_OPEN_BURSTS = Prepared(
+    select(func.count()).where(
+        ThreadRefresh.channel_id == bindparam("channel"), ThreadRefresh.job_id.is_not(None)
+    )
+)
+# Lines told lately, newest first by their index; the items' channel decides.
+_TOLD_LATELY = Prepared(
+    select(func.count(func.distinct(ThreadLine.item_id)))
+    .join(Item, Item.id == ThreadLine.item_id)
+    .where(
+        ThreadLine.told_at >= bindparam("since"),
+        ThreadLine.reply_id.is_not(None),
+        Item.channel_id == bindparam("channel"),
+        ThreadLine.item_id != bindparam("item"),
+    )
+)
+
+
+async def held_until(
+    uow: UnitOfWork, *, channel_id: str, item_id: str, settings: Settings
+) -> datetime | None:
+    """When the channel's digest tells this item's notification; None: post it now."""
+    now = uow.clock.now()
+    noise = (await read_noise(uow, [channel_id], settings=settings))[channel_id]
+    digest_due: datetime | None = await uow.value(_OPEN_DIGEST, {"channel": channel_id})
+    quiet_until = noise.quiet_until(now)
+    if quiet_until is not None:
+        return max(quiet_until, digest_due) if digest_due is not None else quiet_until
+    if digest_due is not None:
+        return digest_due
+    if not noise.window:
+        return None
+    busy = await uow.value(_OPEN_BURSTS, {"channel": channel_id})
+    if busy <= noise.threshold:  # the items told lately count only when they could tip it
+        since = now - noise.window
+        busy += await uow.value(
+            _TOLD_LATELY, {"since": since, "channel": channel_id, "item": item_id}
+        )
+    return now + noise.window if busy > noise.threshold else None

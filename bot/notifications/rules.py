@@ -1,0 +1,99 @@
+"""Notification rules' side of the events engine: for each change some rule with the
+`Notification` action matched, one notice for the item's thread (however many rules matched),
+@mentioning the item's assignees, and a delivery per rule for its log (`bot.notifications.told`
+ends them once the thread was told)."""
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from sqlalchemy import Table
+from sqlalchemy.dialects.postgresql import insert
+
+from bot.db.statements import Row
+from bot.db.tables import EventDelivery
+from bot.db.uow import UnitOfWork
+from bot.discussions.coalescer import Coalescer, Notice
+from bot.events import subjects
+from bot.events.pump import Event
+from bot.events.schemas import DeliveryState
+from bot.ids import new_ids
+from bot.items.events import ITEM_CREATED
+from bot.schemas import ItemKind
+
+# What a delivery of a Notification rule shows as its target in the log.
+METHOD = "Notification"
+CHUNK = 500
+# What a notice says when its change says nothing of itself.
+_SAID = {"DUESOON": "Due soon", "OVERDUE": "Overdue"}
+_DELIVERIES = cast(Table, EventDelivery.__table__)
+
+
+async def notify(
+    uow: UnitOfWork,
+    coalescer: Coalescer,
+    matched: Sequence[tuple[Event, Row]],
+    views: Mapping[str, subjects.View],
+    webhook_id: Any,
+) -> None:
+    """Notices and logged deliveries for the (event, Notification rule) pairs that matched."""
+    rules: dict[str, list[Row]] = defaultdict(list)
+    events: dict[str, Event] = {}
+    for event, rule in matched:
+        rules[event.id].append(rule)
+        events[event.id] = event
+    assigned = {event_id: _assignees(views[event_id]) for event_id in events}
+    people = await subjects.users(uow, {user for ids in assigned.values() for user in ids})
+    notices = [
+        Notice(
+            event=event,
+            line=_line(event),
+            mentions=[
+                {"id": people[user]["sourceId"], "name": people[user]["displayName"]}
+                for user in assigned[event.id]
+                if user in people
+            ],
+        )
+        for event in events.values()
+    ]
+    await coalescer.notify(uow, notices)
+    now = uow.clock.now()
+    pairs = [(event, rule) for event in events.values() for rule in rules[event.id]]
+    rows = [
+        {
+            "id": delivery_id,
+            "definition_id": rule["id"],
+            "channel_id": event.channel_id,
+            "event_id": event.id,
+            "item_id": event.item_id,
+            "trigger": event.trigger,
+            "webhook_id": webhook_id(event.id, rule["id"]),
+            "request": {"method": METHOD, "url": f"teams:{rule['teams_channel_id']}"},
+            "state": DeliveryState.PENDING.value,
+            "attempts": 0,
+            "created_at": now,
+            "last_attempt_at": None,
+            "finished_at": None,
+        }
+        for (event, rule), delivery_id in zip(pairs, new_ids(len(pairs)), strict=True)
+    ]
+    for start in range(0, len(rows), CHUNK):
+        await uow.execute(
+            insert(_DELIVERIES)
+            .values(rows[start : start + CHUNK])
+            .on_conflict_do_nothing(index_elements=["event_id", "definition_id"])
+        )
+
+
+def _line(event: Event) -> str | None:
+    if event.trigger == ITEM_CREATED:
+        return f"New {ItemKind(event.kind).type_label.lower()}"
+    return _SAID.get(event.trigger)
+
+
+def _assignees(view: subjects.View) -> list[str]:
+    """The item's assignees' user ids (a created item's view holds them as users)."""
+    return [
+        person["_id"] if isinstance(person, dict) else person
+        for person in view.get("assignedTo") or []
+    ]
