@@ -63,10 +63,6 @@ _RULES = Prepared(
 _DELIVERIES = cast(Table, EventDelivery.__table__)
 
 
-async def match(self, uow: UnitOfWork, events: Sequence[Event]) -> None:
-    await match(uow, events, coalescer=self._coalescer)
-
-
 async def match(
     uow: UnitOfWork, events: Sequence[Event], *, coalescer: Coalescer | None = None
 ) -> None:
