@@ -1,4 +1,5 @@
-"""Proactive messages: queued as jobs in the caller's transaction, sent paced, retried.
+"""Proactive messages: queued as jobs in the caller's transaction, sent within Teams' limits
+(`bot.teams.budget`), retried.
 
 Start a thread in a channel, reply in a thread, update a sent card, through the conversation
 references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back after Retry-After.
@@ -30,7 +31,7 @@ from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.teams import references
 from bot.teams.adapter import BotRuntime
-from bot.teams.pacing import Pacer
+from bot.teams.budget import SendBudget
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +93,10 @@ class Notifier:
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         *,
-        pacer: Pacer | None = None,
+        budget: SendBudget | None = None,
     ) -> None:
         self._runtime, self._sessions, self._clock = runtime, sessions, clock
-        self.pacer = pacer or Pacer()
+        self.budget = budget or SendBudget(sessions)
 
     def register(self, worker: Worker) -> None:
         worker.register(NEW_THREAD, self._run_new_thread)
@@ -112,7 +113,7 @@ class Notifier:
             tenant_id=reference.conversation.tenant_id,
             activity=outgoing,
         )
-        await self.pacer.wait_turn(channel_id)
+        await self.budget.wait_turn(channel_id, tenant=reference.conversation.tenant_id)
         client = await self._runtime.connector(reference.service_url)
         result = await self._call(client.conversations.create_conversation(parameters))
         return Sent(result.id, result.activity_id)
@@ -120,7 +121,7 @@ class Notifier:
     async def reply(self, *, conversation_id: str, activity: dict[str, Any]) -> Sent:
         reference = await self._reference(conversation_id)
         outgoing = self._activity(activity, reference)
-        await self.pacer.wait_turn(conversation_id)
+        await self.budget.wait_turn(conversation_id, tenant=reference.conversation.tenant_id)
         client = await self._runtime.connector(reference.service_url)
         _, _, root = conversation_id.partition(";messageid=")
         if root:
@@ -136,7 +137,7 @@ class Notifier:
         reference = await self._reference(conversation_id)
         outgoing = self._activity(activity, reference)
         outgoing.id = activity_id
-        await self.pacer.wait_turn(conversation_id)
+        await self.budget.wait_turn(conversation_id, tenant=reference.conversation.tenant_id)
         client = await self._runtime.connector(reference.service_url)
         await self._call(
             client.conversations.update_activity(conversation_id, activity_id, outgoing)

@@ -165,15 +165,15 @@ async def test_sends_to_one_thread_are_paced_to_seven_a_second(
 ) -> None:
     # When each send was let go, read where the pacer lets it go: arrivals at the connector
     # jitter by the SDK's thread hop, by hundreds of milliseconds on a loaded machine.
-    pacer = bot.app[NOTIFIER].pacer
+    budget = bot.app[NOTIFIER].budget
     let_go: list[float] = []
-    wait_turn = pacer.wait_turn
+    wait_turn = budget.wait_turn
 
-    async def recorded(conversation: str) -> None:
-        await wait_turn(conversation)
+    async def recorded(conversation: str, *, tenant: str | None) -> None:
+        await wait_turn(conversation, tenant=tenant)
         let_go.append(time.monotonic())
 
-    monkeypatch.setattr(pacer, "wait_turn", recorded)
+    monkeypatch.setattr(budget, "wait_turn", recorded)
     async with factory.work() as uow:
         for n in range(8):
             await notifier.queue_reply(
