@@ -13,6 +13,7 @@ from bench import (
     list_shapes,
     me,
     me_tasks,
+    notifications,
     pressure,
     rules,
     thread_refresh,
@@ -97,6 +98,10 @@ def main(only: list[str]) -> None:
         print(f"\n{thread_refresh.title()}")
         for kind in ("sqlite", "postgresql"):
             print(thread_refresh.report(kind, thread_refresh.measure(kind)), flush=True)
+    if not only or "notifications" in only:
+        print(f"\n{notifications.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(notifications.report(kind, notifications.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

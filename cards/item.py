@@ -99,4 +99,8 @@ def item_card(
         execute("Edit", item_action(item, Verb.EDIT_ITEM), associatedInputs=NO_INPUTS),
         discuss,
     ]
-    return envelope(body, actions)
+    card = envelope(body, actions)
+    # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
+    # as it is now, whoever changed it since (Universal Actions' refresh).
+    card["refresh"] = {"action": execute(None, item_action(item, Verb.SHOW_ITEM))}
+    return card

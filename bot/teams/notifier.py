@@ -84,6 +84,10 @@ async def queue_update(
     return await queue.enqueue(uow, kind=UPDATE, payload=payload)
 
 
+def _tenant(reference: ConversationReference) -> str | None:
+    return reference.conversation.tenant_id if reference.conversation else None
+
+
 class Notifier:
     """Sends through the Bot Connector; each call is one paced request."""
 
@@ -110,10 +114,10 @@ class Notifier:
             is_group=True,
             bot=ChannelAccount(id=reference.bot.id if reference.bot else None),
             channel_data={"channel": {"id": channel_id}},
-            tenant_id=reference.conversation.tenant_id,
+            tenant_id=_tenant(reference),
             activity=outgoing,
         )
-        await self.budget.wait_turn(channel_id, tenant=reference.conversation.tenant_id)
+        await self.budget.wait_turn(channel_id, tenant=_tenant(reference))
         client = await self._runtime.connector(reference.service_url)
         result = await self._call(client.conversations.create_conversation(parameters))
         return Sent(result.id, result.activity_id)
@@ -121,7 +125,7 @@ class Notifier:
     async def reply(self, *, conversation_id: str, activity: dict[str, Any]) -> Sent:
         reference = await self._reference(conversation_id)
         outgoing = self._activity(activity, reference)
-        await self.budget.wait_turn(conversation_id, tenant=reference.conversation.tenant_id)
+        await self.budget.wait_turn(conversation_id, tenant=_tenant(reference))
         client = await self._runtime.connector(reference.service_url)
         _, _, root = conversation_id.partition(";messageid=")
         if root:
@@ -137,7 +141,7 @@ class Notifier:
         reference = await self._reference(conversation_id)
         outgoing = self._activity(activity, reference)
         outgoing.id = activity_id
-        await self.budget.wait_turn(conversation_id, tenant=reference.conversation.tenant_id)
+        await self.budget.wait_turn(conversation_id, tenant=_tenant(reference))
         client = await self._runtime.connector(reference.service_url)
         await self._call(
             client.conversations.update_activity(conversation_id, activity_id, outgoing)
@@ -167,7 +171,13 @@ class Notifier:
                 stored = await references.load(uow, conversation_id=conversation_id)
             except NotFound as exc:
                 raise PermanentFailure(exc.message) from exc
-        return ConversationReference().deserialize(stored)
+            reference = ConversationReference().deserialize(stored)
+            if reference.conversation is not None and not reference.conversation.tenant_id:
+                # Teams spells it `tenantId`, which the SDK's model does not read (`tenantID`).
+                reference.conversation.tenant_id = await references.tenant_of(
+                    uow, conversation_id=conversation_id
+                )
+        return reference
 
     @staticmethod
     def _activity(body: dict[str, Any], reference: ConversationReference) -> Activity:

@@ -4,7 +4,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.db.tables import Channel, ConversationReference
+from bot.db.tables import Channel, ConversationReference, Team
 from bot.db.uow import UnitOfWork
 from bot.errors import NotFound
 
@@ -59,3 +59,16 @@ async def for_channel(uow: UnitOfWork, *, channel_ref: str) -> dict[str, Any]:
     if teams_id is None:
         raise NotFound(f"Channel '{channel_ref}' is not known.")
     return await load(uow, conversation_id=teams_id)
+
+
+async def tenant_of(uow: UnitOfWork, *, conversation_id: str) -> str | None:
+    """The tenant a conversation (or a thread of it) belongs to: as its reference recorded it,
+    else its channel's team's."""
+    channel_id, _, _ = conversation_id.partition(";messageid=")
+    row = await uow.row(
+        select(ConversationReference.tenant_id, Team.tenant_id.label("team_tenant"))
+        .outerjoin(Channel, Channel.id == ConversationReference.channel_id)
+        .outerjoin(Team, Team.id == Channel.team_id)
+        .where(ConversationReference.conversation_id == channel_id)
+    )
+    return (row["tenant_id"] or row["team_tenant"]) if row else None

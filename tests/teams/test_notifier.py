@@ -12,7 +12,7 @@ from bot.db.tables import Job
 from bot.keys import NOTIFIER, WORKER
 from bot.teams import notifier
 from tests.factories import CHANNEL, Factory
-from tests.teams.activities import installed
+from tests.teams.activities import TENANT, installed
 from tests.teams.bot import Post
 from tests.teams.connector import Connector
 
@@ -53,6 +53,7 @@ async def test_a_new_thread_queued_with_a_change_is_started_by_the_worker(
     assert created.path == "/v3/conversations"
     assert created.body["isGroup"] is True
     assert created.body["channelData"] == {"channel": {"id": CHANNEL}}
+    assert created.body["tenantID"] == TENANT  # as the channel's reference holds it
     [attachment] = created.body["activity"]["attachments"]
     assert attachment == {"contentType": notifier.ADAPTIVE_CARD, "content": CARD}
     assert (await only_job(factory)).state == "done"
