@@ -7,6 +7,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, exists, select
 
+from bot.db.expressions import one_of
 from bot.db.tables import Channel, EventDefinition
 from bot.db.uow import UnitOfWork
 from bot.events import service as events
@@ -79,9 +80,5 @@ async def without_notification_rules(uow: UnitOfWork, *, channel_ids: Collection
         EventDefinition.action_type == ActionType.NOTIFICATION.value,
     )
     return list(
-        await uow.values(
-            select(Channel.id)
-            .where(Channel.id.in_(list(channel_ids)), ~has_one)
-            .order_by(Channel.id)
-        )
+        await uow.values(select(Channel.id).where(one_of(Channel.id, channel_ids), ~has_one))
     )

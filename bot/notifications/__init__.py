@@ -1,0 +1,1 @@
+"""Notifications: what the bot tells people in Teams, and when."""
