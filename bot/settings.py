@@ -11,6 +11,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "secret", "password", "your-secret-key"}
 MIN_SECRET_LENGTH = 32
 MAX_DUE_SOON_MINUTES = 90 * 24 * 60  # a due-soon window of at most 90 days
+MAX_DIGEST_SECONDS = 3600  # a digest window of at most an hour
+MAX_DIGEST_THRESHOLD = 1000
 
 
 class SettingsError(Exception):
@@ -171,14 +173,14 @@ class Settings(BaseSettings):
         5,
         alias="NOTIFY_DIGEST_SECONDS",
         ge=0,
-        le=3600,
+        le=MAX_DIGEST_SECONDS,
         description="A channel's digest window, unless it sets its own (0: no digests)",
     )
     notify_digest_threshold: int = Field(
         5,
         alias="NOTIFY_DIGEST_THRESHOLD",
         ge=1,
-        le=1000,
+        le=MAX_DIGEST_THRESHOLD,
         description="More items than this told within the window become one digest card",
     )
     due_sweep_seconds: float = Field(

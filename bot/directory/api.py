@@ -36,10 +36,10 @@ async def channel_context(call: Call) -> ContextOut:
     "/api/channel/settings",
     access=Access.CHANNEL,
     response=ChannelSettingsOut,
-    summary="The channel's settings: its due-soon window",
+    summary="The channel's settings: its due-soon window, digest window and threshold, quiet hours",
 )
 async def channel_settings(call: Call) -> ChannelSettingsOut:
-    return await read_settings(call.uow, default_minutes=call.settings.due_soon_minutes)
+    return await read_settings(call.uow, settings=call.settings)
 
 
 @routes.route(
@@ -48,12 +48,11 @@ async def channel_settings(call: Call) -> ChannelSettingsOut:
     access=Access.CHANNEL,
     body=ChannelSettingsPatch,
     response=ChannelSettingsOut,
-    summary="Change the channel's settings; dueSoonMinutes null follows the installation's",
+    summary="Change the channel's settings: only the fields sent; null follows the installation's "
+    "(quiet hours: none)",
 )
 async def change_channel_settings(call: Call) -> ChannelSettingsOut:
-    return await update_settings(
-        call.uow, patch=call.body, default_minutes=call.settings.due_soon_minutes
-    )
+    return await update_settings(call.uow, patch=call.body, settings=call.settings)
 
 
 @routes.route(

@@ -1,7 +1,7 @@
 """Event rules of a channel: create, read, change, delete, rotate the signing secret, try one on
 an item (explain), and the summary the chat's `rules` card shows."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -80,34 +80,52 @@ async def get_definition(
 
 async def create_definition(uow: UnitOfWork, *, body: DefinitionIn) -> EventDefinition:
     """A new rule in the channel, with a new signing secret (shown once, by the caller)."""
-    conditions = checks.checked_conditions(
-        body.conditions, kind=body.entity_type, trigger=body.trigger_type
-    )
-    action = checks.checked_action(body.action_type, body.action)
-    now = uow.clock.now()
     definition = EventDefinition(
-        id=new_id(),
-        channel_id=_channel(uow).channel_id,
-        kind=body.entity_type.value,
-        name=body.event_name,
-        enabled=body.enable,
-        trigger=body.trigger_type.value,
-        conditions_op=body.conditions_ops.value,
-        conditions=conditions,
-        action_type=body.action_type.value,
-        action=action,
-        secret=new_secret(),
-        previous_secret=None,
-        previous_secret_until=None,
-        disabled_reason=None,
-        disabled_announced_at=None,
-        created_by=uow.actor.user_id if uow.actor else None,
-        created_at=now,
-        updated_at=now,
+        **definition_row(
+            body,
+            definition_id=new_id(),
+            channel_id=_channel(uow).channel_id,
+            created_by=uow.actor.user_id if uow.actor else None,
+            now=uow.clock.now(),
+        )
     )
     uow.add(definition)
     await uow.flush()
     return definition
+
+
+def definition_row(
+    body: DefinitionIn,
+    *,
+    definition_id: str,
+    channel_id: str,
+    created_by: str | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """A new rule's row, by column: its conditions and action checked and stored as every save
+    stores them, and a new signing secret."""
+    return {
+        "id": definition_id,
+        "channel_id": channel_id,
+        "kind": body.entity_type.value,
+        "name": body.event_name,
+        "enabled": body.enable,
+        "trigger": body.trigger_type.value,
+        "conditions_op": body.conditions_ops.value,
+        "conditions": checks.checked_conditions(
+            body.conditions, kind=body.entity_type, trigger=body.trigger_type
+        ),
+        "action_type": body.action_type.value,
+        "action": checks.checked_action(body.action_type, body.action),
+        "secret": new_secret(),
+        "previous_secret": None,
+        "previous_secret_until": None,
+        "disabled_reason": None,
+        "disabled_announced_at": None,
+        "created_by": created_by,
+        "created_at": now,
+        "updated_at": now,
+    }
 
 
 async def update_definition(uow: UnitOfWork, *, definition_id: str, patch: DefinitionPatch) -> None:

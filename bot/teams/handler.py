@@ -147,7 +147,7 @@ class TrackerBot(TeamsActivityHandler):
     async def on_teams_channel_created(
         self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
     ) -> None:
-        await self._record_channel(channel_info, team_info, turn_context)
+        await self._record_channel(channel_info, team_info, turn_context, created=True)
 
     async def on_teams_channel_renamed(
         self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
@@ -172,7 +172,12 @@ class TrackerBot(TeamsActivityHandler):
                 await upsert_team(uow, team_id=team_info.id, name=team_info.name)
 
     async def _record_channel(
-        self, channel_info: ChannelInfo, team_info: TeamInfo, turn_context: TurnContext
+        self,
+        channel_info: ChannelInfo,
+        team_info: TeamInfo,
+        turn_context: TurnContext,
+        *,
+        created: bool = False,
     ) -> None:
         async with self._work() as uow:
             if await roster.is_recorded(uow, team_id=team_info.id):
@@ -182,6 +187,7 @@ class TrackerBot(TeamsActivityHandler):
                     channel_id=channel_info.id,
                     name=channel_info.name or roster.GENERAL,
                     turn_reference=self._reference(turn_context),
+                    created=created,
                 )
                 return
         await self._sync_team(turn_context, TeamsAddress.of(turn_context))

@@ -13,9 +13,11 @@ from sqlalchemy import select
 from bot import workspace
 from bot.db.tables import Team, TeamMember, User
 from bot.db.uow import UnitOfWork
+from bot.directory.schemas import ChannelOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
+from bot.events import defaults as default_rules
 from bot.teams import references
 
 log = logging.getLogger(__name__)
@@ -86,7 +88,9 @@ async def fetch_roster(
 async def record_team(
     uow: UnitOfWork, *, roster: TeamRoster, turn_reference: dict[str, Any]
 ) -> None:
-    """Record the team as Teams has it now: channels added, members added and removed."""
+    """Record the team as Teams has it now: channels added, members added and removed; each
+    channel without a Notification rule (new, or from before there were default rules) gets
+    the default rules, switched off."""
     await upsert_team(
         uow,
         team_id=roster.team_id,
@@ -94,14 +98,14 @@ async def record_team(
         tenant_id=roster.tenant_id,
         group_id=roster.group_id,
     )
+    recorded = []
     for channel_id, name in roster.channels:
-        await record_channel(
-            uow,
-            team_id=roster.team_id,
-            channel_id=channel_id,
-            name=name,
-            turn_reference=turn_reference,
+        channel = await workspace.add_channel(
+            uow, team_id=roster.team_id, channel_id=channel_id, name=name
         )
+        await _keep_reference(uow, channel, turn_reference)
+        recorded.append(channel.id)
+    await _add_default_rules(uow, recorded)
     await record_members(uow, team_id=roster.team_id, members=roster.members)
     present = {member.object_id for member in roster.members}
     for object_id in await _member_object_ids(uow, roster.team_id) - present:
@@ -109,12 +113,33 @@ async def record_team(
 
 
 async def record_channel(
-    uow: UnitOfWork, *, team_id: str, channel_id: str, name: str, turn_reference: dict[str, Any]
+    uow: UnitOfWork,
+    *,
+    team_id: str,
+    channel_id: str,
+    name: str,
+    turn_reference: dict[str, Any],
+    created: bool = False,
 ) -> None:
-    """A new, renamed or restored channel, with its bootstrap the first time and its reference."""
+    """A new, renamed or restored channel, with its bootstrap the first time and its reference;
+    one Teams reports `created` gets the default rules unless it has Notification rules."""
     channel = await workspace.add_channel(uow, team_id=team_id, channel_id=channel_id, name=name)
-    reference = references.channel_reference(turn_reference, channel_id=channel_id)
+    await _keep_reference(uow, channel, turn_reference)
+    if created:
+        await _add_default_rules(uow, [channel.id])
+
+
+async def _keep_reference(uow: UnitOfWork, channel: ChannelOut, turn: dict[str, Any]) -> None:
+    reference = references.channel_reference(turn, channel_id=channel.channel_id)
     await references.save(uow, reference=reference, channel_ref=channel.id)
+
+
+async def _add_default_rules(uow: UnitOfWork, channel_ids: list[str]) -> None:
+    """The default rules for those of the channels that have no Notification rule: a channel
+    seen again keeps its own (a rule someone deleted stays deleted). The channels' locks, held
+    since they were recorded, make a racing sync wait and then find the rules."""
+    bare = await default_rules.without_notification_rules(uow, channel_ids=channel_ids)
+    await default_rules.add_default_rules(uow, channel_ids=bare)
 
 
 async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterMember]) -> None:

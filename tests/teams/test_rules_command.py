@@ -5,9 +5,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+from sqlalchemy import delete
 
 from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.directory.users import find_user, user_out
+from bot.events.defaults import DEFAULT_RULES
 from bot.ids import new_id
 from bot.teams.rule_commands import RULES_IN_A_CHANNEL
 from cards.rules import NO_RULES
@@ -19,6 +21,7 @@ from tests.teams.bot import Chat
 from tests.teams.connector import Connector, TeamsMember
 
 HOOK = "https://93.184.215.14/hooks/tracker"
+DEFAULT_NAMES = [rule.event_name for rule in DEFAULT_RULES]  # every new channel's, all off
 
 
 async def add_rule(
@@ -84,18 +87,34 @@ async def delivered(factory: Factory, definition_id: str, state: str, at: dateti
         )
 
 
-def rules_shown(card: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Each rule's facts by its name, as the card lists them."""
+def rules_shown(card: dict[str, Any], *, defaults: bool = False) -> dict[str, dict[str, str]]:
+    """Each rule's facts by its name, as the card lists them; the default rules only if asked."""
     shown = {}
     for node in card["body"]:
         if node.get("type") != "Container":
             continue
         name = node["items"][0]["inlines"][0]["text"]
-        shown[name] = {fact["title"]: fact["value"] for fact in node["items"][1]["facts"]}
+        if defaults or name not in DEFAULT_NAMES:
+            shown[name] = {fact["title"]: fact["value"] for fact in node["items"][1]["facts"]}
     return shown
 
 
-async def test_no_rules_says_how_to_make_one(chat: Chat) -> None:
+async def test_a_new_channel_lists_its_default_rules_all_off(chat: Chat) -> None:
+    card = await chat.say("rules")
+    assert "12 rules" in text_of(card)
+    shown = rules_shown(card, defaults=True)
+    assert list(shown) == DEFAULT_NAMES
+    assert shown["Bug assigned"] == {
+        "When": "A bug is updated",
+        "Action": "A card in the item's thread",
+        "State": "Off",
+        "Last delivery": "never fired",
+    }
+
+
+async def test_no_rules_says_how_to_make_one(chat: Chat, factory: Factory) -> None:
+    async with factory.work() as uow:
+        await uow.execute(delete(EventDefinition))
     card = await chat.say("rules")
     assert "Rules" in text_of(card) and NO_RULES in text_of(card)
 
@@ -116,7 +135,7 @@ async def test_each_rule_shows_its_trigger_action_state_and_never_fired(
         enable=False,
     )
     card = await chat.say("rules")
-    assert "2 rules" in text_of(card)
+    assert "14 rules" in text_of(card)
     assert rules_shown(card) == {
         "Pager": {
             "When": "A bug is created",
