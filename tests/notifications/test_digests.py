@@ -114,3 +114,26 @@ async def test_a_lower_threshold_of_the_channel_applies(rig: Rig) -> None:
     await settle(rig)
     [digest] = digest_cards(rig)
     assert digest["body"][0]["text"] == "2 items changed"
+
+
+async def test_quiet_hours_hold_notifications_and_release_them_as_one_digest(rig: Rig) -> None:
+    now = rig.factory.clock.now()
+    start = (now - timedelta(minutes=1)).strftime("%H:%M")
+    end = (now + timedelta(minutes=30)).strftime("%H:%M")
+    response = await rig.bot.patch(
+        "/api/channel/settings",
+        json={"quietHours": {"start": start, "end": end, "timeZone": "UTC"}},
+        headers=rig.ada.in_channel(),
+    )
+    assert response.status == 200, await response.text()
+    await notify_on(rig.bot, rig.ada, "ITEM_CREATED")
+    await rig.bug(name="Late night bug")
+    await rig.bug(name="Another one")
+    await settle(rig)
+    assert rig.connector.calls == []  # held: nothing reaches the channel while it is quiet
+
+    await settle(rig, turns=2, step=timedelta(minutes=20))  # the quiet hours end
+    [digest] = digest_cards(rig)
+    assert digest["body"][0]["text"] == "2 items changed"
+    assert "Late night bug" in texts(digest) and "Another one" in texts(digest)
+    assert replies(rig.connector.calls) == []
