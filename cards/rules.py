@@ -111,3 +111,19 @@ def rule_switched_off_card(*, name: str, reason: str) -> Card:
             ),
         ]
     )
+
+
+def notifications_failing_card(*, failures: int, error: str) -> Card:
+    """Posted in a channel, once a day at most, when its notifications keep failing."""
+    return envelope(
+        [
+            heading("Notifications here are failing"),
+            plain(f"{failures} notifications of this channel failed in the last day. The last:"),
+            plain(shorten(error, REASON_MAX * 2)),
+            subtle(
+                "Check that the app is still installed in this team. Each rule's delivery log "
+                "lists what failed and why; type `rules` to see the rules.",
+                wrap=True,
+            ),
+        ]
+    )

@@ -2,18 +2,27 @@
 change: their log then says when, and a failure says why."""
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import cast
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, func, insert, or_, select, update
 
 from bot.db.expressions import one_of
 from bot.db.statements import Prepared
-from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
+from bot.db.tables import Channel, DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.uow import UnitOfWork
 from bot.events.deliveries.service import MAX_ERROR_LENGTH
 from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import new_ids
+from bot.teams import notifier
+from cards.rules import notifications_failing_card
 
+_NOTIFYING = select(EventDefinition.id).where(
+    EventDefinition.action_type == ActionType.NOTIFICATION.value
+)
+# A channel is told its notifications keep failing after this many failures within a day.
+FAILING_AFTER = 3
+FAILING_WINDOW = timedelta(days=1)
 _INSERT_ATTEMPT = Prepared(insert(cast(Table, DeliveryAttempt.__table__)))
 
 
@@ -24,7 +33,41 @@ async def succeeded(uow: UnitOfWork, *, event_ids: Sequence[str], item_id: str |
 async def failed(
     uow: UnitOfWork, *, event_ids: Sequence[str], item_id: str | None, error: str
 ) -> None:
-    await _end(uow, event_ids, item_id, DeliveryState.FAILED, error[:MAX_ERROR_LENGTH])
+    """End them failed; a channel whose notifications keep failing is told so, once a day."""
+    channels = await _end(uow, event_ids, item_id, DeliveryState.FAILED, error[:MAX_ERROR_LENGTH])
+    for channel_id in channels:
+        await _tell_if_failing(uow, channel_id=channel_id, error=error)
+
+
+async def _tell_if_failing(uow: UnitOfWork, *, channel_id: str, error: str) -> None:
+    now = uow.clock.now()
+    since = now - FAILING_WINDOW
+    failures = await uow.value(
+        select(func.count())
+        .select_from(EventDelivery)
+        .where(
+            EventDelivery.channel_id == channel_id,
+            EventDelivery.state == DeliveryState.FAILED.value,
+            EventDelivery.finished_at >= since,
+            EventDelivery.definition_id.in_(_NOTIFYING.scalar_subquery()),
+        )
+    )
+    if failures < FAILING_AFTER:
+        return
+    told = await uow.execute(
+        update(Channel)
+        .where(
+            Channel.id == channel_id,
+            or_(Channel.notify_failing_told_at.is_(None), Channel.notify_failing_told_at < since),
+        )
+        .values(notify_failing_told_at=now)
+        .returning(Channel.teams_id)
+    )
+    if told:
+        card = notifications_failing_card(failures=failures, error=error)
+        await notifier.queue_new_thread(
+            uow, channel_id=told[0]["teams_id"], activity=notifier.message(card=card)
+        )
 
 
 async def _end(
@@ -33,23 +76,22 @@ async def _end(
     item_id: str | None,
     state: DeliveryState,
     error: str | None,
-) -> None:
-    """End the pending Notification deliveries of these changes, with one try each."""
+) -> set[str]:
+    """End the pending Notification deliveries of these changes, with one try each; their
+    channels."""
     if not event_ids:
-        return
-    notifying = select(EventDefinition.id).where(
-        EventDefinition.action_type == ActionType.NOTIFICATION.value
-    )
-    statement = select(EventDelivery.id).where(
+        return set()
+    statement = select(EventDelivery.id, EventDelivery.channel_id).where(
         one_of(EventDelivery.event_id, event_ids),
         EventDelivery.state == DeliveryState.PENDING.value,
-        EventDelivery.definition_id.in_(notifying.scalar_subquery()),
+        EventDelivery.definition_id.in_(_NOTIFYING.scalar_subquery()),
     )
     if item_id is not None:
         statement = statement.where(EventDelivery.item_id == item_id)
-    ids = list(await uow.values(statement))
-    if not ids:
-        return
+    rows = await uow.rows(statement)
+    if not rows:
+        return set()
+    ids = [row["id"] for row in rows]
     now = uow.clock.now()
     await uow.execute(
         update(EventDelivery)
@@ -77,3 +119,4 @@ async def _end(
             for attempt_id, delivery_id in zip(new_ids(len(ids)), ids, strict=True)
         ],
     )
+    return {row["channel_id"] for row in rows}

@@ -138,3 +138,21 @@ async def test_throttled_and_gateway_errors_still_post_each_notification_once(ri
     starts = thread_starts(rig.connector.calls)
     assert len(starts) == 3  # refused twice, then posted
     assert replies(rig.connector.calls) == []
+
+
+async def test_a_channel_whose_notifications_keep_failing_is_told_once(rig: Rig) -> None:
+    await notify_on(rig.bot, rig.ada, "ITEM_CREATED")
+    rig.connector.refusals += [(404, {})] * 4  # each notification refused for good
+    for n in range(4):
+        await rig.bug(name=f"Lost {n}")
+        await rig.turn()
+        await rig.turn(after=WINDOW)
+    await rig.turn()  # the announcement's job
+    await rig.turn(after=WINDOW)
+
+    told = [
+        call
+        for call in thread_starts(rig.connector.calls)
+        if "Notifications here are failing" in str(call.body["activity"]["attachments"])
+    ]
+    assert len(told) == 1

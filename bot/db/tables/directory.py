@@ -49,6 +49,8 @@ class Channel(Base):
     digest_window_seconds: Mapped[int | None]
     digest_threshold: Mapped[int | None]
     quiet_hours: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # {start, end, timeZone}
+    # When the channel was last told its notifications keep failing (told once a day at most).
+    notify_failing_told_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class User(Base):

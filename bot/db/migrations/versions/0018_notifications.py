@@ -25,6 +25,7 @@ def upgrade() -> None:
     op.add_column("channels", sa.Column("digest_window_seconds", sa.Integer(), nullable=True))
     op.add_column("channels", sa.Column("digest_threshold", sa.Integer(), nullable=True))
     op.add_column("channels", sa.Column("quiet_hours", sa.JSON(), nullable=True))
+    op.add_column("channels", sa.Column("notify_failing_told_at", _TIME, nullable=True))
     op.create_table(
         "personal_chats",
         sa.Column("user_id", sa.String(length=24), nullable=False),
@@ -105,6 +106,7 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_teams_sends_conversation_id_sent_at"), table_name="teams_sends")
     op.drop_table("teams_sends")
     op.drop_table("personal_chats")
+    op.execute("ALTER TABLE channels DROP COLUMN notify_failing_told_at")
     op.execute("ALTER TABLE channels DROP COLUMN quiet_hours")
     op.execute("ALTER TABLE channels DROP COLUMN digest_threshold")
     op.execute("ALTER TABLE channels DROP COLUMN digest_window_seconds")
