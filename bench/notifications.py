@@ -8,7 +8,8 @@
   the app's worker took from the first reply's arrival at a local connector to the last.
 - A bug created in a channel with a "created" Notification rule on, from the POST's answer to
   its thread's root card at the connector: p95 ≤ 1 s with nothing holding it (digest window 0,
-  coalescing window 0). Beside it, the same run's floor: a bare POST to the same connector.
+  coalescing window 0), created slowly enough that the channel's own limits never bind. Beside
+  it, the same run's floor: a bare POST to the same connector.
 
 The app runs as its own process (`python app.py`) with its worker, as in production; the bench
 seeds the team, channel, member and the channel's conversation reference (pointing at the
@@ -38,8 +39,10 @@ from bot.teams.budget import TENANT_LIMITS, THREAD_LIMITS
 
 THREADS = 100
 PER_THREAD = 10
-CREATED = 100
-SPACING = 0.2  # seconds between two bugs created
+CREATED = 50
+# Seconds between two bugs created: each starts a thread in the channel's own conversation,
+# whose limits (8 per 2 s, 60 per 30 s) would hold faster creations ("no limit applies").
+SPACING = 0.6
 GOAL_SHARE = 0.9
 BUDGET_MS = 1000
 

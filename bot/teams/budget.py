@@ -68,6 +68,9 @@ class SendBudget:
         self._sessions, self._now, self._sleep = sessions, now, sleep
         self._thread_limits, self._tenant_limits = thread_limits, tenant_limits
         self._sends = 0
+        # One turn at a time per tenant in this process: a pooled connection is not spent
+        # waiting for the database's lock, which only other processes then contend for.
+        self._turns: dict[str, asyncio.Lock] = {}
 
     async def wait_turn(self, conversation: str, *, tenant: str | None) -> None:
         """Return when a send to `conversation` is within every limit; it counts as sent."""
@@ -76,9 +79,14 @@ class SendBudget:
 
     async def _take(self, conversation: str, tenant: str | None) -> float:
         """Record the send and return 0, or how many seconds to wait before asking again."""
+        key = f"teams sends {tenant or conversation}"
+        async with self._turns.setdefault(key, asyncio.Lock()):
+            return await self._take_turn(key, conversation, tenant)
+
+    async def _take_turn(self, key: str, conversation: str, tenant: str | None) -> float:
         async with unit_of_work(self._sessions, SystemClock()) as uow:
             # One tenant's sends take their turns one at a time, in every process.
-            await uow.hold(f"teams sends {tenant or conversation}")
+            await uow.hold(key)
             now = self._now()
             delay = 0.0
             windows = [(_BY_THREAD, conversation, limit) for limit in self._thread_limits]

@@ -156,3 +156,16 @@ async def test_a_channel_whose_notifications_keep_failing_is_told_once(rig: Rig)
         if "Notifications here are failing" in str(call.body["activity"]["attachments"])
     ]
     assert len(told) == 1
+
+
+async def test_a_notification_is_not_resent(rig: Rig) -> None:
+    rule = await notify_on(rig.bot, rig.ada, "ITEM_CREATED")
+    await rig.bug(name="Told once")
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    [delivery] = await log_of(rig.bot, rig.ada, rule)
+    response = await rig.bot.post(
+        f"/api/events/{rule}/deliveries/{delivery['_id']}/resend", headers=rig.ada.in_channel()
+    )
+    assert response.status == 409
+    assert len(thread_starts(rig.connector.calls)) == 1

@@ -23,7 +23,7 @@ from bot.db.uow import UnitOfWork
 from bot.errors import Conflict, NotFound
 from bot.events import service as definitions
 from bot.events.deliveries.policy import Outcome
-from bot.events.schemas import DeliveryState
+from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import is_id, new_id
 from bot.jobs import queue
 from bot.odata.query import Query, apply, count_statement, page
@@ -284,6 +284,8 @@ async def resend(
         raise NotFound(f"Delivery '{delivery_id}' not found.")
     if delivery.state == DeliveryState.PENDING.value:
         raise Conflict(f"Delivery '{delivery_id}' is still being delivered.")
+    if definition.action_type == ActionType.NOTIFICATION.value:
+        raise Conflict("A notification is not sent again: its item's thread already says it.")
     if not definition.enabled:
         raise Conflict(f"Event definition '{definition.id}' is disabled: enable it to resend.")
     delivery.state = DeliveryState.PENDING.value
