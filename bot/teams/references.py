@@ -42,15 +42,17 @@ async def load(uow: UnitOfWork, *, conversation_id: str) -> dict[str, Any]:
     """The stored reference of a conversation, or of the channel whose thread id it is."""
     # A thread (`<channel>;messageid=<root>`) is reached through its channel's reference.
     channel_id, _, root = conversation_id.partition(";messageid=")
-    row = await uow.get(ConversationReference, channel_id)
-    if row is None:
+    # A statement, not the ORM: a read takes one pooled connection, whatever else it reads.
+    stored: dict[str, Any] | None = await uow.value(
+        select(ConversationReference.reference).where(
+            ConversationReference.conversation_id == channel_id
+        )
+    )
+    if stored is None:
         raise NotFound(f"No conversation reference for '{channel_id}': is the app installed?")
     if root:
-        return {
-            **row.reference,
-            "conversation": {**row.reference["conversation"], "id": conversation_id},
-        }
-    return row.reference
+        return {**stored, "conversation": {**stored["conversation"], "id": conversation_id}}
+    return stored
 
 
 async def for_channel(uow: UnitOfWork, *, channel_ref: str) -> dict[str, Any]:
