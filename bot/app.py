@@ -58,6 +58,7 @@ from bot.keys import (
 )
 from bot.mappings import api as mappings_api
 from bot.me import api as me_api
+from bot.notifications.personal import PersonalNotifications
 from bot.projects import api as projects_api
 from bot.settings import Settings
 from bot.teams import endpoint as bot_endpoint
@@ -208,6 +209,8 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     window = timedelta(seconds=settings.thread_coalesce_seconds)
     app[THREAD_COALESCER] = coalescer = Coalescer(window=window, wake=worker.wake)
     event_pump.observe(coalescer.observe)
+    # Whoever is assigned an item is told in their 1:1 chat with the bot.
+    event_pump.observe(PersonalNotifications(public_url=settings.public_url).observe)
     ThreadRefresher(
         app[NOTIFIER],
         app[SESSIONS],
