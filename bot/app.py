@@ -60,6 +60,7 @@ from bot.keys import (
 from bot.mappings import api as mappings_api
 from bot.me import api as me_api
 from bot.notifications.digests import Digester
+from bot.notifications.personal import PersonalNotifications
 from bot.projects import api as projects_api
 from bot.settings import Settings
 from bot.teams import endpoint as bot_endpoint
@@ -211,6 +212,8 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [matching])
     worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     event_pump.observe(coalescer.observe)
+    # Whoever is assigned an item is told in their 1:1 chat with the bot.
+    event_pump.observe(PersonalNotifications(public_url=settings.public_url).observe)
     ThreadRefresher(app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings).register(worker)
     Digester(app[NOTIFIER], app[SESSIONS], app[CLOCK], settings).register(worker)
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(

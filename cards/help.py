@@ -1,4 +1,4 @@
-"""The help card (the command list, maybe a "Did you mean …?") and the error card."""
+"""The help card (the command list, maybe a "Did you mean …?"), a note and the error card."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +47,17 @@ def help_card(commands: Sequence[CommandHelp], *, suggestion: str | None = None)
         for entry in shortcuts
     ]
     return envelope(body, actions)
+
+
+def note_card(line: str) -> Card:
+    """One short line; its `backquoted` parts, commands to type, in monospace as help shows them."""
+    parts = line.split("`")
+    runs = [
+        text_run(part, fontType=MONOSPACE) if index % 2 else text_run(part)
+        for index, part in enumerate(parts)
+        if part
+    ]
+    return envelope([rich_text(*runs)])
 
 
 def error_card(message: str) -> Card:

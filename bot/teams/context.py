@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botbuilder.core import TurnContext
+from botbuilder.schema import Activity
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import demo
@@ -24,6 +25,15 @@ UNKNOWN_USER = (
     "Ask a team owner to add the app to your team."
 )
 DEMO_MISSING = "The demo team is not set up: run `python -m bot admin demo`, then try again."
+PERSONAL = "personal"  # a conversation's type in the 1:1 chat with the bot
+
+
+def personal_chat_of(activity: Activity) -> str | None:
+    """The conversation id of the 1:1 chat with the bot the activity comes from; None elsewhere."""
+    conversation = activity.conversation
+    if conversation is None or conversation.conversation_type != PERSONAL:
+        return None
+    return str(conversation.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +77,8 @@ class BotContext:
     cache: VersionedCache | None = None
     # Starts an item's thread and waits for Teams (None only where no app runs: unit tests).
     discussions: Discussions | None = None
+    # The 1:1 chat's conversation id when the command comes from there: personal settings.
+    personal_chat: str | None = None
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:

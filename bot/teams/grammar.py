@@ -127,6 +127,15 @@ class Rules:
 
 
 @dataclass(frozen=True)
+class Notify:
+    """`notify` (the setting), `notify on`, `notify off`: personal notifications, in the 1:1
+    chat; `word` holds anything else typed after `notify`, answered with how to say it."""
+
+    on: bool | None = None
+    word: str | None = None
+
+
+@dataclass(frozen=True)
 class Unknown:
     text: str
     suggestion: str | None = None
@@ -144,6 +153,7 @@ Command = (
     | Discuss
     | Create
     | Rules
+    | Notify
     | Unknown
 )
 
@@ -170,13 +180,15 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks"),
     CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
     CommandHelp("rules", "The channel's event rules and how each last fired"),
+    CommandHelp("notify on, notify off", "In our 1:1 chat: a message when you're assigned an item"),
 )
 
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
+_SWITCHES = {"on": True, "off": False}
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss"
+    "rules discuss notify"
 ).split()
 # Complete commands a typo is compared with when no keyword-wise correction parses.
 _EXAMPLES = tuple(
@@ -306,6 +318,10 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
         return Help()
     if lowered == ["rules"]:
         return Rules()
+    if lowered[0] == "notify":
+        word = " ".join(words[1:])
+        switch = _SWITCHES.get(word.casefold())
+        return Notify(switch) if switch is not None or not word else Notify(word=word)
     if len(words) == 2 and lowered[0] == "my" and lowered[1] in _PLURALS:
         return ListItems(_PLURALS[lowered[1]], mine=True)
     if len(words) == 2 and lowered[0] in _KINDS:

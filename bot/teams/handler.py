@@ -14,8 +14,9 @@ from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, upsert_team
 from bot.discussions.threads import Discussions
 from bot.errors import DomainError
+from bot.notifications import chats
 from bot.teams import commands, grammar, invokes, references, roster, thread_messages
-from bot.teams.context import BotContext, TeamsAddress, resolve_caller
+from bot.teams.context import BotContext, TeamsAddress, personal_chat_of, resolve_caller
 from bot.web.requestid import current_request_id
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,8 @@ class TrackerBot(TeamsActivityHandler):
                     await thread_messages.keep_reply(uow, activity, entities)
             if not thread_messages.mentions_bot(entities, bot_id):
                 return  # people talking among themselves: no answer
+        elif personal_chat_of(activity):
+            await self._keep_personal_chat(turn_context)
         message = grammar.strip_mentions(activity.text, entities, bot_id=bot_id)
         await commands.run_command(turn_context, await self._context(turn_context), message)
 
@@ -101,6 +104,7 @@ class TrackerBot(TeamsActivityHandler):
             public_url=self._public_url,
             cache=self._cache,
             discussions=self._discussions,
+            personal_chat=personal_chat_of(turn_context.activity),
         )
 
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:
@@ -108,8 +112,24 @@ class TrackerBot(TeamsActivityHandler):
         if address.team_id:
             await self._sync_team(turn_context, address)
             return
-        async with self._work() as uow:  # a chat: keep its reference for later messages
+        if personal_chat_of(turn_context.activity):
+            await self._keep_personal_chat(turn_context)
+            return
+        async with self._work() as uow:  # a group chat: keep its reference for later messages
             await references.save(uow, reference=self._reference(turn_context))
+
+    async def _keep_personal_chat(self, turn_context: TurnContext) -> None:
+        """Remember the sender's 1:1 chat, where their personal notifications go; read first, so
+        the chat's every message does not write."""
+        object_id = TeamsAddress.of(turn_context).user_object_id
+        if not object_id:
+            return
+        reference = self._reference(turn_context)
+        async with self._work(write=False) as uow:
+            if await chats.is_current(uow, object_id=object_id, reference=reference):
+                return
+        async with self._work() as uow:
+            await chats.remember(uow, object_id=object_id, reference=reference)
 
     async def on_teams_members_added(
         self,

@@ -54,7 +54,7 @@ def teams_activity(
         "channelId": "msteams",
         "serviceUrl": service_url,
         "timestamp": "2026-11-21T09:30:00.000Z",
-        "conversation": _conversation(kind, channel, group_chat),
+        "conversation": _conversation(kind, channel, group_chat, sender),
         "recipient": {"id": BOT_ID, "name": "Tracker"},
         "channelData": channel_data,
         **fields,
@@ -68,8 +68,11 @@ def teams_activity(
     return activity
 
 
-def _conversation(kind: str, channel: str | None, group_chat: str | None) -> dict[str, Any]:
-    """The conversation of a channel (a message: its thread), a group chat or the 1:1 chat."""
+def _conversation(
+    kind: str, channel: str | None, group_chat: str | None, sender: TeamsMember | None
+) -> dict[str, Any]:
+    """The conversation of a channel (a message: its thread), a group chat or the sender's 1:1
+    chat with the bot."""
     if group_chat:
         return {
             "id": group_chat,
@@ -81,11 +84,23 @@ def _conversation(kind: str, channel: str | None, group_chat: str | None) -> dic
         thread = f"{channel};messageid=1700000000000" if kind == "message" else channel
         return {"id": thread, "conversationType": "channel", "isGroup": True, "tenantId": TENANT}
     return {
-        "id": "a:1personal-chat",
+        "id": personal_chat_id(sender),
         "conversationType": "personal",
         "isGroup": False,
         "tenantId": TENANT,
     }
+
+
+def personal_chat_id(member: TeamsMember | None) -> str:
+    """The id Teams gives a person's 1:1 chat with the bot (one per person)."""
+    return f"a:1personal-{member.object_id if member else 'nobody'}"
+
+
+def personal_installed(service_url: str, sender: TeamsMember = ADA) -> dict[str, Any]:
+    """The installationUpdate Teams sends when someone adds the app in their personal scope."""
+    return teams_activity(
+        "installationUpdate", service_url, sender=sender, team=None, channel=None, action="add"
+    )
 
 
 def mention(

@@ -16,6 +16,7 @@ from bot.teams.grammar import (
     Me,
     Mention,
     Message,
+    Notify,
     Rules,
     SetPriority,
     SetStatus,
@@ -86,6 +87,11 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("rules", Rules()),
         ("RULES", Rules()),
         ("/rules ", Rules()),
+        ("notify", Notify()),
+        ("notify on", Notify(True)),
+        ("Notify OFF", Notify(False)),
+        ("notify maybe", Notify(word="maybe")),
+        ("notify on please", Notify(word="on please")),
     ],
 )
 def test_parses_every_form(text: str, command: object) -> None:
@@ -104,6 +110,7 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("bug/updte/12/status/done", "bug/update/12/status/done"),
         ("tasks/stauts/done", "tasks/status/done"),
         ("rulse", "rules"),
+        ("notfy off", "notify off"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:

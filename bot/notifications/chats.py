@@ -1,0 +1,97 @@
+"""Each person's 1:1 chat with the bot (`personal_chats`): where their personal notifications go,
+and whether they want them (`notify on` / `notify off`, on until they say otherwise)."""
+
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, select
+from sqlalchemy.dialects.postgresql import insert
+
+from bot.db.statements import Prepared
+from bot.db.tables import ConversationReference, PersonalChat, User
+from bot.db.uow import UnitOfWork
+from bot.teams import references
+
+_CHATS = cast(Table, PersonalChat.__table__)
+# The sender of a 1:1 chat's activity and what is stored of their chat: one indexed read.
+_STORED = Prepared(
+    select(User.id, PersonalChat.conversation_id, ConversationReference.service_url)
+    .select_from(User)
+    .outerjoin(PersonalChat, PersonalChat.user_id == User.id)
+    .outerjoin(
+        ConversationReference,
+        ConversationReference.conversation_id == PersonalChat.conversation_id,
+    )
+    .where(User.source_id == bindparam("object_id"))
+)
+_USER_ID = Prepared(select(User.id).where(User.source_id == bindparam("object_id")))
+_NEW = insert(_CHATS).values(
+    user_id=bindparam("user_id"),
+    conversation_id=bindparam("conversation_id"),
+    notify=bindparam("notify"),
+    updated_at=bindparam("now"),
+)
+# A refreshed chat keeps the person's choice; a switch sets it.
+_REMEMBER = Prepared(
+    _NEW.on_conflict_do_update(
+        index_elements=["user_id"],
+        set_={
+            "conversation_id": _NEW.excluded.conversation_id,
+            "updated_at": _NEW.excluded.updated_at,
+        },
+    )
+)
+_SWITCH = Prepared(
+    _NEW.on_conflict_do_update(
+        index_elements=["user_id"],
+        set_={
+            "conversation_id": _NEW.excluded.conversation_id,
+            "notify": _NEW.excluded.notify,
+            "updated_at": _NEW.excluded.updated_at,
+        },
+    )
+)
+_NOTIFY = Prepared(select(PersonalChat.notify).where(PersonalChat.user_id == bindparam("user_id")))
+
+
+async def is_current(uow: UnitOfWork, *, object_id: str, reference: dict[str, Any]) -> bool:
+    """Whether the sender's chat is stored as this reference has it (or they are nobody the bot
+    knows, so nothing is to be stored): a message in the chat then writes nothing."""
+    row = await uow.row(_STORED, {"object_id": object_id})
+    return row is None or (
+        row["conversation_id"] == reference["conversation"]["id"]
+        and row["service_url"] == reference["serviceUrl"]
+    )
+
+
+async def remember(uow: UnitOfWork, *, object_id: str, reference: dict[str, Any]) -> None:
+    """Record (or refresh) the sender's 1:1 chat and its reference, keeping their `notify`
+    choice; someone on no team the bot knows gets nothing stored."""
+    user_id = await uow.value(_USER_ID, {"object_id": object_id})
+    if user_id is None:
+        return
+    # Notifications are new messages in the chat, not replies to the activity that brought it.
+    reference = {key: value for key, value in reference.items() if key != "activityId"}
+    await references.save(uow, reference=reference)
+    await uow.execute(_REMEMBER, _values(uow, user_id, reference["conversation"]["id"], True))
+
+
+async def wants_notifications(uow: UnitOfWork) -> bool:
+    """Whether the caller gets personal notifications (on unless they switched them off)."""
+    assert uow.actor is not None
+    notify = await uow.value(_NOTIFY, {"user_id": uow.actor.user_id})
+    return notify is not False
+
+
+async def switch(uow: UnitOfWork, *, conversation_id: str, on: bool) -> None:
+    """Switch the caller's personal notifications on or off, from their 1:1 chat."""
+    assert uow.actor is not None
+    await uow.execute(_SWITCH, _values(uow, uow.actor.user_id, conversation_id, on))
+
+
+def _values(uow: UnitOfWork, user_id: str, conversation_id: str, notify: bool) -> dict[str, Any]:
+    return {
+        "user_id": user_id,
+        "conversation_id": conversation_id,
+        "notify": notify,
+        "now": uow.clock.now(),
+    }
