@@ -180,10 +180,10 @@ class ThreadRefresher:
             deleted = refresh["deleted_at"] is not None
             conversation_id, root_id = refresh["conversation_id"], refresh["root_message_id"]
             if conversation_id is None:  # a notification's: the thread may have started since
+                # A thread being started (or claimed by a process that died) is left to the
+                # claim: it waits for a live start and takes over a stale one.
                 thread = await uow.row(_THREAD, {"item": item_id})
-                if thread is not None and thread["conversation_id"] is None:
-                    raise RetryLater(STARTING, after=BEING_STARTED)
-                if thread is not None:
+                if thread is not None and thread["conversation_id"] is not None:
                     conversation_id, root_id = thread["conversation_id"], thread["root_message_id"]
             card: dict[str, Any] | None = None
             if deleted:
