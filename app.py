@@ -72,7 +72,7 @@ def main() -> int:
         # Runs after create_app's cleanup contexts have started, so the schema is at head.
         app.on_startup.append(offer_demo)
     app.on_startup.append(freeze_startup_objects)
-    server.run(app, settings.host, settings.port)
+    server.run(app, settings.host, settings.port, shutdown_seconds=settings.shutdown_seconds)
     return 0
 
 

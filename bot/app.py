@@ -3,6 +3,7 @@
 import asyncio
 import contextlib
 import functools
+import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from importlib.metadata import version
@@ -53,9 +54,11 @@ from bot.keys import (
     OPENAPI,
     SESSIONS,
     SETTINGS,
+    SHUTDOWN,
     SSO_KEYS,
     THREAD_COALESCER,
     WORKER,
+    Shutdown,
 )
 from bot.mappings import api as mappings_api
 from bot.me import api as me_api
@@ -123,10 +126,21 @@ def create_app(
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     app.on_response_prepare.append(add_request_id)
+    app[SHUTDOWN] = Shutdown()
+    app.on_shutdown.append(_stop_claiming)
     app.cleanup_ctx.extend(
         [_database, _files, _http_client, _bot(bot_credentials), _webhooks, _jobs]
     )
     return app
+
+
+async def _stop_claiming(app: web.Application) -> None:
+    """Shutdown begins (the server stops accepting): the worker claims nothing more, and the
+    in-flight requests and jobs share one bound, `SHUTDOWN_SECONDS`."""
+    app[SHUTDOWN].deadline = time.monotonic() + app[SETTINGS].shutdown_seconds
+    worker = app.get(WORKER)
+    if worker is not None:
+        worker.stop_claiming()
 
 
 async def _database(app: web.Application) -> AsyncIterator[None]:
@@ -236,6 +250,10 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
             try:
                 yield
             finally:
+                # In-flight requests have ended (or run out of time); jobs get what is left.
+                deadline = app[SHUTDOWN].deadline
+                left = deadline - time.monotonic() if deadline else settings.shutdown_seconds
+                await worker.drain(left)
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

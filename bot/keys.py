@@ -1,5 +1,7 @@
 """Typed keys of the long-lived resources stored on the aiohttp application."""
 
+from dataclasses import dataclass
+
 import aiohttp
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -39,6 +41,17 @@ NOTIFIER = web.AppKey("notifier", Notifier)
 # Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
 DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)
+
+
+@dataclass
+class Shutdown:
+    """Set when a shutdown begins: the time.monotonic() by which in-flight requests and jobs
+    must have ended (they share the bound)."""
+
+    deadline: float | None = None
+
+
+SHUTDOWN = web.AppKey("shutdown", Shutdown)
 # Hands committed item changes to the observers that act on them (bot.events.pump).
 EVENT_PUMP = web.AppKey("event_pump", EventPump)
 DUE_SWEEP = web.AppKey("due_sweep", DueSweep)

@@ -183,6 +183,13 @@ class Settings(BaseSettings):
         le=MAX_DIGEST_THRESHOLD,
         description="More items than this told within the window become one digest card",
     )
+    shutdown_seconds: float = Field(
+        20.0,
+        alias="SHUTDOWN_SECONDS",
+        ge=0,
+        le=600,
+        description="On SIGTERM, how long in-flight requests and jobs get to end",
+    )
     due_sweep_seconds: float = Field(
         60.0,
         alias="DUE_SWEEP_SECONDS",

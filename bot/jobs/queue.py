@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, insert, or_, select, update
 
-from bot.db.expressions import one_of_named
+from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
 from bot.db.tables import Job
 from bot.db.types import UTCDateTime
@@ -241,3 +241,20 @@ async def _settle(uow: UnitOfWork, job_id: str, owner: str, **values: Any) -> bo
         .returning(Job.id)
     )
     return bool(settled)
+
+
+async def release(uow: UnitOfWork, *, job_ids: list[str], owner: str) -> None:
+    """Give back jobs `owner` holds but will not finish (it is shutting down): due at once for
+    another worker, the interrupted run not counted as an attempt."""
+    if not job_ids:
+        return
+    await uow.execute(
+        update(Job)
+        .where(one_of(Job.id, job_ids), Job.lease_owner == owner, Job.state == QUEUED)
+        .values(
+            run_at=uow.clock.now(),
+            lease_owner=None,
+            lease_until=None,
+            attempts=Job.attempts - 1,
+        )
+    )

@@ -74,7 +74,9 @@ class Worker:
         # New work may have been written (a wake, a poll): run the passes at the next turn. A
         # finished job starts a turn that claims again only if the last claim left jobs due.
         self._passes_due = self._jobs_due = True
-        self._running: set[asyncio.Task[None]] = set()  # run_forever's jobs in flight
+        # run_forever's jobs in flight, and the jobs they run.
+        self._running: dict[asyncio.Task[None], ClaimedJob] = {}
+        self._stopping = False  # shutting down: no more claims
 
     def register(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
@@ -89,6 +91,29 @@ class Worker:
         """Run `run` at every turn, before claiming jobs (whatever it enqueues runs in that
         turn); `batch` is what it does at most in one call."""
         self._passes.append((run, batch))
+
+    def stop_claiming(self) -> None:
+        """The first step of a shutdown: the jobs in flight go on, no new one is claimed."""
+        self._stopping = True
+        self._wake.set()
+
+    async def drain(self, grace: float) -> None:
+        """Shut down: let the jobs in flight end within `grace` seconds, then cancel the rest
+        and give their jobs back, due at once, so another process takes them without waiting
+        for their leases to run out."""
+        self.stop_claiming()
+        if self._running:
+            await asyncio.wait(list(self._running), timeout=max(grace, 0))
+        left = dict(self._running)
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        if left:
+            async with unit_of_work(self._sessions, self._clock) as uow:
+                await queue.release(
+                    uow, job_ids=[job.id for job in left.values()], owner=self.owner
+                )
+            log.warning("shutdown: %d jobs in flight given back for another worker", len(left))
 
     def wake(self) -> None:
         """Look for due jobs now instead of at the next poll (after queueing one)."""
@@ -126,6 +151,8 @@ class Worker:
                 except Exception:
                     log.exception("job worker: a turn failed; retrying after %s s", poll)
                     more = False
+                if self._stopping and not self._running:
+                    return
                 if not more:
                     # Not wait_for: on Python 3.11 it can swallow a cancellation that arrives as
                     # the wake does (every commit rings), and the worker would outlive its app.
@@ -136,9 +163,10 @@ class Worker:
                         self._passes_due = self._jobs_due = True
                     self._wake.clear()
         finally:
-            for task in self._running:
+            running = list(self._running)
+            for task in running:
                 task.cancel()
-            await asyncio.gather(*self._running, return_exceptions=True)
+            await asyncio.gather(*running, return_exceptions=True)
 
     async def _turn(self) -> bool:
         """Run the passes and start due jobs in the free slots; whether to turn again at once."""
@@ -149,20 +177,20 @@ class Worker:
             self._passes_due |= full  # a wake during the passes stands
             self._jobs_due = True  # the passes may have queued some
         free = min(self.slots - len(self._running), self.batch)
-        if free <= 0 or not self._jobs_due:
+        if free <= 0 or not self._jobs_due or self._stopping:
             return full  # a job that ends wakes the worker
         self._jobs_due = False
         async with unit_of_work(self._sessions, self._clock) as uow:
             jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=free)
         for job in jobs:
             task = asyncio.create_task(self._run_logged(job))
-            self._running.add(task)
+            self._running[task] = job
             task.add_done_callback(self._ended)
         self._jobs_due |= len(jobs) == free  # a full claim: more may be due
         return full or (self._jobs_due and len(self._running) < self.slots)
 
     def _ended(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)
+        self._running.pop(task, None)
         if self._jobs_due:
             self._wake.set()  # a free slot, and jobs left due: claim again
 

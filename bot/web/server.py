@@ -9,6 +9,7 @@ that echoes the offending line, without `x-request-id`; it offers no hook for th
 
 import asyncio
 import logging
+import signal
 
 from aiohttp import web
 from aiohttp.http_exceptions import LineTooLong
@@ -73,9 +74,17 @@ class AppRunner(web.AppRunner):
         return server
 
 
-async def start(app: web.Application, host: str, port: int) -> AppRunner:
-    """The app started and listening (port 0: any free port, in `runner.addresses`)."""
-    runner = AppRunner(app, handle_signals=True)
+async def start(
+    app: web.Application,
+    host: str,
+    port: int,
+    *,
+    shutdown_seconds: float = 60.0,
+    signals: bool = True,
+) -> AppRunner:
+    """The app started and listening (port 0: any free port, in `runner.addresses`); on
+    shutdown, requests in flight get `shutdown_seconds` to end."""
+    runner = AppRunner(app, handle_signals=signals, shutdown_timeout=shutdown_seconds)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
@@ -85,18 +94,24 @@ async def start(app: web.Application, host: str, port: int) -> AppRunner:
     return runner
 
 
-def run(app: web.Application, host: str, port: int) -> None:
-    """Serve until SIGINT or SIGTERM, as `web.run_app` does, then clean up."""
+def run(app: web.Application, host: str, port: int, *, shutdown_seconds: float) -> None:
+    """Serve until SIGINT or SIGTERM, then shut down in order: listening stops, requests in
+    flight get `shutdown_seconds` to end, then the app's resources close (the worker drains).
+
+    Not aiohttp's signal handling: it raises out of the event loop, and `asyncio.run` then
+    cancels every task at once, jobs in flight included, before the app could drain them."""
 
     async def serve() -> None:
-        runner = await start(app, host, port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signal_number, stop.set)
+        runner = await start(app, host, port, shutdown_seconds=shutdown_seconds, signals=False)
         log.info("serving on http://%s:%s", host, port)
         try:
-            await asyncio.Event().wait()
+            await stop.wait()
+            log.info("shutting down: in-flight work gets %g s", shutdown_seconds)
         finally:
             await runner.cleanup()
 
-    try:
-        asyncio.run(serve())
-    except (web.GracefulExit, KeyboardInterrupt):
-        pass
+    asyncio.run(serve())

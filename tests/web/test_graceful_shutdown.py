@@ -1,0 +1,141 @@
+"""SIGTERM under load: `python app.py` stops accepting, finishes the requests and the webhook
+deliveries in flight, gives back the jobs it could not finish, and exits 0; every request it
+acknowledged is stored, and no job is left leased."""
+
+import asyncio
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+from sqlalchemy import select
+
+from bot.clock import SystemClock
+from bot.db.engine import create_engine, session_factory
+from bot.db.tables import Item, Job
+from bot.db.uow import unit_of_work
+from tests.conftest import SECRET
+from tests.docs.test_readme_walkthrough import ROOT, free_port, fresh_environment, wait_until_ready
+
+SHUTDOWN_SECONDS = 8
+SLOW_RECEIVER_SECONDS = 1.5
+
+
+async def slow_receiver() -> tuple[web.AppRunner, str, list[str], list[str]]:
+    """A webhook receiver that takes its time answering; the webhook-ids it began to receive,
+    and those it answered."""
+    begun: list[str] = []
+    answered: list[str] = []
+
+    async def receive(request: web.Request) -> web.Response:
+        await request.read()
+        begun.append(request.headers["webhook-id"])
+        await asyncio.sleep(SLOW_RECEIVER_SECONDS)
+        answered.append(request.headers["webhook-id"])
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_post("/hook", receive)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner, f"http://127.0.0.1:{port}/hook", begun, answered
+
+
+def demo_headers(output: str) -> dict[str, str]:
+    team, channel = re.search(r"Demo ready: team (\S+), channel (\S+)\.", output).groups()  # type: ignore[union-attr]
+    cookie = re.search(r"graphNodeCookie=([^'\s]+)", output).group(1)  # type: ignore[union-attr]
+    return {"Cookie": f"graphNodeCookie={cookie}", "x-svc-teamid": team, "x-svc-channelId": channel}
+
+
+async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
+    db: str, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = fresh_environment(tmp_path, port)
+    env.update(
+        DATABASE_URL=db,
+        SECRET_KEY=SECRET,
+        SEED_DEMO="true",
+        SHUTDOWN_SECONDS=str(SHUTDOWN_SECONDS),
+        WEBHOOK_ALLOWED_HOSTS="127.0.0.1",
+    )
+    receiver, hook_url, begun, answered = await slow_receiver()
+    log = tmp_path / "server.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "app.py")],
+            cwd=tmp_path,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        await asyncio.to_thread(wait_until_ready, base, server, log)
+        headers = demo_headers(log.read_text())
+        async with aiohttp.ClientSession(headers=headers) as http:
+            rule = {
+                "eventName": "Every new bug",
+                "entityType": "bug",
+                "triggerType": "ITEM_CREATED",
+                "enable": True,
+                "conditionsOps": "and",
+                "conditions": [],
+                "actionType": "HTTP",
+                "action": {"url": hook_url, "method": "POST", "headers": [], "body": ""},
+            }
+            async with http.post(f"{base}/odata/eventDefinitions", json=rule) as answer:
+                assert answer.status == 201, await answer.text()
+
+            acknowledged: list[str] = []
+
+            async def create(n: int) -> None:
+                try:
+                    async with http.post(
+                        f"{base}/odata/bugs", json={"name": f"Load {n}"}
+                    ) as answer:
+                        if answer.status == 201:
+                            acknowledged.append((await answer.json())["_id"])
+                except aiohttp.ClientError:
+                    pass  # refused once the server stopped accepting: never acknowledged
+
+            async def load() -> None:
+                await asyncio.gather(*(create(n) for n in range(120)))
+
+            writers = asyncio.create_task(load())
+            async with asyncio.timeout(20):
+                while not begun:  # deliveries in flight, requests still arriving
+                    await asyncio.sleep(0.01)
+            server.send_signal(signal.SIGTERM)
+            stopped = time.monotonic()
+            await writers
+            code = await asyncio.to_thread(server.wait, SHUTDOWN_SECONDS + 15)
+            took = time.monotonic() - stopped
+    finally:
+        if server.poll() is None:
+            server.kill()
+        await receiver.cleanup()
+
+    assert code == 0, log.read_text()
+    assert took < SHUTDOWN_SECONDS + 10
+    assert acknowledged  # the load did reach the app before the signal
+    engine = create_engine(db)
+    try:
+        async with unit_of_work(session_factory(engine), SystemClock(), write=False) as uow:
+            stored = set(await uow.values(select(Item.id)))
+            leased = await uow.rows(
+                select(Job.id, Job.kind, Job.attempts, Job.lease_until, Job.payload).where(
+                    Job.state == "queued", Job.lease_owner.is_not(None)
+                )
+            )
+    finally:
+        await engine.dispose()
+    assert set(acknowledged) <= stored
+    assert leased == [], log.read_text()[-4000:]
+    assert begun and set(begun) <= set(answered)  # deliveries in flight finished, not cut off
