@@ -304,7 +304,13 @@ async def item_deleting(uow: UnitOfWork, *, item_ids: Sequence[str]) -> None:
     await uow.execute(
         statement.on_conflict_do_update(
             index_elements=["item_id"],
-            set_={"card": statement.excluded.card, "deleted_at": statement.excluded.deleted_at},
+            set_={
+                "card": statement.excluded.card,
+                "deleted_at": statement.excluded.deleted_at,
+                # A burst opened before a notification started the thread learns where it is.
+                "conversation_id": statement.excluded.conversation_id,
+                "root_message_id": statement.excluded.root_message_id,
+            },
         )
     )
 

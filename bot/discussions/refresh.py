@@ -94,6 +94,12 @@ _ROOT = Prepared(
     .values(card=bindparam("card", type_=_MESSAGES.c.card.type), modified_at=bindparam("now"))
 )
 _REPLY = Prepared(insert(_MESSAGES))
+# A burst that started its item's thread: later ones (and a deletion) reach it directly.
+_STARTED = Prepared(
+    update(_REFRESHES)
+    .where(_REFRESHES.c.item_id == bindparam("item"))
+    .values(conversation_id=bindparam("conversation"), root_message_id=bindparam("root"))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +200,8 @@ class ThreadRefresher:
             summary = ""
             if said is not None or conversation_id is None:
                 summary = digests.summary(card, said)
-        if conversation_id is None and card is None:
-            said = None  # the item is gone before its thread started: nothing to tell
+        if conversation_id is None and (card is None or deleted):
+            card, said = None, None  # the item is gone before its thread started: nothing to tell
         return _Plan(
             job_id=job.id,
             item_id=item_id,
@@ -338,6 +344,10 @@ class ThreadRefresher:
         """The thread a notification started, as a start through the API records it."""
         _, _, root = sent.conversation_id.partition(";messageid=")
         root_id = sent.activity_id or root
+        await uow.execute(
+            _STARTED,
+            {"item": plan.item_id, "conversation": sent.conversation_id, "root": root_id},
+        )
         if item_exists and plan.card is not None:
             uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
             await discussions.record_thread(

@@ -169,3 +169,37 @@ async def test_a_notification_is_not_resent(rig: Rig) -> None:
     )
     assert response.status == 409
     assert len(thread_starts(rig.connector.calls)) == 1
+
+
+async def test_an_item_deleted_after_its_notification_started_the_thread_is_told_there(
+    rig: Rig,
+) -> None:
+    await notify_on(rig.bot, rig.ada, "ITEM_CREATED")
+    bug = await rig.bug(name="Soon gone")
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    [start] = thread_starts(rig.connector.calls)
+    rig.connector.calls.clear()
+
+    await rig.delete(rig.ada, bug["_id"])
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    assert thread_starts(rig.connector.calls) == []  # no new thread for a deleted item
+    [update] = [call for call in rig.connector.calls if call.method == "PUT"]
+    assert "(deleted)" in update.body["attachments"][0]["content"]["title"]
+    [reply] = replies(rig.connector.calls)
+    assert "deleted it" in reply.body["text"]
+    assert start.body["activity"]["attachments"]
+
+
+async def test_an_item_deleted_before_its_first_notification_posts_nothing(rig: Rig) -> None:
+    rule = await notify_on(rig.bot, rig.ada, "ITEM_CREATED")
+    bug = await rig.bug(name="Gone at once")
+    await rig.turn()
+    await rig.delete(rig.ada, bug["_id"])
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    assert rig.connector.calls == []
+    [delivery] = await log_of(rig.bot, rig.ada, rule)
+    assert delivery["state"] == "failed"
+    assert "deleted" in delivery["attempts"][0]["error"]
