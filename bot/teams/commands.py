@@ -6,7 +6,7 @@ from typing import Any
 
 from botbuilder.core import TurnContext
 
-from bot.teams import grammar, item_commands, listing, rule_commands
+from bot.teams import grammar, item_commands, listing, rule_commands, settings_commands
 from bot.teams.context import BotContext
 from bot.teams.grammar import Command, Mention, Message
 from bot.teams.replies import send_card
@@ -52,4 +52,5 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.Discuss: item_commands.discuss,
     grammar.Create: item_commands.create,
     grammar.Rules: rule_commands.rules,
+    grammar.ChannelSettings: settings_commands.settings,
 }

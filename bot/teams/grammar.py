@@ -127,6 +127,11 @@ class Rules:
 
 
 @dataclass(frozen=True)
+class ChannelSettings:
+    """The channel's notification rules, to switch, and its noise settings, to change."""
+
+
+@dataclass(frozen=True)
 class Unknown:
     text: str
     suggestion: str | None = None
@@ -144,6 +149,7 @@ Command = (
     | Discuss
     | Create
     | Rules
+    | ChannelSettings
     | Unknown
 )
 
@@ -170,20 +176,23 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks"),
     CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
     CommandHelp("rules", "The channel's event rules and how each last fired"),
+    CommandHelp(
+        "settings", "Switch the channel's notifications on or off; digests, quiet hours, due soon"
+    ),
 )
 
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss"
+    "rules discuss settings"
 ).split()
 # Complete commands a typo is compared with when no keyword-wise correction parses.
 _EXAMPLES = tuple(
     form.format(kind=kind)
     for kind in ("bug", "task")
     for form in ("{kind}s", "{kind}s/my", "my {kind}s", "new {kind}")
-) + ("help", "rules")
+) + ("help", "rules", "settings")
 
 
 def strip_mentions(
@@ -306,6 +315,8 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
         return Help()
     if lowered == ["rules"]:
         return Rules()
+    if lowered == ["settings"]:
+        return ChannelSettings()
     if len(words) == 2 and lowered[0] == "my" and lowered[1] in _PLURALS:
         return ListItems(_PLURALS[lowered[1]], mine=True)
     if len(words) == 2 and lowered[0] in _KINDS:

@@ -17,7 +17,7 @@ from bot.directory.schemas import ChannelOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
-from bot.events import defaults as default_rules
+from bot.events import notification_rules
 from bot.teams import references
 
 log = logging.getLogger(__name__)
@@ -138,8 +138,8 @@ async def _add_default_rules(uow: UnitOfWork, channel_ids: list[str]) -> None:
     """The default rules for those of the channels that have no Notification rule: a channel
     seen again keeps its own (a rule someone deleted stays deleted). The channels' locks, held
     since they were recorded, make a racing sync wait and then find the rules."""
-    bare = await default_rules.without_notification_rules(uow, channel_ids=channel_ids)
-    await default_rules.add_default_rules(uow, channel_ids=bare)
+    bare = await notification_rules.without_notification_rules(uow, channel_ids=channel_ids)
+    await notification_rules.add_default_rules(uow, channel_ids=bare)
 
 
 async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterMember]) -> None:

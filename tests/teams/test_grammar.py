@@ -8,6 +8,7 @@ from bot.schemas import ItemKind
 from bot.teams.grammar import (
     COMMANDS,
     Assign,
+    ChannelSettings,
     Clone,
     Close,
     Create,
@@ -86,6 +87,8 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("rules", Rules()),
         ("RULES", Rules()),
         ("/rules ", Rules()),
+        ("settings", ChannelSettings()),
+        ("Settings", ChannelSettings()),
     ],
 )
 def test_parses_every_form(text: str, command: object) -> None:
@@ -104,6 +107,7 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("bug/updte/12/status/done", "bug/update/12/status/done"),
         ("tasks/stauts/done", "tasks/status/done"),
         ("rulse", "rules"),
+        ("setings", "settings"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:

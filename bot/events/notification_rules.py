@@ -1,17 +1,22 @@
-"""The notification rules a channel starts with: for bugs and for tasks, one for each moment
-people usually want to hear of (created, updated, assigned, moved to Done, due soon, overdue).
-All are off, so the bot posts nothing in a channel until someone there switches one on."""
+"""A channel's Notification rules: the ones every channel starts with and the list the chat's
+`settings` card switches.
+
+The defaults: for bugs and for tasks, one for each moment people usually want to hear of
+(created, updated, assigned, moved to Done, due soon, overdue). All are off, so the bot posts
+nothing in a channel until someone there switches one on.
+"""
 
 from collections.abc import Collection
 from typing import Any, cast
 
-from sqlalchemy import Table, exists, select
+from sqlalchemy import Table, bindparam, exists, func, select
 
 from bot.db.expressions import one_of
+from bot.db.statements import Prepared
 from bot.db.tables import Channel, EventDefinition
 from bot.db.uow import UnitOfWork
 from bot.events import service as events
-from bot.events.schemas import ActionType, DefinitionIn, Trigger
+from bot.events.schemas import ActionType, DefinitionIn, NotificationRule, Trigger
 from bot.ids import new_ids
 from bot.schemas import ItemKind
 
@@ -82,3 +87,47 @@ async def without_notification_rules(uow: UnitOfWork, *, channel_ids: Collection
     return list(
         await uow.values(select(Channel.id).where(one_of(Channel.id, channel_ids), ~has_one))
     )
+
+
+# The Notification rules of the channel given as `channel_id`.
+_OF_THE_CHANNEL = (
+    EventDefinition.channel_id == bindparam("channel_id"),
+    EventDefinition.action_type == ActionType.NOTIFICATION.value,
+)
+_RULES = Prepared(
+    select(
+        EventDefinition.id,
+        EventDefinition.name,
+        EventDefinition.kind,
+        EventDefinition.trigger,
+        EventDefinition.enabled,
+        EventDefinition.disabled_reason,
+    )
+    .where(*_OF_THE_CHANNEL)
+    .order_by(EventDefinition.created_at, EventDefinition.id)
+    .limit(events.MAX_RULES_SHOWN)
+)
+_RULE_COUNT = Prepared(select(func.count()).where(*_OF_THE_CHANNEL))
+
+
+async def list_rules(uow: UnitOfWork) -> tuple[list[NotificationRule], int]:
+    """The channel's Notification rules (the first `MAX_RULES_SHOWN`, oldest first), and how
+    many it has."""
+    assert uow.channel is not None, "a channel's rules"
+    values = {"channel_id": uow.channel.channel_id}
+    rows = await uow.rows(_RULES, values)
+    total = len(rows)
+    if total == events.MAX_RULES_SHOWN:
+        total = await uow.value(_RULE_COUNT, values)
+    rules = [
+        NotificationRule(
+            id=row.id,
+            name=row.name,
+            entity_type=ItemKind(row.kind),
+            trigger=Trigger(row.trigger),
+            enabled=row.enabled,
+            disabled_reason=row.disabled_reason,
+        )
+        for row in rows
+    ]
+    return rules, total
