@@ -58,14 +58,18 @@ DEFAULT_RULES: tuple[DefinitionIn, ...] = tuple(
 
 
 async def add_default_rules(uow: UnitOfWork, *, channel_ids: Collection[str]) -> None:
-    """Give each channel (internal ids) the default rules, switched off: one insert for all."""
-    if not channel_ids:
+    """Give the default rules, switched off, to those of the channels (internal ids) that have
+    no Notification rule: one insert for all. A channel that has some keeps what it has, so a
+    default someone deleted stays deleted. (Callers hold the channels' locks, so two at once
+    cannot both find a channel bare.)"""
+    bare = await _without_notification_rules(uow, channel_ids)
+    if not bare:
         return
     now = uow.clock.now()
     # Not text or JSON, so given once for every row (`UnitOfWork.insert_many`): all off, made now.
     same: dict[str, Any] = {"enabled": False, "created_at": now, "updated_at": now}
     rows = []
-    for channel_id in channel_ids:
+    for channel_id in bare:
         # Made at one instant, rules list by id next: ids rising in the rules' order keep it.
         ids = sorted(new_ids(len(DEFAULT_RULES)))
         for rule_id, body in zip(ids, DEFAULT_RULES, strict=True):
@@ -76,8 +80,7 @@ async def add_default_rules(uow: UnitOfWork, *, channel_ids: Collection[str]) ->
     await uow.insert_many(_DEFINITIONS, rows, same)
 
 
-async def without_notification_rules(uow: UnitOfWork, *, channel_ids: Collection[str]) -> list[str]:
-    """Those of the channels (internal ids) that have no Notification rule at all."""
+async def _without_notification_rules(uow: UnitOfWork, channel_ids: Collection[str]) -> list[str]:
     if not channel_ids:
         return []
     has_one = exists().where(

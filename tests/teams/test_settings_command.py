@@ -2,10 +2,12 @@
 card, and its noise settings saved from the card's form with the API's own checks; a refused
 value comes back beside its field as typed; only members act."""
 
+from datetime import timedelta
 from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from bot import demo
 from bot.teams.context import NOT_ON_ROSTER
 from bot.teams.settings_commands import NEEDED_FOR_QUIET_HOURS, NOT_SAVED, SETTINGS_IN_A_CHANNEL
 from cards import verbs
@@ -13,8 +15,8 @@ from cards.layout import Card
 from cards.settings import error_id
 from tests.cards.samples import action, inputs, text_of
 from tests.factories import Factory
-from tests.teams.activities import ADA, MALLORY, personal_message
-from tests.teams.bot import Chat, api_headers
+from tests.teams.activities import ADA, MALLORY, emulator_message, personal_message
+from tests.teams.bot import Chat, Post, api_headers, sent_cards
 from tests.teams.connector import Connector
 from tests.teams.test_default_rules import DEFAULTS
 
@@ -260,3 +262,14 @@ async def test_in_a_personal_chat_settings_belong_to_a_channel(
 
 async def test_help_lists_settings(chat: Chat) -> None:
     assert "settings" in text_of(await chat.say("help")).splitlines()
+
+
+async def test_in_the_emulator_the_demo_channel_has_the_default_rules(
+    post: Post, service_url: str, connector: Connector, factory: Factory
+) -> None:
+    async with factory.work() as uow:
+        await demo.seed_demo(uow, session_ttl=timedelta(hours=1))
+        await demo.seed_demo(uow, session_ttl=timedelta(hours=1))  # seeding again adds none
+    assert (await post(emulator_message(service_url, "settings"))).status == 200
+    [card] = sent_cards(connector)
+    assert list(rules_on_card(card)) == DEFAULT_NAMES
