@@ -49,17 +49,16 @@ async def settings(ctx: BotContext, _command: grammar.ChannelSettings) -> Card:
 async def switch_rule(ctx: BotContext, data: verbs.SwitchRule, _raw: Mapping[str, Any]) -> Card:
     """Switch one rule as `PATCH /odata/eventDefinitions({id})` `{"enable": …}` would."""
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    switched = "on" if data.enable else "off"
     try:
         async with ctx.work() as uow:
             patch = DefinitionPatch(enable=data.enable)
             rule = await events.update_definition(
                 uow, definition_id=data.definition_id, patch=patch
             )
+            note = Note(f"{ctx.actor.display_name} switched {switched} “{rule.name}”.")
     except DomainError as exc:  # the rule was deleted meanwhile, say
         note = Note(exc.message, refused=True)
-    else:
-        switched = "on" if data.enable else "off"
-        note = Note(f"{ctx.actor.display_name} switched {switched} “{rule.name}”.")
     async with ctx.work(write=False) as uow:
         return await _card(uow, ctx, note=note)
 
