@@ -194,6 +194,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         app[BOT_HANDLER] = TrackerBot(
             app[SESSIONS],
             app[CLOCK],
+            settings=settings,
             emulator_allowed=not runtime.verifies_senders,
             public_url=settings.public_url,
             cache=app[LIST_CACHE],

@@ -13,6 +13,7 @@ from bot.directory.access import resolve_channel
 from bot.directory.actors import actor_of
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, upsert_user
+from bot.events import notification_rules
 from bot.items import service as items
 from bot.items.schemas import BugCreate, TaskCreate
 from bot.schemas import ApiModel, ItemKind
@@ -57,7 +58,11 @@ class DemoOut(ApiModel):
 async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
     """Create the demo once (re-running changes nothing) and sign in as its first user."""
     await upsert_team(uow, team_id=TEAM_ID, name=TEAM_NAME, tenant_id=TENANT_ID, group_id=GROUP_ID)
-    await workspace.add_channel(uow, team_id=TEAM_ID, channel_id=CHANNEL_ID, name=CHANNEL_NAME)
+    channel = await workspace.add_channel(
+        uow, team_id=TEAM_ID, channel_id=CHANNEL_ID, name=CHANNEL_NAME
+    )
+    # As an installation leaves a channel: with the default rules, all off.
+    await notification_rules.add_default_rules(uow, channel_ids=[channel.id])
     users = []
     for object_id, upn, name in USERS:
         user = await upsert_user(

@@ -13,7 +13,7 @@ from typing import Any, Final
 import orjson
 
 from bot.schemas import ApiModel
-from cards.verbs import ActionData, RunCommand
+from cards.verbs import ActionData, ChannelAction, RunCommand
 
 VERSION: Final = "1.5"
 SCHEMA: Final = "http://adaptivecards.io/schemas/adaptive-card.json"
@@ -91,7 +91,9 @@ def shorten(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + ELLIPSIS
 
 
-def execute(title: str | None, data: ActionData | RunCommand, **options: Any) -> Element:
+def execute(
+    title: str | None, data: ActionData | ChannelAction | RunCommand, **options: Any
+) -> Element:
     """An Action.Execute whose data repeats the verb, so an Action.Submit could carry it too."""
     return execute_data(title, action_data(data), **options)
 

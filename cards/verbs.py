@@ -28,6 +28,8 @@ class Verb(StrEnum):
     BULK_EDIT = "list.bulkEdit"  # answers with the bulk-edit form for the checked rows
     APPLY_BULK_EDIT = "bulk.apply"
     RUN_COMMAND = "command.run"  # the help card's buttons run a chat command
+    SWITCH_RULE = "settings.switchRule"  # the settings card's switch of one notification rule
+    SAVE_SETTINGS = "settings.save"  # the settings card's form
 
 
 def _blank_is_none(value: Any) -> Any:
@@ -42,7 +44,15 @@ def _comma_list(value: Any) -> Any:
     return value
 
 
+def _as_typed(value: Any) -> Any:
+    """An input's value as the text typed: a number input may answer a number."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return _blank_is_none(value)
+
+
 Entered = Annotated[str | None, BeforeValidator(_blank_is_none)]
+Typed = Annotated[str | None, BeforeValidator(_as_typed)]
 CommaList = Annotated[list[str], BeforeValidator(_comma_list)]
 
 
@@ -128,6 +138,46 @@ class RunCommand(ApiModel):
     command: str
     channel_id: str | None = Field(None, alias="channelId", description="A Teams channel id")
     team_id: str | None = Field(None, alias="teamId", description="That channel's Teams team id")
+
+
+class ChannelAction(ApiModel):
+    """A button of the channel's settings card: the channel it acts in."""
+
+    verb: Verb
+    channel_id: str = Field(alias="channelId", description="The Teams channel (thread) id")
+
+
+class SwitchRule(ChannelAction):
+    """Switch one of the channel's notification rules on or off."""
+
+    definition_id: str = Field(alias="definitionId")
+    enable: bool
+
+
+# The settings form's inputs, by id; each comes back in SaveSettings under its id.
+DUE_SOON = "dueSoonMinutes"
+DIGEST_WINDOW = "digestWindowSeconds"
+DIGEST_THRESHOLD = "digestThreshold"
+QUIET_START = "quietStart"
+QUIET_END = "quietEnd"
+QUIET_TIME_ZONE = "quietTimeZone"
+QUIET_HOURS = "quietHours"  # no input: where an error of the three together is shown
+
+
+class SaveSettings(ChannelAction):
+    """The settings form's submit with its inputs as typed; an empty one follows the
+    installation's setting (all three of quiet hours empty: none)."""
+
+    due_soon_minutes: Typed = Field(None, alias=DUE_SOON)
+    digest_window_seconds: Typed = Field(None, alias=DIGEST_WINDOW)
+    digest_threshold: Typed = Field(None, alias=DIGEST_THRESHOLD)
+    quiet_start: Typed = Field(None, alias=QUIET_START, description="HH:MM")
+    quiet_end: Typed = Field(None, alias=QUIET_END, description="HH:MM")
+    quiet_time_zone: Typed = Field(None, alias=QUIET_TIME_ZONE, description="An IANA name")
+
+    def typed(self) -> dict[str, str]:
+        """The inputs given, by id, to show again as they were typed."""
+        return self.model_dump(exclude_none=True, exclude={"verb", "channel_id"})
 
 
 def selected_ids(data: Mapping[str, Any]) -> list[str]:

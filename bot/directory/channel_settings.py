@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import null, select, update
 
+from bot.db.statements import Row
 from bot.db.tables import Channel
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import ChannelSettingsOut, ChannelSettingsPatch, QuietHours
@@ -57,7 +58,7 @@ def _scope(uow: UnitOfWork) -> ChannelScope:
     return uow.channel
 
 
-def _out(row: Any, settings: Settings) -> ChannelSettingsOut:
+def _out(row: Row, settings: Settings) -> ChannelSettingsOut:
     minutes, window, threshold = (
         row.due_soon_minutes,
         row.digest_window_seconds,

@@ -313,6 +313,17 @@ class RuleSummary(ApiModel):
     last_code: int | None = None  # the response code of its latest try
 
 
+class NotificationRule(ApiModel):
+    """What the chat's `settings` card shows of a Notification rule: enough to switch it."""
+
+    id: str
+    name: str
+    entity_type: ItemKind
+    trigger: Trigger
+    enabled: bool
+    disabled_reason: str | None  # why the service switched it off; None when a person did
+
+
 class ExplainIn(ApiModel):
     """Which item to try a rule on."""
 

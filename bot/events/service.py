@@ -128,7 +128,9 @@ def definition_row(
     }
 
 
-async def update_definition(uow: UnitOfWork, *, definition_id: str, patch: DefinitionPatch) -> None:
+async def update_definition(
+    uow: UnitOfWork, *, definition_id: str, patch: DefinitionPatch
+) -> EventDefinition:
     """Change any part of a rule; the rule as it then stands is checked as a whole."""
     definition = await get_definition(uow, definition_id=definition_id, for_update=True)
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
@@ -159,6 +161,7 @@ async def update_definition(uow: UnitOfWork, *, definition_id: str, patch: Defin
     definition.action_type = body.action_type.value
     definition.updated_at = uow.clock.now()
     await uow.flush()
+    return definition
 
 
 async def delete_definition(uow: UnitOfWork, *, definition_id: str) -> None:

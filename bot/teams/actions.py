@@ -12,7 +12,7 @@ from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import commands, views
+from bot.teams import commands, settings_commands, views
 from bot.teams.context import BotContext
 from bot.teams.item_commands import discussion_view, patch_of, typed_in
 from cards import verbs
@@ -173,4 +173,6 @@ ACTIONS: dict[Verb, tuple[type[ApiModel], Act]] = {
     Verb.BULK_EDIT: (verbs.BulkEdit, _bulk_edit),
     Verb.APPLY_BULK_EDIT: (verbs.ApplyBulkEdit, _apply_bulk_edit),
     Verb.RUN_COMMAND: (verbs.RunCommand, _run_command),
+    Verb.SWITCH_RULE: (verbs.SwitchRule, settings_commands.switch_rule),
+    Verb.SAVE_SETTINGS: (verbs.SaveSettings, settings_commands.save),
 }

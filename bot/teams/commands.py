@@ -6,7 +6,14 @@ from typing import Any
 
 from botbuilder.core import TurnContext
 
-from bot.teams import grammar, item_commands, listing, notify_commands, rule_commands
+from bot.teams import (
+    grammar,
+    item_commands,
+    listing,
+    notify_commands,
+    rule_commands,
+    settings_commands,
+)
 from bot.teams.context import BotContext
 from bot.teams.grammar import Command, Mention, Message
 from bot.teams.replies import send_card
@@ -53,4 +60,5 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.Create: item_commands.create,
     grammar.Rules: rule_commands.rules,
     grammar.Notify: notify_commands.notify,
+    grammar.ChannelSettings: settings_commands.settings,
 }

@@ -15,6 +15,7 @@ from bot.db.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_
 from bot.directory.access import admit_to_channel, find_caller
 from bot.discussions.threads import Discussions
 from bot.errors import Forbidden
+from bot.settings import Settings
 
 NOT_ON_ROSTER = (
     "Sorry, I can only work for members of this team, and you are not on its roster yet. "
@@ -72,6 +73,7 @@ class BotContext:
     channel: ChannelScope | None
     sessions: async_sessionmaker[AsyncSession]
     clock: Clock
+    settings: Settings  # the installation's, which a channel's settings fall back on
     public_url: str = ""  # the base of the app's own item links
     # The app's list cache, as the REST API's requests use it (statuses, projects, counts).
     cache: VersionedCache | None = None

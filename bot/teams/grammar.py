@@ -136,6 +136,11 @@ class Notify:
 
 
 @dataclass(frozen=True)
+class ChannelSettings:
+    """The channel's notification rules, to switch, and its noise settings, to change."""
+
+
+@dataclass(frozen=True)
 class Unknown:
     text: str
     suggestion: str | None = None
@@ -154,6 +159,7 @@ Command = (
     | Create
     | Rules
     | Notify
+    | ChannelSettings
     | Unknown
 )
 
@@ -181,6 +187,9 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
     CommandHelp("rules", "The channel's event rules and how each last fired"),
     CommandHelp("notify on, notify off", "In our 1:1 chat: a message when you're assigned an item"),
+    CommandHelp(
+        "settings", "Switch the channel's notifications on or off; digests, quiet hours, due soon"
+    ),
 )
 
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
@@ -188,14 +197,14 @@ _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _SWITCHES = {"on": True, "off": False}
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss notify"
+    "rules discuss notify settings"
 ).split()
 # Complete commands a typo is compared with when no keyword-wise correction parses.
 _EXAMPLES = tuple(
     form.format(kind=kind)
     for kind in ("bug", "task")
     for form in ("{kind}s", "{kind}s/my", "my {kind}s", "new {kind}")
-) + ("help", "rules")
+) + ("help", "rules", "settings")
 
 
 def strip_mentions(
@@ -322,6 +331,8 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
         word = " ".join(words[1:])
         switch = _SWITCHES.get(word.casefold())
         return Notify(switch) if switch is not None or not word else Notify(word=word)
+    if lowered == ["settings"]:
+        return ChannelSettings()
     if len(words) == 2 and lowered[0] == "my" and lowered[1] in _PLURALS:
         return ListItems(_PLURALS[lowered[1]], mine=True)
     if len(words) == 2 and lowered[0] in _KINDS:

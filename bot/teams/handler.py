@@ -15,6 +15,7 @@ from bot.directory.teams import mark_channel_deleted, upsert_team
 from bot.discussions.threads import Discussions
 from bot.errors import DomainError
 from bot.notifications import chats
+from bot.settings import Settings
 from bot.teams import commands, grammar, invokes, references, roster, thread_messages
 from bot.teams.context import BotContext, TeamsAddress, personal_chat_of, resolve_caller
 from bot.web.requestid import current_request_id
@@ -30,12 +31,14 @@ class TrackerBot(TeamsActivityHandler):
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         *,
+        settings: Settings,
         emulator_allowed: bool,
         public_url: str = "",
         cache: VersionedCache | None = None,
         discussions: Discussions | None = None,
     ) -> None:
         self._sessions, self._clock, self._public_url = sessions, clock, public_url
+        self._settings = settings
         self._cache, self._discussions = cache, discussions
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
@@ -101,6 +104,7 @@ class TrackerBot(TeamsActivityHandler):
             channel=channel,
             sessions=self._sessions,
             clock=self._clock,
+            settings=self._settings,
             public_url=self._public_url,
             cache=self._cache,
             discussions=self._discussions,

@@ -17,7 +17,7 @@ from bot.directory.schemas import ChannelOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
-from bot.events import defaults as default_rules
+from bot.events import notification_rules
 from bot.teams import references
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,8 @@ async def record_team(
         )
         await _keep_reference(uow, channel, turn_reference)
         recorded.append(channel.id)
-    await _add_default_rules(uow, recorded)
+    # Each channel's lock is held since it was recorded: a racing sync waits, then finds them.
+    await notification_rules.add_default_rules(uow, channel_ids=recorded)
     await record_members(uow, team_id=roster.team_id, members=roster.members)
     present = {member.object_id for member in roster.members}
     for object_id in await _member_object_ids(uow, roster.team_id) - present:
@@ -126,20 +127,12 @@ async def record_channel(
     channel = await workspace.add_channel(uow, team_id=team_id, channel_id=channel_id, name=name)
     await _keep_reference(uow, channel, turn_reference)
     if created:
-        await _add_default_rules(uow, [channel.id])
+        await notification_rules.add_default_rules(uow, channel_ids=[channel.id])
 
 
 async def _keep_reference(uow: UnitOfWork, channel: ChannelOut, turn: dict[str, Any]) -> None:
     reference = references.channel_reference(turn, channel_id=channel.channel_id)
     await references.save(uow, reference=reference, channel_ref=channel.id)
-
-
-async def _add_default_rules(uow: UnitOfWork, channel_ids: list[str]) -> None:
-    """The default rules for those of the channels that have no Notification rule: a channel
-    seen again keeps its own (a rule someone deleted stays deleted). The channels' locks, held
-    since they were recorded, make a racing sync wait and then find the rules."""
-    bare = await default_rules.without_notification_rules(uow, channel_ids=channel_ids)
-    await default_rules.add_default_rules(uow, channel_ids=bare)
 
 
 async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterMember]) -> None:

@@ -5,8 +5,10 @@ from typing import Any
 
 import pytest
 
-from bot.events.schemas import ActionType, DeliveryState, RuleSummary, Trigger
+from bot.directory.schemas import ChannelSettingsOut, QuietHours
+from bot.events.schemas import ActionType, DeliveryState, NotificationRule, RuleSummary, Trigger
 from bot.schemas import ItemKind
+from cards import verbs
 from cards.bulk import bulk_form
 from cards.choice import MAX_PLACES, Place, channel_choice
 from cards.form import ChannelChoices, Prefill, item_form
@@ -15,6 +17,7 @@ from cards.item import item_card
 from cards.layout import Card, action_data
 from cards.listing import MAX_ROWS, ItemList, list_card
 from cards.rules import NEVER_FIRED, last_delivery, rule_switched_off_card, rules_card
+from cards.settings import Note, Typed, settings_card
 from cards.verbs import (
     ApplyBulkEdit,
     BulkEdit,
@@ -22,7 +25,9 @@ from cards.verbs import (
     More,
     RunCommand,
     SaveItem,
+    SaveSettings,
     SetStatus,
+    SwitchRule,
     Verb,
     selected_ids,
 )
@@ -71,6 +76,46 @@ LONGEST_RULES = [
     rule(n, LONG[:255], enabled=False, disabled_reason=LONG, target="POST " + LONG[:250])
     for n in range(50)
 ]
+
+
+def notification_rule(number: int, name: str = "Bug assigned", **fields: Any) -> NotificationRule:
+    values: dict[str, Any] = {
+        "id": f"{number:024x}",
+        "name": f"{name} {number}",
+        "entity_type": BUG,
+        "trigger": Trigger.ITEM_UPDATED,
+        "enabled": False,
+        "disabled_reason": None,
+    }
+    return NotificationRule(**(values | fields))
+
+
+NOTIFICATION_RULES = [
+    notification_rule(1),
+    notification_rule(2, "Task overdue *now*", enabled=True, trigger=Trigger.OVERDUE),
+    notification_rule(3, disabled_reason="Switched off by the service"),
+]
+LONGEST_NOTIFICATION_RULES = [
+    notification_rule(n, LONG[:255], disabled_reason=LONG) for n in range(50)
+]
+DEFAULT_SETTINGS = ChannelSettingsOut(
+    due_soon_minutes=1440,
+    due_soon_is_default=True,
+    digest_window_seconds=5,
+    digest_window_is_default=True,
+    digest_threshold=5,
+    digest_threshold_is_default=True,
+    quiet_hours=None,
+    quiet_hours_is_default=True,
+)
+OWN_SETTINGS = DEFAULT_SETTINGS.model_copy(
+    update={
+        "due_soon_minutes": 90,
+        "due_soon_is_default": False,
+        "quiet_hours": QuietHours(start="22:00", end="07:00", time_zone="Europe/Paris"),
+        "quiet_hours_is_default": False,
+    }
+)
 
 
 def places(count: int) -> list[Place]:
@@ -125,6 +170,30 @@ def every_card() -> dict[str, Card]:
             name="Pager " * 40, reason="The receiver answered 410 Gone. " * 20
         ),
         "rules longest": rules_card(LONGEST_RULES, total=120),
+        "settings": settings_card(
+            channel_id=CHANNEL, rules=NOTIFICATION_RULES, total=3, current=DEFAULT_SETTINGS
+        ),
+        "settings own": settings_card(
+            channel_id=CHANNEL,
+            rules=NOTIFICATION_RULES,
+            total=3,
+            current=OWN_SETTINGS,
+            note=Note("Ada Lovelace saved the settings."),
+        ),
+        "settings refused": settings_card(
+            channel_id=CHANNEL,
+            rules=[],
+            total=0,
+            current=DEFAULT_SETTINGS,
+            note=Note(LONG * 5, refused=True),
+            typed=Typed(
+                {verbs.DIGEST_WINDOW: "1e999", verbs.QUIET_TIME_ZONE: LONG * 5},
+                dict.fromkeys((verbs.DIGEST_WINDOW, verbs.QUIET_HOURS), LONG * 5),
+            ),
+        ),
+        "settings longest": settings_card(
+            channel_id=CHANNEL, rules=LONGEST_NOTIFICATION_RULES, total=120, current=OWN_SETTINGS
+        ),
     }
 
 
@@ -423,3 +492,39 @@ def test_rules_card_cut_for_size_says_how_many_there_are() -> None:
     shown = [node for node in card["body"] if node.get("type") == "Container"]
     assert 0 < len(shown) < 50
     assert f"{len(shown)} of 120 rules" in text_of(card)
+
+
+def test_settings_card_switches_each_rule_and_saves_the_form() -> None:
+    card = CARDS["settings"]
+    text = text_of(card)
+    assert "Task overdue *now* 2" in text and "Off: Switched off by the service" in text
+    switches = [found for found in actions(card) if found["verb"] == Verb.SWITCH_RULE]
+    assert [SwitchRule.model_validate(found["data"]).enable for found in switches] == [
+        True,
+        False,
+        True,
+    ]
+    assert {found["associatedInputs"] for found in switches} == {"none"}
+    saved = SaveSettings.model_validate(submitted(card, "Save", dueSoonMinutes=90))
+    assert (saved.channel_id, saved.due_soon_minutes, saved.quiet_start) == (CHANNEL, "90", None)
+
+
+def test_settings_card_shows_the_channels_own_values_and_the_installations_as_placeholders() -> (
+    None
+):
+    form = inputs(CARDS["settings own"])
+    assert form[verbs.DUE_SOON]["value"] == 90
+    assert form[verbs.DIGEST_WINDOW]["placeholder"] == "The installation's: 5"
+    assert [form[key]["value"] for key in (verbs.QUIET_START, verbs.QUIET_END)] == [
+        "22:00",
+        "07:00",
+    ]
+    assert form[verbs.QUIET_TIME_ZONE]["value"] == "Europe/Paris"
+
+
+def test_settings_card_cut_for_size_keeps_the_form_and_says_how_many_rules_there_are() -> None:
+    card = CARDS["settings longest"]
+    shown = [node for node in card["body"] if node.get("type") == "ColumnSet"]
+    assert 0 < len(shown) < 50
+    assert f"{len(shown)} of 120 rules shown." in text_of(card)
+    assert len(inputs(card)) == 6

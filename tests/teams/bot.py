@@ -90,6 +90,19 @@ class Chat:
         return body["value"]
 
 
+async def api_headers(
+    factory: Factory, member: TeamsMember, channel: str = CHANNEL
+) -> dict[str, str]:
+    """`member`'s session in a channel of Team A (its Bugs unless told), as REST API headers."""
+    async with factory.work() as uow:
+        user = user_out(await find_user(uow, ref=member.object_id))
+    return {
+        "Cookie": f"graphNodeCookie={await factory.session(user)}",
+        "x-svc-teamid": TEAM,
+        "x-svc-channelId": channel,
+    }
+
+
 async def rest_items(
     client: TestClient,
     factory: Factory,
@@ -100,17 +113,7 @@ async def rest_items(
     **params: str,
 ) -> list[dict[str, Any]]:
     """A channel's items (Team A's Bugs unless told) as the REST API shows them to `member`."""
-    async with factory.work() as uow:
-        user = user_out(await find_user(uow, ref=member.object_id))
-    cookie = await factory.session(user)
-    response = await client.get(
-        f"/odata/{of}s",
-        params=params,
-        headers={
-            "Cookie": f"graphNodeCookie={cookie}",
-            "x-svc-teamid": TEAM,
-            "x-svc-channelId": channel,
-        },
-    )
+    headers = await api_headers(factory, member, channel)
+    response = await client.get(f"/odata/{of}s", params=params, headers=headers)
     assert response.status == 200, await response.text()
     return list((await response.json())["value"])

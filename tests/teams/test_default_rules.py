@@ -8,11 +8,9 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import delete
 
 from bot.db.tables import EventDefinition
-from bot.directory.users import find_user, user_out
 from tests.factories import CHANNEL, TEAM, Factory
 from tests.teams.activities import ADA, installed, teams_activity
-from tests.teams.bot import Post
-from tests.teams.connector import TeamsMember
+from tests.teams.bot import Post, api_headers
 
 RELEASES = "19:releases@thread.tacv2"
 DEFAULTS = {
@@ -45,24 +43,11 @@ DEFAULTS = {
 }
 
 
-async def headers_of(
-    factory: Factory, member: TeamsMember, channel: str = CHANNEL
-) -> dict[str, str]:
-    """`member`'s session in a channel of Team A, as API headers."""
-    async with factory.work() as uow:
-        user = user_out(await find_user(uow, ref=member.object_id))
-    return {
-        "Cookie": f"graphNodeCookie={await factory.session(user)}",
-        "x-svc-teamid": TEAM,
-        "x-svc-channelId": channel,
-    }
-
-
 async def rules_listed(
     client: TestClient, factory: Factory, channel: str = CHANNEL
 ) -> list[dict[str, Any]]:
     """The channel's rules as `GET /api/events` lists them to Ada."""
-    response = await client.get("/api/events", headers=await headers_of(factory, ADA, channel))
+    response = await client.get("/api/events", headers=await api_headers(factory, ADA, channel))
     assert response.status == 200, await response.text()
     return list((await response.json())["value"])
 
@@ -104,7 +89,7 @@ async def test_a_default_rule_reads_as_one_made_through_the_api(
     post: Post, bot: TestClient, service_url: str, factory: Factory
 ) -> None:
     await post(installed(service_url))
-    headers = await headers_of(factory, ADA)
+    headers = await api_headers(factory, ADA)
     default = next(
         rule
         for rule in await rules_listed(bot, factory)
@@ -149,7 +134,7 @@ async def test_a_deleted_default_stays_deleted(
     await post(channel_event(service_url, "channelCreated"))
     for channel in (CHANNEL, RELEASES):
         rules = await rules_listed(bot, factory, channel)
-        headers = await headers_of(factory, ADA, channel)
+        headers = await api_headers(factory, ADA, channel)
         overdue = next(rule["_id"] for rule in rules if rule["eventName"] == "Bug overdue")
         response = await bot.delete(f"/odata/eventDefinitions({overdue})", headers=headers)
         assert response.status == 204
@@ -173,7 +158,7 @@ async def test_a_channel_from_before_gets_them_at_the_next_sync_unless_it_has_it
     await post(installed(service_url))  # records Ada, so she can make a rule below
     async with factory.work() as uow:
         await uow.execute(delete(EventDefinition))  # back to how those channels were before
-    headers = await headers_of(factory, ADA)
+    headers = await api_headers(factory, ADA)
     own = {
         "eventName": "Our own card",
         "entityType": "bug",

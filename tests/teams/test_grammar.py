@@ -8,6 +8,7 @@ from bot.schemas import ItemKind
 from bot.teams.grammar import (
     COMMANDS,
     Assign,
+    ChannelSettings,
     Clone,
     Close,
     Create,
@@ -92,6 +93,8 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("Notify OFF", Notify(False)),
         ("notify maybe", Notify(word="maybe")),
         ("notify on please", Notify(word="on please")),
+        ("settings", ChannelSettings()),
+        ("Settings", ChannelSettings()),
     ],
 )
 def test_parses_every_form(text: str, command: object) -> None:
@@ -111,6 +114,7 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("tasks/stauts/done", "tasks/status/done"),
         ("rulse", "rules"),
         ("notfy off", "notify off"),
+        ("setings", "settings"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:

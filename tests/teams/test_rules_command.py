@@ -9,7 +9,7 @@ from sqlalchemy import delete
 
 from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.directory.users import find_user, user_out
-from bot.events.defaults import DEFAULT_RULES
+from bot.events.notification_rules import DEFAULT_RULES
 from bot.ids import new_id
 from bot.teams.rule_commands import RULES_IN_A_CHANNEL
 from cards.rules import NO_RULES

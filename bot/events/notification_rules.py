@@ -1,17 +1,22 @@
-"""The notification rules a channel starts with: for bugs and for tasks, one for each moment
-people usually want to hear of (created, updated, assigned, moved to Done, due soon, overdue).
-All are off, so the bot posts nothing in a channel until someone there switches one on."""
+"""A channel's Notification rules: the ones every channel starts with and the list the chat's
+`settings` card switches.
+
+The defaults: for bugs and for tasks, one for each moment people usually want to hear of
+(created, updated, assigned, moved to Done, due soon, overdue). All are off, so the bot posts
+nothing in a channel until someone there switches one on.
+"""
 
 from collections.abc import Collection
 from typing import Any, cast
 
-from sqlalchemy import Table, exists, select
+from sqlalchemy import Table, bindparam, exists, func, select
 
 from bot.db.expressions import one_of
+from bot.db.statements import Prepared
 from bot.db.tables import Channel, EventDefinition
 from bot.db.uow import UnitOfWork
 from bot.events import service as events
-from bot.events.schemas import ActionType, DefinitionIn, Trigger
+from bot.events.schemas import ActionType, DefinitionIn, NotificationRule, Trigger
 from bot.ids import new_ids
 from bot.schemas import ItemKind
 
@@ -53,14 +58,18 @@ DEFAULT_RULES: tuple[DefinitionIn, ...] = tuple(
 
 
 async def add_default_rules(uow: UnitOfWork, *, channel_ids: Collection[str]) -> None:
-    """Give each channel (internal ids) the default rules, switched off: one insert for all."""
-    if not channel_ids:
+    """Give the default rules, switched off, to those of the channels (internal ids) that have
+    no Notification rule: one insert for all. A channel that has some keeps what it has, so a
+    default someone deleted stays deleted. (Callers hold the channels' locks, so two at once
+    cannot both find a channel bare.)"""
+    bare = await _without_notification_rules(uow, channel_ids)
+    if not bare:
         return
     now = uow.clock.now()
     # Not text or JSON, so given once for every row (`UnitOfWork.insert_many`): all off, made now.
     same: dict[str, Any] = {"enabled": False, "created_at": now, "updated_at": now}
     rows = []
-    for channel_id in channel_ids:
+    for channel_id in bare:
         # Made at one instant, rules list by id next: ids rising in the rules' order keep it.
         ids = sorted(new_ids(len(DEFAULT_RULES)))
         for rule_id, body in zip(ids, DEFAULT_RULES, strict=True):
@@ -71,8 +80,7 @@ async def add_default_rules(uow: UnitOfWork, *, channel_ids: Collection[str]) ->
     await uow.insert_many(_DEFINITIONS, rows, same)
 
 
-async def without_notification_rules(uow: UnitOfWork, *, channel_ids: Collection[str]) -> list[str]:
-    """Those of the channels (internal ids) that have no Notification rule at all."""
+async def _without_notification_rules(uow: UnitOfWork, channel_ids: Collection[str]) -> list[str]:
     if not channel_ids:
         return []
     has_one = exists().where(
@@ -82,3 +90,47 @@ async def without_notification_rules(uow: UnitOfWork, *, channel_ids: Collection
     return list(
         await uow.values(select(Channel.id).where(one_of(Channel.id, channel_ids), ~has_one))
     )
+
+
+# The Notification rules of the channel given as `channel_id`.
+_OF_THE_CHANNEL = (
+    EventDefinition.channel_id == bindparam("channel_id"),
+    EventDefinition.action_type == ActionType.NOTIFICATION.value,
+)
+_RULES = Prepared(
+    select(
+        EventDefinition.id,
+        EventDefinition.name,
+        EventDefinition.kind,
+        EventDefinition.trigger,
+        EventDefinition.enabled,
+        EventDefinition.disabled_reason,
+    )
+    .where(*_OF_THE_CHANNEL)
+    .order_by(EventDefinition.created_at, EventDefinition.id)
+    .limit(events.MAX_RULES_SHOWN)
+)
+_RULE_COUNT = Prepared(select(func.count()).where(*_OF_THE_CHANNEL))
+
+
+async def list_rules(uow: UnitOfWork) -> tuple[list[NotificationRule], int]:
+    """The channel's Notification rules (the first `MAX_RULES_SHOWN`, oldest first), and how
+    many it has."""
+    assert uow.channel is not None, "a channel's rules"
+    values = {"channel_id": uow.channel.channel_id}
+    rows = await uow.rows(_RULES, values)
+    total = len(rows)
+    if total == events.MAX_RULES_SHOWN:
+        total = await uow.value(_RULE_COUNT, values)
+    rules = [
+        NotificationRule(
+            id=row.id,
+            name=row.name,
+            entity_type=ItemKind(row.kind),
+            trigger=Trigger(row.trigger),
+            enabled=row.enabled,
+            disabled_reason=row.disabled_reason,
+        )
+        for row in rows
+    ]
+    return rules, total
