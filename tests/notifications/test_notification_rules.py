@@ -203,3 +203,26 @@ async def test_an_item_deleted_before_its_first_notification_posts_nothing(rig: 
     [delivery] = await log_of(rig.bot, rig.ada, rule)
     assert delivery["state"] == "failed"
     assert "deleted" in delivery["attempts"][0]["error"]
+
+
+async def test_the_channels_default_rules_post_nothing_until_one_is_switched_on(rig: Rig) -> None:
+    response = await rig.bot.get("/api/events", headers=rig.ada.in_channel())
+    defaults = {rule["eventName"]: rule for rule in (await response.json())["value"]}
+    created = next(rule for name, rule in defaults.items() if name.lower() == "bug created")
+    assert not any(rule["enable"] for rule in defaults.values())
+    await rig.bug(name="Nobody is told")
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    assert rig.connector.calls == []
+
+    response = await rig.bot.patch(
+        f"/odata/eventDefinitions({created['_id']})",
+        json={"enable": True},
+        headers=rig.ada.in_channel(),
+    )
+    assert response.status == 204
+    await rig.bug(name="Everyone is told")
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    [start] = thread_starts(rig.connector.calls)
+    assert "Everyone is told" in root_card(start)["title"]
