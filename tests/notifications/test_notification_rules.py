@@ -7,6 +7,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from bot.db.tables import ItemThread
+from bot.keys import DUE_SWEEP
 from tests.discussions.head.threads import WINDOW, Rig
 from tests.events.engine.helpers import condition, where
 from tests.notifications.rules import (
@@ -226,3 +227,23 @@ async def test_the_channels_default_rules_post_nothing_until_one_is_switched_on(
     await rig.turn(after=WINDOW)
     [start] = thread_starts(rig.connector.calls)
     assert "Everyone is told" in root_card(start)["title"]
+
+
+async def test_due_soon_and_overdue_are_told_in_the_items_thread(rig: Rig) -> None:
+    await notify_on(rig.bot, rig.ada, "DUESOON")
+    await notify_on(rig.bot, rig.ada, "OVERDUE")
+    due = rig.factory.clock.now() + timedelta(hours=2)
+    await rig.bug(name="Release notes", dueDate=due.isoformat(), assignedTo=[rig.grace.user.id])
+    await rig.bot.app[DUE_SWEEP].run_once()  # within the day's window: due soon
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    [start] = thread_starts(rig.connector.calls)
+    assert mentioned(start.body["activity"]) == [GRACE.object_id]
+
+    await rig.turn(after=timedelta(hours=3))
+    await rig.bot.app[DUE_SWEEP].run_once()  # the due date passed: overdue
+    await rig.turn()
+    await rig.turn(after=WINDOW)
+    [reply] = replies(rig.connector.calls)
+    assert "Overdue" in reply.body["text"]
+    assert mentioned(reply.body) == [GRACE.object_id]
