@@ -56,6 +56,8 @@ def make_settings(tmp_path: Path):  # noqa: ANN201 - a factory
             "DATA_DIR": tmp_path,
             "SECRET_KEY": SECRET,
             "SSO_AUDIENCE": "api://tracker.test/11111111-2222-3333-4444-555555555555",
+            # A test's app closing with a job in flight (a hanging receiver) waits this long.
+            "SHUTDOWN_SECONDS": 2,
         }
         values.update(overrides)
         return Settings(_env_file=None, **values)  # type: ignore[call-arg]

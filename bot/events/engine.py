@@ -11,25 +11,23 @@ second processing of an event make nothing. For Notification rules that matched,
 thread is told once per change (`bot.notifications.rules`).
 """
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import select
 
 from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared, Row
-from bot.db.tables import Channel, EventDefinition, EventDelivery, Team
+from bot.db.tables import Channel, EventDefinition, Team
 from bot.db.uow import UnitOfWork
 from bot.discussions.coalescer import Coalescer
 from bot.events import render, subjects
 from bot.events.conditions import evaluate
+from bot.events.deliveries import made as deliveries
 from bot.events.deliveries.service import DELIVER
 from bot.events.pump import Event
-from bot.events.schemas import ActionType, ConditionField, DeliveryState, RuleConditions
-from bot.ids import new_ids
+from bot.events.schemas import ActionType, ConditionField, RuleConditions
 from bot.jobs import queue
 from bot.notifications import rules as notifications
 from bot.timestamps import format_timestamp
@@ -37,8 +35,6 @@ from bot.timestamps import format_timestamp
 # The job that sends one delivery: payload {"deliveryId": <event_deliveries.id>}.
 # One try per step of the Standard Webhooks schedule (at once, 5 s, 5 min, … 24 h).
 DELIVERY_ATTEMPTS = 10
-# Delivery rows per INSERT: 13 values each stay well under both databases' 32,766 parameters.
-CHUNK = 500
 
 _RULES = Prepared(
     select(
@@ -60,7 +56,6 @@ _RULES = Prepared(
     .where(EventDefinition.enabled, one_of_named(EventDefinition.channel_id, "channels"))
     .order_by(EventDefinition.created_at, EventDefinition.id)
 )
-_DELIVERIES = cast(Table, EventDelivery.__table__)
 
 
 async def match(
@@ -87,7 +82,7 @@ async def match(
         await _deliver(uow, sent, views, users)
     told = [pair for pair in matched if pair[1]["action_type"] == ActionType.NOTIFICATION]
     if told and coalescer is not None:
-        await notifications.notify(uow, coalescer, told, views, webhook_id)
+        await notifications.notify(uow, coalescer, told, views)
 
 
 async def _matched(
@@ -135,9 +130,8 @@ async def _deliver(
     wanted |= {event.actor_id for event in events if event.actor_id}
     users = {**users, **await subjects.users(uow, wanted - users.keys())}
     items = await subjects.items_after(uow, events, views, users)
-    now = uow.clock.now()
-    rows = []
-    for (event, rule), delivery_id in zip(sent, new_ids(len(sent)), strict=True):
+    requests = []
+    for event, rule in sent:
         body = render.payload(
             event_id=event.id,
             event_name=rule["name"],
@@ -153,44 +147,14 @@ async def _deliver(
             item=items[event.id],
             changes=event.payload.get("changes", []),
         )
-        rows.append(
-            {
-                "id": delivery_id,
-                "definition_id": rule["id"],
-                "channel_id": event.channel_id,
-                "event_id": event.id,
-                "item_id": event.item_id,
-                "trigger": event.trigger,
-                "webhook_id": webhook_id(event.id, rule["id"]),
-                "request": render.request(rule["action"], body),
-                "state": DeliveryState.PENDING.value,
-                "attempts": 0,
-                "created_at": now,
-                "last_attempt_at": None,
-                "finished_at": None,
-            }
-        )
-    made = []
-    for start in range(0, len(rows), CHUNK):
-        # An event processed before (its deliveries made) makes none again, and no second job.
-        made += await uow.execute(
-            insert(_DELIVERIES)
-            .values(rows[start : start + CHUNK])
-            .on_conflict_do_nothing(index_elements=["event_id", "definition_id"])
-            .returning(_DELIVERIES.c.id)
-        )
+        requests.append((event, rule, render.request(rule["action"], body)))
+    made = await deliveries.make(uow, requests)
     await queue.enqueue_many(
         uow,
         kind=DELIVER,
         payloads=[{"deliveryId": row["id"]} for row in made],
         max_attempts=DELIVERY_ATTEMPTS,
     )
-
-
-def webhook_id(event_id: str, definition_id: str) -> str:
-    """The delivery's `webhook-id`: the same for one event and rule, however often sent."""
-    digest = hashlib.blake2b(f"{event_id}:{definition_id}".encode(), digest_size=12)
-    return f"msg_{digest.hexdigest()}"
 
 
 def _actor(user: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -5,28 +5,20 @@ ends them once the thread was told)."""
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
-
-from sqlalchemy import Table
-from sqlalchemy.dialects.postgresql import insert
 
 from bot.db.statements import Row
-from bot.db.tables import EventDelivery
 from bot.db.uow import UnitOfWork
 from bot.discussions.coalescer import Coalescer, Notice
 from bot.events import subjects
+from bot.events.deliveries import made as deliveries
 from bot.events.pump import Event
-from bot.events.schemas import DeliveryState
-from bot.ids import new_ids
 from bot.items.events import ITEM_CREATED
 from bot.schemas import ItemKind
 
 # What a delivery of a Notification rule shows as its target in the log.
 METHOD = "Notification"
-CHUNK = 500
 # What a notice says when its change says nothing of itself.
 _SAID = {"DUESOON": "Due soon", "OVERDUE": "Overdue"}
-_DELIVERIES = cast(Table, EventDelivery.__table__)
 
 
 async def notify(
@@ -34,7 +26,6 @@ async def notify(
     coalescer: Coalescer,
     matched: Sequence[tuple[Event, Row]],
     views: Mapping[str, subjects.View],
-    webhook_id: Any,
 ) -> None:
     """Notices and logged deliveries for the (event, Notification rule) pairs that matched."""
     rules: dict[str, list[Row]] = defaultdict(list)
@@ -57,32 +48,12 @@ async def notify(
         for event in events.values()
     ]
     await coalescer.notify(uow, notices)
-    now = uow.clock.now()
-    pairs = [(event, rule) for event in events.values() for rule in rules[event.id]]
-    rows = [
-        {
-            "id": delivery_id,
-            "definition_id": rule["id"],
-            "channel_id": event.channel_id,
-            "event_id": event.id,
-            "item_id": event.item_id,
-            "trigger": event.trigger,
-            "webhook_id": webhook_id(event.id, rule["id"]),
-            "request": {"method": METHOD, "url": f"teams:{rule['teams_channel_id']}"},
-            "state": DeliveryState.PENDING.value,
-            "attempts": 0,
-            "created_at": now,
-            "last_attempt_at": None,
-            "finished_at": None,
-        }
-        for (event, rule), delivery_id in zip(pairs, new_ids(len(pairs)), strict=True)
+    told = [
+        (event, rule, {"method": METHOD, "url": f"teams:{rule['teams_channel_id']}"})
+        for event in events.values()
+        for rule in rules[event.id]
     ]
-    for start in range(0, len(rows), CHUNK):
-        await uow.execute(
-            insert(_DELIVERIES)
-            .values(rows[start : start + CHUNK])
-            .on_conflict_do_nothing(index_elements=["event_id", "definition_id"])
-        )
+    await deliveries.make(uow, told)
 
 
 def _line(event: Event) -> str | None:

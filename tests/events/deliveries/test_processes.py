@@ -6,11 +6,13 @@ import asyncio
 from collections.abc import Callable
 from datetime import timedelta
 
+import pytest
 from aiohttp.test_utils import TestClient
 from pytest_aiohttp import AiohttpClient
 
 from bot.app import create_app
 from bot.clock import FrozenClock
+from bot.jobs import queue
 from bot.jobs.worker import LEASE
 from bot.keys import WORKER
 from bot.settings import Settings
@@ -111,12 +113,19 @@ async def test_a_process_that_dies_mid_send_leaves_the_delivery_to_another(
     factory: Factory,
     receiver: Receiver,
     ada: Member,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    doomed = await running_app(db, make_settings, clock, aiohttp_client)
+    doomed = await running_app(db, make_settings, clock, aiohttp_client, SHUTDOWN_SECONDS=0)
     rule = await rule_to(doomed, ada, receiver.url("/hang-once"))
     sent = await delivery(factory, rule["_id"])
     await receiver.until(1)  # sent; the answer never comes back to it
+
+    async def nothing_given_back(*_args: object, **_kwargs: object) -> None:
+        """Killed (kill -9), a process gives nothing back: its lease has to run out."""
+
+    monkeypatch.setattr(queue, "release", nothing_given_back)
     await doomed.close()  # the process is gone before it recorded anything
+    monkeypatch.undo()
     receiver.release.set()
     assert (await stored(factory, sent.id)).attempts == 0
 

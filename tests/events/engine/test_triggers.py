@@ -7,7 +7,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from bot.clock import FrozenClock
-from bot.events.engine import webhook_id
+from bot.events.deliveries.made import webhook_id
 from bot.keys import DUE_SWEEP
 from bot.timestamps import format_timestamp
 from tests.events.definitions.helpers import HOOK_URL
