@@ -1,4 +1,4 @@
-"""`python -m bot …`: the admin CLI and `migrate`."""
+"""`python -m bot …`: the admin CLI, `migrate`, and the `chat` console."""
 
 import sys
 

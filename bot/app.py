@@ -64,6 +64,7 @@ from bot.mappings import api as mappings_api
 from bot.me import api as me_api
 from bot.notifications.digests import Digester
 from bot.notifications.personal import PersonalNotifications
+from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.settings import Settings
 from bot.teams import endpoint as bot_endpoint
@@ -125,6 +126,7 @@ def create_app(
     install_metadata(app, endpoints, settings.public_url)
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
+    install_pages(app)
     app.on_response_prepare.append(add_request_id)
     app[SHUTDOWN] = Shutdown()
     app.on_shutdown.append(_stop_claiming)

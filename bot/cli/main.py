@@ -1,4 +1,5 @@
-"""Argument parsing and output: one JSON object on stdout per command, logs on stderr."""
+"""Argument parsing and output: one JSON object on stdout per command, logs on stderr; the
+interactive `chat` console writes its own."""
 
 import argparse
 import asyncio
@@ -12,6 +13,7 @@ from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
 from bot.cli import commands, package
+from bot.cli.chat import command as chat
 from bot.errors import DomainError
 from bot.settings import SettingsError, ensure_secret_key, load_settings
 
@@ -32,7 +34,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> Parser:
     parser = Parser(prog="python -m bot", description=__doc__)
-    parser.set_defaults(needs_settings=True)
+    parser.set_defaults(needs_settings=True, prints_json=True)
     top = parser.add_subparsers(dest="group", required=True, parser_class=Parser)
     top.add_parser("migrate", help="apply database migrations").set_defaults(run=commands.migrate)
 
@@ -41,6 +43,16 @@ def build_parser() -> Parser:
     manifest.add_argument("--app-id", required=True, type=package.app_id, help="bot's Entra app id")
     manifest.add_argument("--domain", required=True, type=package.domain, help="public host name")
     manifest.add_argument("--out", required=True, type=package.zip_path, help="the .zip to write")
+
+    console = top.add_parser("chat", help="talk to the bot as the Emulator does (interactive)")
+    console.set_defaults(run=chat.chat, needs_settings=False, prints_json=False)
+    where = console.add_mutually_exclusive_group()
+    where.add_argument(
+        "--url", default=chat.DEFAULT_URL, help=f"the running app (default {chat.DEFAULT_URL})"
+    )
+    where.add_argument(
+        "--start", action="store_true", help="start an app on a temporary SQLite, with the demo"
+    )
 
     admin = top.add_parser("admin", help="manage the directory, sessions and tokens")
     things = admin.add_subparsers(dest="thing", required=True, parser_class=Parser)
@@ -103,6 +115,8 @@ def main(argv: list[str]) -> int:
         args = build_parser().parse_args(argv)
         settings = ensure_secret_key(load_settings()) if args.needs_settings else None
         result = asyncio.run(args.run(settings, args))
+    except KeyboardInterrupt:
+        return 130  # Ctrl-C: the shell's code for it, and no trace
     except (UsageError, SettingsError) as exc:
         return _fail(str(exc), code=2)
     except DomainError as exc:
@@ -114,6 +128,8 @@ def main(argv: list[str]) -> int:
     except Exception as exc:
         logger.exception("Unexpected error")
         return _fail(f"Unexpected error: {_first_line(exc)}", code=1)
+    if not args.prints_json:  # the chat console, which wrote its own output
+        return int(result)
     _print(result)
     return 0
 

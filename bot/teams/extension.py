@@ -3,7 +3,7 @@ unfurling the app's own item links."""
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from botbuilder.core import CardFactory, TurnContext
@@ -11,6 +11,7 @@ from botbuilder.schema import Activity, ActivityTypes, CardAction, ThumbnailCard
 from odata_query import ast
 
 from bot.errors import BadRequest, NotFound
+from bot.fields.schemas import StatusOut
 from bot.items import read, shortcuts
 from bot.items.queries import entity_set
 from bot.items.schemas import TaskDetails
@@ -26,11 +27,12 @@ from cards.item import facts, item_card
 from cards.layout import Card
 
 SEARCHES = {"findBug": ItemKind.BUG, "findTask": ItemKind.TASK}
+INITIAL_RUN = "initialRun"  # the parameter Teams sends, alone, when a search opens
 CREATE_FROM_MESSAGE = "createBugFromMessage"
 PAGE_MAX = 25
 TITLE_MAX = 255
 IN_A_CHANNEL = "Use this in a channel where the app is installed: bugs belong to a channel."
-NOT_AN_ITEM_LINK = "This link names no bug or task."
+NOT_AN_ITEM_LINK = "This link names no bug or task of this app."
 _TAG = re.compile(r"<[^>]*>")
 _BREAK = re.compile(r"<\s*(br|/p|/div|/li)\s*/?>", re.IGNORECASE)
 
@@ -77,14 +79,12 @@ def _attachment(ctx: BotContext, item: TaskDetails, card: Card) -> dict[str, Any
 
 
 async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
-    """Items whose title contains the text, or whose number it is; the newest with no text."""
+    """Items whose title contains the text, or whose number it is; with nothing typed (the
+    first open), the caller's own items, the most recently changed first."""
     kind = SEARCHES.get(str(value.get("commandId")))
     if kind is None:
         raise BadRequest("Unknown search command.")
-    said = next(
-        (str(p.get("value") or "") for p in value.get("parameters") or () if p.get("name")),
-        "",
-    ).strip()
+    said = _typed(value.get("parameters") or ())
     options = value.get("queryOptions") or {}
     skip, count = int(options.get("skip") or 0), int(options.get("count") or PAGE_MAX)
     top = max(1, min(count, PAGE_MAX))
@@ -94,19 +94,31 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
         condition = ast.Compare(ast.Eq(), ast.Identifier("internalId"), number)
     elif said:
         condition = name_contains(said)
+    statuses: list[StatusOut] = []
     async with ctx.work(write=False) as uow:
-        if ctx.channel is None:
-            found = await personal.my_items(uow, kind=kind, condition=condition, skip=skip, top=top)
+        if ctx.channel is None or not said:
+            # Across the caller's channels, whose statuses differ: the cards offer none.
+            found = await personal.my_items(
+                uow, kind=kind, condition=condition, skip=skip, top=top, recently_changed=not said
+            )
             rows = found.rows
         else:
             query = built_query(condition, entity_set(kind), top=top, skip=skip, count=False)
             rows = (await read.list_items(uow, kind=kind, query=query)).rows
-        statuses = await views.statuses(uow, kind=kind) if ctx.channel else []
+            statuses = await views.statuses(uow, kind=kind)
     results = []
     for row in rows:
         item = views.details_model(kind, row)
         results.append(_attachment(ctx, item, item_card(item, statuses=statuses)))
     return _result(results)
+
+
+def _typed(parameters: Iterable[Mapping[str, Any]]) -> str:
+    """The search text; empty on the first open, where Teams sends only `initialRun`."""
+    for parameter in parameters:
+        if parameter.get("name") and parameter.get("name") != INITIAL_RUN:
+            return str(parameter.get("value") or "").strip()
+    return ""
 
 
 async def fetch_task(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
@@ -165,15 +177,24 @@ async def _reply_in_thread(turn_context: TurnContext, channel: str, root: str, c
 
 
 async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
-    """An item link pasted in a message: the item card, if the caller may read the item."""
-    named = links.parse_item_link(str(value.get("url") or ""))
+    """An item link pasted in a message: the item card, if the link is the app's own and the
+    caller may read the item (a 404 otherwise)."""
+    named = links.parse_item_link(ctx.public_url, str(value.get("url") or ""))
     if named is None:
         raise NotFound(NOT_AN_ITEM_LINK)
-    _kind, item_id = named
+    kind, item_id = named
     async with ctx.work(write=False) as uow:
-        kind, where = await shortcuts.locate_item(uow, item_id=item_id)
+        found, where = await shortcuts.locate_item(uow, item_id=item_id)
+    if found is not kind:
+        raise NotFound(NOT_AN_ITEM_LINK)
     ctx = await views.in_channel(ctx, team_id=where.team_id, channel_id=where.channel_id)
     async with ctx.work(write=False) as uow:
         item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
         statuses = await views.statuses(uow, kind=kind)
     return _result([_attachment(ctx, item, item_card(item, statuses=statuses))])
+
+
+def no_card() -> dict[str, Any]:
+    """What an unfurl answers for a link it will not show: no card, so Teams shows the link as
+    it was pasted and says nothing about what it names."""
+    return _result([])

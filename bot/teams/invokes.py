@@ -1,5 +1,6 @@
 """Invokes that answer with a body: card actions and the messaging extension. A refusal is
-answered in each one's own shape (an error card, a message), never as a failed invoke."""
+answered in each one's own shape (an error card, a message, no card), never as a failed
+invoke."""
 
 import logging
 from collections.abc import Awaitable, Callable
@@ -51,10 +52,13 @@ async def search(turn_context: TurnContext, context_of: ContextOf) -> dict[str, 
 
 
 async def unfurl(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+    """A pasted link's card; no card for a link that is not the app's or names an item the
+    caller may not read, so the answer reveals nothing about it."""
     try:
         return await extension.query_link(await context_of(), _value(turn_context))
     except Exception as exc:
-        return extension.message(_failed(exc))
+        _failed(exc)  # logs an unexpected failure; a refusal needs no word
+        return extension.no_card()
 
 
 async def fetch_task(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """The messaging extension: search, create a bug from a message, and unfurl item links."""
 
+from datetime import timedelta
+
 import pytest
 from aiohttp.test_utils import TestClient
 
+from bot.clock import FrozenClock
 from bot.fields.defaults import STATUSES
 from tests.cards.samples import assert_valid, inputs, text_of
 from tests.factories import CHANNEL, Factory
@@ -11,6 +14,7 @@ from tests.teams.bot import ADAPTIVE, Chat, Post, rest_items, sent_cards
 from tests.teams.connector import Connector
 
 PUBLIC = "http://127.0.0.1:3978"  # the test settings' PUBLIC_URL default
+TEAM_B, CHANNEL_B = "19:team-b@thread.tacv2", "19:channel-b@thread.tacv2"
 
 
 @pytest.fixture
@@ -48,15 +52,47 @@ async def test_search_by_title_returns_previews_and_item_cards(chat: Chat) -> No
     assert preview["tap"]["value"].startswith(f"{PUBLIC}/bugs/")
 
 
-async def test_search_by_number_and_empty_search(chat: Chat) -> None:
+async def test_search_by_number(chat: Chat) -> None:
     [found] = (await _invoke(chat, "composeExtension/query", search("#2")))["composeExtension"][
         "attachments"
     ]
     assert found["preview"]["content"]["title"] == "#2 Printing is slow"
-    everything = await _invoke(chat, "composeExtension/query", search(""))
-    assert len(everything["composeExtension"]["attachments"]) == 2
-    tasks = await _invoke(chat, "composeExtension/query", search("", "findTask"))
-    assert tasks["composeExtension"]["attachments"] == []
+
+
+def first_open(command: str = "findBug") -> dict:
+    """What Teams sends when a search opens (the manifest's `initialRun`): no text."""
+    return {
+        "commandId": command,
+        "parameters": [{"name": "initialRun", "value": "true"}],
+        "queryOptions": {"skip": 0, "count": 25},
+    }
+
+
+def titles(body: dict) -> list[str]:
+    return [
+        found["preview"]["content"]["title"] for found in body["composeExtension"]["attachments"]
+    ]
+
+
+async def test_the_first_open_shows_the_callers_items_most_recently_changed_first(
+    chat: Chat, clock: FrozenClock
+) -> None:
+    await chat.say("new bug Export drops a row")
+    await chat.say("bug/update/1/assigned/me")
+    clock.advance(timedelta(minutes=1))
+    await chat.say("bug/update/3/assigned/me")
+    clock.advance(timedelta(minutes=1))
+    await chat.say("bug/update/2/assigned/me", sender=GRACE)  # Grace's, not Ada's
+    await chat.say("bug/update/1/priority/high")  # changed last: first
+    for opened in (first_open(), search("")):
+        body = await _invoke(chat, "composeExtension/query", opened)
+        assert body["composeExtension"]["type"] == "result"
+        assert titles(body) == ["#1 Login fails on Safari", "#3 Export drops a row"]
+        for found in body["composeExtension"]["attachments"]:
+            assert_valid(found["content"])
+    assert titles(await _invoke(chat, "composeExtension/query", first_open("findTask"))) == []
+    grace = await _invoke(chat, "composeExtension/query", first_open(), sender=GRACE)
+    assert titles(grace) == ["#2 Printing is slow"]
 
 
 async def test_search_text_is_only_text_and_cards_show_the_kinds_statuses(chat: Chat) -> None:
@@ -126,16 +162,47 @@ async def test_a_pasted_item_link_unfurls_into_its_card(
     chat: Chat, bot: TestClient, factory: Factory
 ) -> None:
     ids = {item["internalId"]: item["_id"] for item in await rest_items(bot, factory, GRACE)}
-    url = f"https://tracker.example.com/bugs/{ids[2]}"
-    body = await _invoke(chat, "composeExtension/queryLink", {"url": url})
+    body = await _invoke(chat, "composeExtension/queryLink", {"url": f"{PUBLIC}/bugs/{ids[2]}"})
     [found] = body["composeExtension"]["attachments"]
     assert "Printing is slow" in text_of(found["content"])
     assert_valid(found["content"])
 
 
-@pytest.mark.parametrize("path", ["/bugs/ffffffffffffffffffffffff", "/somewhere/else"])
-async def test_an_unknown_link_unfurls_into_a_line(chat: Chat, path: str) -> None:
-    body = await _invoke(
-        chat, "composeExtension/queryLink", {"url": f"https://tracker.example.com{path}"}
+NO_CARD = {"composeExtension": {"type": "result", "attachmentLayout": "list", "attachments": []}}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"{PUBLIC}/bugs/ffffffffffffffffffffffff",
+        f"{PUBLIC}/bugs/not-an-id",
+        f"{PUBLIC}/somewhere/else",
+        "https://elsewhere.example.com/bugs/{bug}",  # another host's path that looks like ours
+        f"{PUBLIC}/tasks/{{bug}}",  # a bug named as a task
+        "",
+    ],
+)
+async def test_an_unknown_or_foreign_link_unfurls_into_no_card(
+    chat: Chat, bot: TestClient, factory: Factory, url: str
+) -> None:
+    [bug, *_] = await rest_items(bot, factory, GRACE)
+    body = await _invoke(chat, "composeExtension/queryLink", {"url": url.format(bug=bug["_id"])})
+    assert body == NO_CARD
+
+
+async def test_a_link_to_an_item_the_caller_may_not_read_unfurls_into_no_card(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await factory.team(TEAM_B, name="Team B")
+    await factory.channel(CHANNEL_B, team_id=TEAM_B, name="Secret")
+    bob = await factory.member("Bob", team_id=TEAM_B)
+    response = await bot.post(
+        "/odata/bugs",
+        json={"name": "Merger plans leak"},
+        headers=bob.in_channel(TEAM_B, CHANNEL_B),
     )
-    assert body["composeExtension"]["type"] == "message"
+    assert response.status == 201
+    url = f"{PUBLIC}/bugs/{(await response.json())['_id']}"
+    assert await _invoke(chat, "composeExtension/queryLink", {"url": url}) == NO_CARD
+    stranger = await _invoke(chat, "composeExtension/queryLink", {"url": url}, sender=MALLORY)
+    assert stranger == NO_CARD
