@@ -5,13 +5,15 @@ import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import orjson
 from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
-from bot.cli import commands, package
+from bot.cli import backup, commands, package
+from bot.cli.failure import CommandFailed
 from bot.errors import DomainError
 from bot.settings import SettingsError, ensure_secret_key, load_settings
 
@@ -80,6 +82,16 @@ def build_parser() -> Parser:
     token.add_argument("--ttl-days", type=_positive_days)
 
     things.add_parser("demo", help="seed the demo team once").set_defaults(run=commands.demo)
+
+    saved = things.add_parser("backup", help="SQLite: the database and attachments, in one tar")
+    saved.set_defaults(run=backup.backup)
+    saved.add_argument("--out", required=True, type=Path, help="the .tar.gz to write (new)")
+    restored = things.add_parser("restore", help="put a backup's database and attachments back")
+    restored.set_defaults(run=backup.restore)
+    restored.add_argument("archive", type=Path, help="a .tar.gz written by `admin backup`")
+    restored.add_argument(
+        "--force", action="store_true", help="replace a database that holds rows already"
+    )
     return parser
 
 
@@ -105,6 +117,8 @@ def main(argv: list[str]) -> int:
         result = asyncio.run(args.run(settings, args))
     except (UsageError, SettingsError) as exc:
         return _fail(str(exc), code=2)
+    except CommandFailed as exc:
+        return _fail(exc.message, code=1, **exc.details)
     except DomainError as exc:
         return _fail(exc.message, code=1)
     except (OSError, DBAPIError) as exc:
@@ -118,8 +132,8 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _fail(message: str, *, code: int) -> int:
-    _print({"error": message})
+def _fail(message: str, *, code: int, **details: object) -> int:
+    _print({"error": message, **details})
     return code
 
 
