@@ -12,9 +12,10 @@ import orjson
 from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
-from bot.cli import backup, commands, package
+from bot.cli import backup, commands, export, imports, package
 from bot.cli.failure import CommandFailed
 from bot.errors import DomainError
+from bot.schemas import ItemKind
 from bot.settings import SettingsError, ensure_secret_key, load_settings
 
 Command = Callable[[Any, argparse.Namespace], Awaitable[object]]
@@ -83,6 +84,27 @@ def build_parser() -> Parser:
 
     things.add_parser("demo", help="seed the demo team once").set_defaults(run=commands.demo)
 
+    exported = things.add_parser("export", help="a channel's items and configuration as JSON")
+    exported.set_defaults(run=export.export_channel)
+    _channel_arguments(exported)
+    exported.add_argument("--out", required=True, type=Path, help="the .json to write (new)")
+
+    imported = things.add_parser("import", help="items from a CSV or an export's JSON")
+    imported.set_defaults(run=imports.import_items)
+    _channel_arguments(imported)
+    imported.add_argument("file", type=Path, help="a .csv (ours, Jira's, Azure DevOps') or .json")
+    imported.add_argument("--dry-run", action="store_true", help="check everything, write nothing")
+    imported.add_argument(
+        "--events", action="store_true", help="let rules fire and notify for the new items"
+    )
+    imported.add_argument(
+        "--kind",
+        type=ItemKind,
+        choices=list(ItemKind),
+        default=ItemKind.BUG,
+        help="what a CSV's rows are when it has no type column (default: bug)",
+    )
+
     saved = things.add_parser("backup", help="SQLite: the database and attachments, in one tar")
     saved.set_defaults(run=backup.backup)
     saved.add_argument("--out", required=True, type=Path, help="the .tar.gz to write (new)")
@@ -93,6 +115,12 @@ def build_parser() -> Parser:
         "--force", action="store_true", help="replace a database that holds rows already"
     )
     return parser
+
+
+def _channel_arguments(parser: argparse.ArgumentParser) -> None:
+    """The channel, by the Teams ids the API's x-svc-teamid and x-svc-channelId headers take."""
+    parser.add_argument("--team-id", required=True)
+    parser.add_argument("--channel-id", required=True)
 
 
 def _positive_days(value: str) -> int:
