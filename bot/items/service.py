@@ -1,6 +1,7 @@
 """Item rules for one item at a time: create, update, delete (bulk edit is in bulk.py)."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, delete, insert, select, update
@@ -62,7 +63,13 @@ async def create_item(
     project = await item_project(uow, channel_id=channel_id, project_id=body.project_id)
     mappings = await mappings_for(uow, kind=kind, project=project)
     row = new_item_row(
-        uow, kind=kind, body=body, catalog=catalog, project=project, mappings=mappings
+        uow,
+        kind=kind,
+        body=body,
+        catalog=catalog,
+        project=project,
+        mappings=mappings,
+        now=uow.clock.now(),
     )
     assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
     item_id = new_id()
@@ -95,9 +102,11 @@ def new_item_row(
     catalog: Catalog,
     project: ItemProject,
     mappings: Mappings | None,
+    now: datetime,
 ) -> dict[str, Any]:
-    """A new item's row by every rule of create that the catalogue, the project and its
-    mappings decide (assignees are checked apart); its id and number are left to the caller."""
+    """A new item's row, created at `now`, by every rule of create that the catalogue, the
+    project and its mappings decide (assignees are checked apart); its id and number are left to
+    the caller."""
     _check_source(body.source, project)
     # Only an absent or null value takes the default: "" names no status and is refused.
     status = (
@@ -119,7 +128,6 @@ def new_item_row(
     if mappings is not None:
         mappings.refuse_unmapped(project_id=project.id, status=status, severity=severity)
     rules.check_dates(body.start_date, body.due_date)
-    now = uow.clock.now()
     return {
         "id": None,
         "channel_id": project.channel_id,
