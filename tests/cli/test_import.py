@@ -1,9 +1,10 @@
 """`admin import` of a CSV: our columns, Jira's and Azure DevOps' recognised; items as the API
 then shows them, numbered in file order; no pending events unless --events; a file with any bad
 row imports nothing and names each bad row's line; a dry run writes nothing; what is no channel
-or no CSV is refused."""
+or no CSV is refused; the progress bar is a terminal's alone."""
 
 import asyncio
+import io
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import func, select
 
 from bot.cli.imports import CHUNK
+from bot.cli.progress import Progress
 from bot.db.tables import ItemAssignee, PendingEvent
 from tests.cli.helpers import Cli
 from tests.factories import CHANNEL, TEAM, Factory, Member
@@ -268,3 +270,13 @@ async def test_a_file_that_is_no_csv_or_json_is_refused(
     path.write_bytes(content)
     failed = await imported(cli, path, code=1)
     assert failed["error"].startswith(error), failed
+
+
+def test_the_progress_bar_is_drawn_for_a_terminal_only() -> None:
+    drawn = io.StringIO()
+    bar = Progress(200, out=drawn)
+    bar.advance(100)
+    bar.close(rows=7)
+    assert "[###############---------------]  50%" in drawn.getvalue()
+    assert drawn.getvalue().endswith("[##############################] 100% 7 rows\n")
+    assert Progress(200)._out is None  # under pytest, stdout is no terminal: nothing drawn
