@@ -110,6 +110,8 @@ class _Counted:
 
 @dataclass
 class _Importer:
+    """One import's state: its batches by kind, what it wrote, what was wrong."""
+
     uow: UnitOfWork
     record_events: bool
     records: int = 0
@@ -122,8 +124,7 @@ class _Importer:
 
     async def take(self, record: Record) -> None:
         """Check one record; keep it, or note what is wrong with it."""
-        if record.section == "items":
-            self.records += 1
+        self.records += 1
         try:
             if record.problem is not None:
                 raise _Wrong(record.problem)

@@ -24,10 +24,10 @@ class Progress:
             self._drawn_at = now
             self._draw()
 
-    def close(self, rows: int) -> None:
+    def close(self, records: int) -> None:
         if self._out is not None:
             self._done = self._total
-            self._draw(f" {rows:,} rows")
+            self._draw(f" {records:,} records")
             self._out.write("\n")
 
     def _draw(self, suffix: str = "") -> None:

@@ -276,7 +276,7 @@ def test_the_progress_bar_is_drawn_for_a_terminal_only() -> None:
     drawn = io.StringIO()
     bar = Progress(200, out=drawn)
     bar.advance(100)
-    bar.close(rows=7)
+    bar.close(records=7)
     assert "[###############---------------]  50%" in drawn.getvalue()
-    assert drawn.getvalue().endswith("[##############################] 100% 7 rows\n")
+    assert drawn.getvalue().endswith("[##############################] 100% 7 records\n")
     assert Progress(200)._out is None  # under pytest, stdout is no terminal: nothing drawn
