@@ -8,6 +8,7 @@ from bench import (
     deliveries,
     discussions,
     due_sweep,
+    import_rate,
     instructions,
     items,
     list_shapes,
@@ -102,6 +103,10 @@ def main(only: list[str]) -> None:
         print(f"\n{notifications.title()}")
         for kind in ("sqlite", "postgresql"):
             print(notifications.report(kind, notifications.measure(kind)), flush=True)
+    if not only or "import" in only:
+        print(f"\n{import_rate.title()}")
+        for kind in ("sqlite", "postgresql"):
+            print(import_rate.report(kind, import_rate.measure(kind)), flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

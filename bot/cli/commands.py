@@ -21,12 +21,13 @@ from bot.settings import Settings
 
 
 @asynccontextmanager
-async def _work(settings: Settings) -> AsyncIterator[UnitOfWork]:
-    """The database brought to head, then one transaction."""
+async def work(settings: Settings, *, write: bool = True) -> AsyncIterator[UnitOfWork]:
+    """The database brought to head, then one transaction (or, for a command that only reads,
+    reads outside any, so the app's writers never wait for it)."""
     engine = create_engine(settings.database_url)
     try:
         await apply_migrations(engine)
-        async with unit_of_work(session_factory(engine), SystemClock()) as uow:
+        async with unit_of_work(session_factory(engine), SystemClock(), write=write) as uow:
             yield uow
     finally:
         await engine.dispose()
@@ -47,7 +48,7 @@ async def manifest(_settings: Settings | None, args: argparse.Namespace) -> dict
 
 
 async def team_add(settings: Settings, args: argparse.Namespace) -> TeamOut:
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         return await upsert_team(
             uow,
             team_id=args.team_id,
@@ -59,7 +60,7 @@ async def team_add(settings: Settings, args: argparse.Namespace) -> TeamOut:
 
 async def channel_add(settings: Settings, args: argparse.Namespace) -> ChannelOut:
     kind = MembershipType.PRIVATE if args.private else MembershipType.STANDARD
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         return await workspace.add_channel(
             uow,
             team_id=args.team_id,
@@ -70,7 +71,7 @@ async def channel_add(settings: Settings, args: argparse.Namespace) -> ChannelOu
 
 
 async def user_add(settings: Settings, args: argparse.Namespace) -> UserOut:
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         return await upsert_user(
             uow,
             source_id=args.object_id,
@@ -81,17 +82,17 @@ async def user_add(settings: Settings, args: argparse.Namespace) -> UserOut:
 
 
 async def member_add(settings: Settings, args: argparse.Namespace) -> MembershipOut:
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         return await add_member(uow, team_id=args.team_id, user_ref=args.user)
 
 
 async def member_remove(settings: Settings, args: argparse.Namespace) -> MembershipOut:
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         return await remove_member(uow, team_id=args.team_id, user_ref=args.user)
 
 
 async def session_create(settings: Settings, args: argparse.Namespace) -> SessionOut:
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         user = await find_user(uow, ref=args.user)
         issued = await auth.issue_session(
             uow, user_id=user.id, ttl=timedelta(seconds=settings.session_ttl)
@@ -101,12 +102,12 @@ async def session_create(settings: Settings, args: argparse.Namespace) -> Sessio
 
 async def token_create(settings: Settings, args: argparse.Namespace) -> ApiTokenOut:
     days = args.ttl_days or settings.api_token_ttl_days
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         user = await find_user(uow, ref=args.user)
         issued = await auth.issue_api_token(uow, user_id=user.id, ttl=timedelta(days=days))
         return ApiTokenOut(token=issued.secret, expires_at=issued.expires_at, user=user_out(user))
 
 
 async def demo(settings: Settings, _args: argparse.Namespace) -> DemoOut:
-    async with _work(settings) as uow:
+    async with work(settings) as uow:
         return await seed_demo(uow, session_ttl=timedelta(seconds=settings.session_ttl))

@@ -6,15 +6,18 @@ import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import orjson
 from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
-from bot.cli import commands, package
+from bot.cli import backup, commands, export, imports, package
 from bot.cli.chat import command as chat
+from bot.cli.failure import CommandFailed
 from bot.errors import DomainError
+from bot.schemas import ItemKind
 from bot.settings import SettingsError, ensure_secret_key, load_settings
 
 Command = Callable[[Any, argparse.Namespace], Awaitable[object]]
@@ -92,7 +95,44 @@ def build_parser() -> Parser:
     token.add_argument("--ttl-days", type=_positive_days)
 
     things.add_parser("demo", help="seed the demo team once").set_defaults(run=commands.demo)
+
+    exported = things.add_parser("export", help="a channel's items and configuration as JSON")
+    exported.set_defaults(run=export.export_channel)
+    _channel_arguments(exported)
+    exported.add_argument("--out", required=True, type=Path, help="the .json to write (new)")
+
+    imported = things.add_parser("import", help="items from a CSV or an export's JSON")
+    imported.set_defaults(run=imports.import_items)
+    _channel_arguments(imported)
+    imported.add_argument("file", type=Path, help="a .csv (ours, Jira's, Azure DevOps') or .json")
+    imported.add_argument("--dry-run", action="store_true", help="check everything, write nothing")
+    imported.add_argument(
+        "--events", action="store_true", help="let rules fire and notify for the new items"
+    )
+    imported.add_argument(
+        "--kind",
+        type=ItemKind,
+        choices=list(ItemKind),
+        default=ItemKind.BUG,
+        help="what a CSV's rows are when it has no type column (default: bug)",
+    )
+
+    saved = things.add_parser("backup", help="SQLite: the database and attachments, in one tar")
+    saved.set_defaults(run=backup.backup)
+    saved.add_argument("--out", required=True, type=Path, help="the .tar.gz to write (new)")
+    restored = things.add_parser("restore", help="put a backup's database and attachments back")
+    restored.set_defaults(run=backup.restore)
+    restored.add_argument("archive", type=Path, help="a .tar.gz written by `admin backup`")
+    restored.add_argument(
+        "--force", action="store_true", help="replace a database that holds rows already"
+    )
     return parser
+
+
+def _channel_arguments(parser: argparse.ArgumentParser) -> None:
+    """The channel, by the Teams ids the API's x-svc-teamid and x-svc-channelId headers take."""
+    parser.add_argument("--team-id", required=True)
+    parser.add_argument("--channel-id", required=True)
 
 
 def _positive_days(value: str) -> int:
@@ -119,6 +159,8 @@ def main(argv: list[str]) -> int:
         return 130  # Ctrl-C: the shell's code for it, and no trace
     except (UsageError, SettingsError) as exc:
         return _fail(str(exc), code=2)
+    except CommandFailed as exc:
+        return _fail(exc.message, code=1, **exc.details)
     except DomainError as exc:
         return _fail(exc.message, code=1)
     except (OSError, DBAPIError) as exc:
@@ -134,8 +176,8 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _fail(message: str, *, code: int) -> int:
-    _print({"error": message})
+def _fail(message: str, *, code: int, **details: object) -> int:
+    _print({"error": message, **details})
     return code
 
 

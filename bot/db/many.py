@@ -7,6 +7,7 @@ rows out of one value would.
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -26,7 +27,8 @@ async def insert_rows(
     rows: Sequence[Mapping[str, Any]],
     same: Mapping[str, Any],
 ) -> None:
-    """Insert `rows` (each with the same keys) into `table`, every one with the values `same`."""
+    """Insert `rows` (each with the same keys) into `table`, every one with the values `same`;
+    the rows' values are text, JSON, aware datetimes, whole numbers or booleans."""
     if not rows:
         return
     varying = tuple(rows[0])
@@ -68,4 +70,11 @@ def _text(value: Any) -> str | None:
         return value
     if isinstance(value, dict | list):
         return orjson.dumps(value).decode()
-    raise TypeError(f"insert_rows sends text and JSON values, not {type(value).__name__}")
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to insert_rows")
+        return value.isoformat()
+    if isinstance(value, int):  # booleans too: PostgreSQL reads `True` and `False`
+        return str(value)
+    kind = type(value).__name__
+    raise TypeError(f"insert_rows sends text, JSON, datetimes and whole numbers, not {kind}")

@@ -170,8 +170,9 @@ class UnitOfWork:
     async def insert_many(
         self, table: Table, rows: Sequence[Mapping[str, Any]], same: Mapping[str, Any]
     ) -> None:
-        """Insert `rows` (each with the same keys: text or JSON values) into `table`, every one
-        also with the values `same`, the fastest way the database has (`bot.db.many`)."""
+        """Insert `rows` (each with the same keys: text, JSON, aware datetimes, whole numbers or
+        booleans) into `table`, every one also with the values `same`, the fastest way the
+        database has (`bot.db.many`)."""
         dialect, connection = await self._writing()
         await many.insert_rows(dialect, connection, table, rows, same)
 

@@ -144,3 +144,20 @@ async def tenant_has_team(uow: UnitOfWork, *, tenant_id: str) -> bool:
     """Whether any team of the tenant is installed (SSO's default tenant rule)."""
     found = await uow.value(select(Team.id).where(Team.tenant_id == tenant_id).limit(1))
     return found is not None
+
+
+async def named_channel(uow: UnitOfWork, *, team_id: str, channel_id: str) -> ChannelScope:
+    """The scope of a channel named by its and its team's Teams ids, for the admin CLI: no
+    member to check (whoever runs it has the database), only that both are known together."""
+    team = await require_team(uow, team_id)
+    channel = await channel_by_teams_id(uow, channel_id)
+    if channel is None or channel.team_id != team.id:
+        raise NotFound(f"Channel '{channel_id}' is not a channel of team '{team_id}'.")
+    return ChannelScope(
+        team_id=team.id,
+        teams_team_id=team.teams_id,
+        channel_id=channel.id,
+        teams_channel_id=channel.teams_id,
+        group_id=team.group_id,
+        tenant_id=team.tenant_id,
+    )

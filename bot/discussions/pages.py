@@ -2,12 +2,14 @@
 item's look-up. The statements are built once per shape (which list, which options), the item,
 channel and kind bound per request: building them afresh cost a page a fifth of its time."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, bindparam, select
 
 from bot.db.statements import Prepared
+from bot.db.tables import Item
 from bot.db.uow import UnitOfWork
 from bot.discussions.service import (
     MESSAGE,
@@ -73,4 +75,20 @@ def _item_statement(query: Query, replies_only: bool) -> Prepared:
             total = count_statement(_messages(replies_only), query).scalar_subquery()
             statement = statement.add_columns(total.label("total"))
         found = _STATEMENTS.put(key, Prepared(statement))
+    return found
+
+
+async def messages_of(uow: UnitOfWork, *, item_ids: Sequence[str]) -> dict[str, list[Any]]:
+    """The stored messages (roots and replies, oldest first) of the channel's items among
+    `item_ids`, by item: an export's page of items in one statement."""
+    found: dict[str, list[Any]] = {}
+    if item_ids:
+        statement = (
+            select(MESSAGES)
+            .join(Item, Item.id == MESSAGE.item_id)
+            .where(MESSAGE.item_id.in_(item_ids), Item.channel_id == scope_of(uow).channel_id)
+            .order_by(MESSAGE.item_id, MESSAGE.created_at, MESSAGE.id)
+        )
+        for row in await uow.rows(statement):
+            found.setdefault(row["item_id"], []).append(row)
     return found

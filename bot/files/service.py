@@ -142,6 +142,21 @@ async def item_attachments(
     return [shown(row, links) for row in await uow.rows(statement)]
 
 
+async def attachments_of(uow: UnitOfWork, *, item_ids: Sequence[str]) -> dict[str, list[Any]]:
+    """The attachment rows of the channel's items among `item_ids`, oldest first, by item (an
+    export's page of items: one statement, not one per item)."""
+    found: dict[str, list[Any]] = {}
+    if item_ids:
+        statement = (
+            _of_channel(uow)
+            .where(ATTACHMENT.item_id.in_(item_ids))
+            .order_by(ATTACHMENT.created_at, ATTACHMENT.id)
+        )
+        for row in await uow.rows(statement):
+            found.setdefault(row["item_id"], []).append(row)
+    return found
+
+
 def shown(row: Any, links: DownloadLinks) -> dict[str, Any]:
     """The API's Attachment shape of a row."""
     path = FILE_PATH.format(item=row["item_id"], attachment=row["id"])

@@ -1,9 +1,10 @@
 """Item rules for one item at a time: create, update, delete (bulk edit is in bulk.py)."""
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Integer, Table, bindparam, delete, insert, select, update
 
 from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
@@ -18,6 +19,7 @@ from bot.items import events, read, rules
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.mappings import rule as mapping_rule
+from bot.mappings.rule import Mappings
 from bot.projects import service as projects
 from bot.projects.service import ItemProject
 from bot.projects.sources import SourceKind
@@ -30,10 +32,10 @@ _COUNTER = _COUNTERS.c
 _INSERT_ITEM = Prepared(insert(_ITEMS))
 # One UPDATE … RETURNING: the row lock (PostgreSQL) or the write lock (SQLite) makes concurrent
 # creates take turns, so no number is given twice.
-_NEXT_INTERNAL_ID = Prepared(
+_NEXT_INTERNAL_IDS = Prepared(
     update(_COUNTERS)
     .where(_COUNTER.channel_id == bindparam("channel"), _COUNTER.kind == bindparam("item_kind"))
-    .values(last_internal_id=_COUNTER.last_internal_id + 1)
+    .values(last_internal_id=_COUNTER.last_internal_id + bindparam("count", type_=Integer()))
     .returning(_COUNTER.last_internal_id)
 )
 # The timestamps the created shape shows.
@@ -58,7 +60,53 @@ async def create_item(
     """A new item with the channel's defaults for what the body leaves out."""
     channel_id = _channel_id(uow)
     catalog = await load_catalog_to_write(uow, channel_id=channel_id, kind=kind)
-    project = await _project(uow, channel_id, body.project_id)
+    project = await item_project(uow, channel_id=channel_id, project_id=body.project_id)
+    mappings = await mappings_for(uow, kind=kind, project=project)
+    row = new_item_row(
+        uow,
+        kind=kind,
+        body=body,
+        catalog=catalog,
+        project=project,
+        mappings=mappings,
+        now=uow.clock.now(),
+    )
+    assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
+    item_id = new_id()
+    row.update(
+        id=item_id,
+        source_id=item_id,
+        internal_id=await next_internal_ids(uow, channel_id=channel_id, kind=kind, count=1),
+        entity_id=entity_id,
+    )
+    # A Core insert: the ORM's unit of work would only add bookkeeping to one known row.
+    await uow.execute(_INSERT_ITEM, row)
+    await set_assignees(
+        uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
+    )
+    created = Created(row=row, fields=created_fields(row, [user.id for user in assignees], kind))
+    await events.record(
+        uow,
+        kind=kind,
+        trigger=events.ITEM_CREATED,
+        payloads={item_id: {"item": created.fields}},
+    )
+    return created
+
+
+def new_item_row(
+    uow: UnitOfWork,
+    *,
+    kind: ItemKind,
+    body: TaskCreate | BugCreate,
+    catalog: Catalog,
+    project: ItemProject,
+    mappings: Mappings | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """A new item's row, created at `now`, by every rule of create that the catalogue, the
+    project and its mappings decide (assignees are checked apart); its id and number are left to
+    the caller."""
     _check_source(body.source, project)
     # Only an absent or null value takes the default: "" names no status and is refused.
     status = (
@@ -77,16 +125,14 @@ async def create_item(
         severity = (
             catalog.severities.named(given) if given is not None else _primary(catalog, "severity")
         )
-    await _refuse_unmapped(uow, kind, project, status, severity)
+    if mappings is not None:
+        mappings.refuse_unmapped(project_id=project.id, status=status, severity=severity)
     rules.check_dates(body.start_date, body.due_date)
-    assignees = await rules.resolve_assignees(uow, refs=body.assigned_to or [])
-    now = uow.clock.now()
-    item_id = new_id()
-    row = {
-        "id": item_id,
-        "channel_id": channel_id,
+    return {
+        "id": None,
+        "channel_id": project.channel_id,
         "kind": kind.value,
-        "internal_id": await _next_internal_id(uow, channel_id, kind),
+        "internal_id": None,
         "name": body.name,
         "status": status.name,
         "status_id": status.id,
@@ -94,7 +140,7 @@ async def create_item(
         "severity": severity.name if severity else None,
         "project_id": project.id,
         "source": project.source,
-        "source_id": item_id,
+        "source_id": None,
         "start_date": body.start_date,
         "due_date": body.due_date,
         "completed_date": rules.completed_date(
@@ -112,7 +158,7 @@ async def create_item(
         "phase_name": body.phase_name,
         "bucket": body.bucket or [],
         "bucket_name": body.bucket_name,
-        "entity_id": entity_id,
+        "entity_id": None,
         "sync_status": None,
         "sync_at": now,
         "created_by": _actor_id(uow),
@@ -120,19 +166,13 @@ async def create_item(
         "created_at": now,
         "updated_at": now,
     }
-    # A Core insert: the ORM's unit of work would only add bookkeeping to one known row.
-    await uow.execute(_INSERT_ITEM, row)
-    await set_assignees(
-        uow, item_ids=[item_id], user_ids=[user.id for user in assignees], replace=False
-    )
-    created = Created(row=row, fields=_created_fields(row, [user.id for user in assignees], kind))
-    await events.record(
-        uow,
-        kind=kind,
-        trigger=events.ITEM_CREATED,
-        payloads={item_id: {"item": created.fields}},
-    )
-    return created
+
+
+async def mappings_for(uow: UnitOfWork, *, kind: ItemKind, project: ItemProject) -> Mappings | None:
+    """The mappings an item of `project` is checked against; None for a project that needs none."""
+    if not SourceKind(project.source).needs_mapping:
+        return None
+    return await mapping_rule.load_mappings(uow, channel_id=project.channel_id, kind=kind)
 
 
 async def update_item(
@@ -160,7 +200,9 @@ async def update_item(
     if "severity" in sent and kind is ItemKind.BUG:
         severity = catalog.severities.named(sent["severity"])
         new["severity"] = severity.name
-    project = await _project(uow, item.channel_id, sent.get("project_id") or item.project_id)
+    project = await item_project(
+        uow, channel_id=item.channel_id, project_id=sent.get("project_id") or item.project_id
+    )
     _check_source(sent.get("source"), project)
     new.update(project_id=project.id, source=project.source)
     moved = project.id != item.project_id
@@ -233,7 +275,8 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: F
     )
 
 
-def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind) -> dict[str, Any]:
+def created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind) -> dict[str, Any]:
+    """The created shape of a new item's row, as create answers it and ITEM_CREATED carries it."""
     # The row holds datetimes, as written; the shape holds the API's text of them.
     fields = read.common_fields(row | {key: events.plain(row[key]) for key in _SHOWN_TIMESTAMPS})
     fields["projectId"] = row["project_id"]
@@ -243,10 +286,12 @@ def _created_fields(row: dict[str, Any], assignee_ids: list[str], kind: ItemKind
     return fields
 
 
-async def _next_internal_id(uow: UnitOfWork, channel_id: str, kind: ItemKind) -> int:
-    numbers = await uow.execute(_NEXT_INTERNAL_ID, {"channel": channel_id, "item_kind": kind.value})
+async def next_internal_ids(uow: UnitOfWork, *, channel_id: str, kind: ItemKind, count: int) -> int:
+    """Take the channel's next `count` numbers of the kind; the first of them."""
+    values = {"channel": channel_id, "item_kind": kind.value, "count": count}
+    numbers = await uow.execute(_NEXT_INTERNAL_IDS, values)
     assert numbers, "channels get their counters when they are added"
-    return int(numbers[0]["last_internal_id"])
+    return int(numbers[0]["last_internal_id"]) - count + 1
 
 
 async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Item:
@@ -262,7 +307,8 @@ async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Ite
     return item
 
 
-async def _project(uow: UnitOfWork, channel_id: str, project_id: str | None) -> ItemProject:
+async def item_project(uow: UnitOfWork, *, channel_id: str, project_id: str | None) -> ItemProject:
+    """The project an item names, of its channel, or the channel's own when it names none."""
     if project_id is None:
         return await projects.native_project(uow, channel_id=channel_id)
     return await projects.channel_project(uow, channel_id=channel_id, project_id=project_id)

@@ -158,12 +158,8 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
     # Held alone (`catalog_locks`): a concurrent configure of the same project commits first
     # and is seen here, and the statuses the default mappings point at stay.
     await catalog_locks.take(uow, channel_id=channel_id)
-    taken = await uow.value(
-        select(Project.id).where(
-            Project.channel_id == channel_id,
-            Project.source == source,
-            Project.source_id == body.source_id,
-        )
+    taken = await project_by_source(
+        uow, channel_id=channel_id, source=source, source_id=body.source_id
     )
     if taken is not None:
         raise Conflict(f"{source} project '{body.source_id}' is already configured here.")
@@ -343,3 +339,16 @@ def _json(field: str) -> str:
 def _channel_id(uow: UnitOfWork) -> str:
     assert uow.channel is not None, "project operations run in a channel"
     return uow.channel.channel_id
+
+
+async def project_by_source(
+    uow: UnitOfWork, *, channel_id: str, source: str, source_id: str
+) -> str | None:
+    """The id of the channel's project of this source and source id, if it has one."""
+    return await uow.value(
+        select(Project.id).where(
+            Project.channel_id == channel_id,
+            Project.source == source,
+            Project.source_id == source_id,
+        )
+    )

@@ -11,8 +11,10 @@ from bot.db.tables import Item, ItemAssignee
 from bot.directory.access import resolve_channel
 from bot.directory.actors import actor_of
 from bot.items import shortcuts
+from bot.items.batch import NewItems
+from bot.items.schemas import TaskCreate
 from bot.schemas import ItemKind
-from tests.factories import TEAM, Factory, create_item
+from tests.factories import CHANNEL, TEAM, Factory, create_item
 
 CHANNEL_2 = "19:second@thread.tacv2"
 
@@ -116,3 +118,31 @@ async def test_copies_stay_exact_through_create_patch_bulk_clone_and_delete(
     assert sorted(await assert_exact(factory)) == sorted(
         [(bug["_id"], g), (other["_id"], g), (other["_id"], a), (clone.row["id"], a)]
     )
+
+
+async def test_copies_are_exact_after_a_batch_create_with_original_creation_times(
+    factory: Factory, clock: FrozenClock
+) -> None:
+    ada = await factory.member("Ada")
+    grace = await factory.member("Grace")
+    created = [clock.now() - timedelta(days=days) for days in (30, 20, 10)]
+    async with factory.work() as uow:
+        uow.channel = await resolve_channel(
+            uow, user_id=ada.user.id, team_id=TEAM, channel_id=CHANNEL
+        )
+        batch = await NewItems.open(uow, kind=ItemKind.TASK, record_events=False)
+        for when, refs in zip(
+            created,
+            ([ada.user.username], [grace.user.email, ada.user.id], []),
+            strict=True,
+        ):
+            body = TaskCreate.model_validate({"name": "Imported", "assignedTo": refs})
+            await batch.add(body, created_at=when)
+        assert await batch.write() == 3
+    pairs = await assert_exact(factory)
+    assert sorted(user for _item, user in pairs) == sorted(
+        [ada.user.id, grace.user.id, ada.user.id]
+    )
+    async with factory.work(write=False) as uow:
+        times = await uow.values(select(Item.created_at).order_by(Item.internal_id))
+    assert times == created
