@@ -46,13 +46,17 @@ def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite+aiosqlite:///"))
 
 
+# Each backup test runs on the database it is about, and only there (PostgreSQL's is pg_dump).
+ON_SQLITE = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+ON_POSTGRESQL = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+
+
 @pytest.fixture
 def sqlite_only(database: str) -> str:
-    if not database.startswith("sqlite"):
-        pytest.skip("the SQLite backup; PostgreSQL's is pg_dump (test below)")
     return database
 
 
+@ON_SQLITE
 async def test_a_backup_under_write_load_restores_one_moments_rows_and_files(
     cli: Cli,
     sqlite_only: str,
@@ -105,6 +109,7 @@ async def test_a_backup_under_write_load_restores_one_moments_rows_and_files(
         assert new.path_of(attachment).read_bytes() == old.path_of(attachment).read_bytes()
 
 
+@ON_SQLITE
 async def test_restore_refuses_a_database_with_rows_unless_forced(
     cli: Cli, sqlite_only: str, factory: Factory, tmp_path: Path
 ) -> None:
@@ -132,6 +137,7 @@ async def team_names(url: str) -> list[str]:
         await engine.dispose()
 
 
+@ON_SQLITE
 def test_restore_refuses_a_database_another_connection_has_open(
     cli: Cli, sqlite_only: str, tmp_path: Path
 ) -> None:
@@ -143,6 +149,7 @@ def test_restore_refuses_a_database_another_connection_has_open(
     assert "is in use" in refused["error"]
 
 
+@ON_SQLITE
 def test_backup_never_overwrites_and_restore_refuses_what_is_no_backup(
     cli: Cli, sqlite_only: str, tmp_path: Path
 ) -> None:
@@ -159,6 +166,7 @@ def test_backup_never_overwrites_and_restore_refuses_what_is_no_backup(
     }
 
 
+@ON_SQLITE
 def test_a_backup_holding_a_path_outside_the_files_is_refused(
     cli: Cli, sqlite_only: str, tmp_path: Path
 ) -> None:
@@ -176,11 +184,10 @@ def test_a_backup_holding_a_path_outside_the_files_is_refused(
     assert not (tmp_path.parent / "escaped").exists()
 
 
+@ON_POSTGRESQL
 def test_postgresql_backup_prints_the_pg_dump_command_and_writes_nothing(
     cli: Cli, database: str, tmp_path: Path
 ) -> None:
-    if database.startswith("sqlite"):
-        pytest.skip("PostgreSQL's answer")
     out = tmp_path / "tracker.dump"
     answer = cli("admin", "backup", "--out", str(out), code=1)
     name = database.rsplit("/", 1)[1]
