@@ -1,10 +1,11 @@
 """Card buttons (Action.Execute): each changes the database through the services, as the REST
 API then shows, and answers with the card that replaces the clicked one."""
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from cards.verbs import SELECT_PREFIX
-from tests.cards.samples import action, inputs, text_of
+from tests.cards.samples import action, beside_input, inputs, text_of, values
 from tests.factories import Factory, insert_copies
 from tests.teams.activities import ADA, GRACE
 from tests.teams.bot import Chat, facts, rest_items
@@ -128,12 +129,26 @@ async def test_a_tampered_card_is_out_of_date(chat: Chat) -> None:
     assert "out of date" in text_of(await chat.click(button))
 
 
-async def test_a_form_due_date_in_the_basic_format_is_refused(
-    chat: Chat, bot: TestClient, factory: Factory
+@pytest.mark.parametrize(
+    ("due", "beside"),
+    [
+        ("20261201", "“20261201”: must be an ISO 8601 date"),
+        ("not-a-date", "“not-a-date”: must be an ISO 8601 date"),
+        ("2026-02-30", "“2026-02-30”: must be an ISO 8601 date"),
+    ],
+)
+async def test_a_bad_due_date_brings_the_form_back_as_typed_with_the_problem_beside_it(
+    chat: Chat, bot: TestClient, factory: Factory, due: str, beside: str
 ) -> None:
     card = await chat.say("new bug First")
     form = await chat.click(action(card, "Edit"))
-    answer = await chat.click(action(form, "Save bug"), title="First", dueDate="20261201")
-    assert "dueDate: Value error, must be an ISO 8601 date" in text_of(answer)
+    again = await chat.click(
+        action(form, "Save bug"), title="First, renamed", priority="High", dueDate=due
+    )
+    fields = inputs(again)
+    assert (fields["title"]["value"], fields["priority"]["value"]) == ("First, renamed", "High")
+    assert beside_input(again, "dueDate").startswith(beside)
     [stored] = await rest_items(bot, factory, GRACE)
-    assert stored["dueDate"] is None
+    assert (stored["name"], stored["dueDate"]) == ("First", None)
+    saved = await chat.click(action(again, "Save bug"), **values(again), dueDate="2026-12-01")
+    assert facts(saved)["Due"] == "2026-12-01" and "First, renamed" in text_of(saved)

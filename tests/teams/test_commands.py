@@ -141,19 +141,32 @@ async def test_a_long_list_offers_more(chat: Chat) -> None:
     assert "Task 0" in text_of(following) and "Task 26" in text_of(card)  # newest first
 
 
-async def test_an_unknown_command_answers_with_help(chat: Chat) -> None:
+async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> None:
     card = await chat.say("dance")
     assert "What I can do" in text_of(card) and "Did you mean" not in text_of(card)
+    assert "bug/update/{id}/status/{status}" not in text_of(card)
 
 
-async def test_a_typo_suggests_the_command(chat: Chat) -> None:
+async def test_a_typo_offers_the_command_it_resembles_as_a_button_that_runs_it(
+    chat: Chat,
+) -> None:
+    await chat.say("new bug Mine")
+    await chat.say("bug/update/1/assigned/me")
     card = await chat.say("bgus/my")
     assert "Did you mean " in text_of(card) and "bugs/my" in text_of(card)
+    assert "What I can do" not in text_of(card)  # the line, not the help
+    assert "Mine" in text_of(await chat.click(action(card, "bugs/my")))
+    assert "What I can do" in text_of(await chat.click(action(card, "Help")))
 
 
-async def test_help(chat: Chat) -> None:
+async def test_help_is_five_everyday_commands_and_more_shows_every_one(chat: Chat) -> None:
     card = await chat.say("help")
-    assert "bug/update/{id}/status/{status}" in text_of(card)
+    lines = [node for node in card["body"] if node.get("type") == "RichTextBlock"]
+    assert len(lines) == 5 and "assign bug {id} to {name}" in text_of(card)
+    assert "bug/update/{id}/status/{status}" not in text_of(card)
+    every = await chat.click(action(card, "More commands"))
+    assert "bug/update/{id}/status/{status}" in text_of(every)
+    assert text_of(every) == text_of(await chat.say("help all"))
 
 
 @pytest.mark.parametrize(
