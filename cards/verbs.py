@@ -15,6 +15,8 @@ from bot.schemas import ApiModel, ItemKind
 # A row's selection toggle is the input `select:<item _id>`; checked, its value is "true".
 SELECT_PREFIX = "select:"
 CHECKED = "true"
+# Rows a bulk edit takes from one card: their ids ride in its form's button, within 28 KB.
+MAX_SELECTED = 500
 MAX_SKIP = 2**31 - 1  # a row number the database's OFFSET takes on both databases
 
 
@@ -115,7 +117,7 @@ class BulkTarget(ActionData):
     """What the bulk-edit form's submit carries: the channel and the ids selected."""
 
     channel_id: str = Field(alias="channelId")
-    ids: list[str] = Field(min_length=1)
+    ids: list[str] = Field(min_length=1, max_length=MAX_SELECTED)
 
 
 class ApplyBulkEdit(BulkTarget):

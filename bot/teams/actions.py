@@ -29,6 +29,7 @@ from cards.listing import ItemList, list_card
 from cards.verbs import Verb
 
 NOTHING_SELECTED = "Select at least one row, then choose “Bulk edit selected”."
+TOO_MANY_SELECTED = f"Select at most {verbs.MAX_SELECTED} rows at once."
 STALE_CARD = "This card is out of date: run the command again."
 
 Act = Callable[[BotContext, Any, Mapping[str, Any]], Awaitable[Card]]
@@ -203,6 +204,8 @@ async def _bulk_edit(ctx: BotContext, data: verbs.BulkEdit, raw: Mapping[str, An
     ids = verbs.selected_ids(raw)
     if not ids:
         raise BadRequest(NOTHING_SELECTED)
+    if len(ids) > verbs.MAX_SELECTED:
+        raise BadRequest(TOO_MANY_SELECTED)
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
         choices = await views.choices(uow, kind=data.kind)

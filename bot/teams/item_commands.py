@@ -26,6 +26,7 @@ from cards.layout import Card
 NO_CHANNEL = "You are not in any channel I work in yet: add the app to your team first."
 NOBODY_CALLED = "Nobody on this team is called “{name}”: check the name, or @mention them."
 NAME_SHOWN_MAX = 60
+NUL_REFUSED = "must not contain the NUL character (U+0000)"
 
 Fields = TypeVar("Fields", bound=ApiModel)
 
@@ -38,11 +39,22 @@ def patch_of(kind: ItemKind, **fields: Any) -> TaskPatch:
 def typed_in(model: type[Fields], fields: Mapping[str, Any]) -> Fields:
     """What a command or form gave, judged as the REST API judges a body: a refusal names the
     field, so a form can show it beside its input."""
+    for name, value in fields.items():
+        # PostgreSQL text cannot hold U+0000, and SQLite's could: refused on both, as the API does.
+        if any("\x00" in text for text in _texts(value)):
+            raise Invalid(name, NUL_REFUSED)
     try:
         return model.model_validate(fields)
     except ValidationError as exc:
         problem = validation_problem(exc)
         raise Invalid(problem.field or "body", problem.message) from None
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings a field's value holds: itself, or a list's."""
+    if isinstance(value, str):
+        return [value]
+    return [part for part in value if isinstance(part, str)] if isinstance(value, list) else []
 
 
 async def _on_item(
