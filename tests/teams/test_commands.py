@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient
 from bot.fields.defaults import STATUSES
 from bot.teams import views
 from bot.teams.context import NOT_ON_ROSTER
-from tests.cards.samples import action, inputs, text_of
+from tests.cards.samples import action, inputs, said, text_of
 from tests.factories import Factory
 from tests.teams.activities import GRACE, MALLORY
 from tests.teams.bot import Chat, facts, rest_items
@@ -64,6 +64,7 @@ async def test_priority_assign_close_and_clone(
     assert facts(assigned)["Assigned to"] == GRACE.name
     assert facts(await chat.say("close bug 1"))["Status"] == "Completed"
     copy = await chat.say("bug/clone/1")
+    assert said(copy) == "Ada Lovelace copied #1 as #2"
     assert facts(copy)["ID"] == "#2" and facts(copy)["Status"] == "Not Started"
     assert facts(copy)["Assigned to"] == GRACE.name
     stored = {item["internalId"]: item for item in await rest_items(bot, factory, GRACE)}
@@ -77,6 +78,56 @@ async def test_assign_to_a_mentioned_person(chat: Chat, bot: TestClient, factory
     assert facts(card)["Assigned to"] == GRACE.name
     [stored] = await rest_items(bot, factory, GRACE)
     assert [person["displayName"] for person in stored["assignedTo"]] == [GRACE.name]
+
+
+@pytest.mark.parametrize(
+    ("command", "line"),
+    [
+        ("bug/update/1/status/in-progress", "Ada Lovelace moved #1 to In Progress"),
+        ("bug/update/1/priority/urgent", "Ada Lovelace set the priority of #1 to Urgent"),
+        ("bug/update/1/assigned/grace@contoso.test", "Ada Lovelace assigned #1 to Grace Hopper"),
+        ("bug/update/1/assigned/me", "Ada Lovelace assigned themselves to #1"),
+        ("close bug 1", "Ada Lovelace moved #1 to Completed"),
+        ("bug/update/1/status/not-started", "Nothing changed"),
+        ("bug/update/1/priority/normal", "Nothing changed"),
+    ],
+)
+async def test_every_change_says_what_it_did(chat: Chat, command: str, line: str) -> None:
+    assert said(await chat.say("new bug First")) == "Ada Lovelace created #1"
+    assert said(await chat.say(command)) == line
+    assert said(await chat.say("bug 1")) == ""  # showing is no change
+
+
+async def test_reassigning_says_who_instead(chat: Chat) -> None:
+    await chat.say("new bug First")
+    await chat.say("bug/update/1/assigned/grace@contoso.test")
+    card = await chat.say("bug/update/1/assigned/lin@contoso.test")
+    assert said(card) == "Ada Lovelace assigned #1 to Lin Chen instead"
+
+
+async def test_open_bugs_leave_the_done_ones_out(chat: Chat) -> None:
+    for title in ("Open one", "Done one"):
+        await chat.say(f"new bug {title}")
+    await chat.say("close bug 2")
+    for text in ("open bugs", "bugs/open"):
+        shown = text_of(await chat.say(text))
+        assert "Open bugs" in shown and "Open one" in shown and "Done one" not in shown
+
+
+async def test_quick_filters_switch_between_mine_open_and_all(chat: Chat) -> None:
+    for title in ("Mine", "Closed", "Someone's"):
+        await chat.say(f"new bug {title}")
+    await chat.say("bug/update/1/assigned/me")
+    await chat.say("close bug 2")
+    listing = await chat.say("bugs")
+    assert action(listing, "All")["style"] == "positive"
+    mine = await chat.click(action(listing, "Mine"))
+    assert "Mine" in text_of(mine) and "Someone's" not in text_of(mine)
+    assert action(mine, "Mine")["style"] == "positive"
+    open_ = await chat.click(action(mine, "Open"))
+    assert "Someone's" in text_of(open_) and "Closed" not in text_of(open_)
+    every = await chat.click(action(open_, "All"))
+    assert {"Mine", "Closed", "Someone's"} <= set(text_of(every).split("\n"))
 
 
 async def test_lists_show_a_page_and_filter(chat: Chat) -> None:
@@ -139,6 +190,8 @@ async def test_a_long_list_offers_more(chat: Chat) -> None:
     following = await chat.click(action(card, "More"))
     assert "26–27 of 27" in text_of(following)
     assert "Task 0" in text_of(following) and "Task 26" in text_of(card)  # newest first
+    back = await chat.click(action(following, "Previous"))
+    assert "1–25 of 27" in text_of(back) and "Previous" not in [b["title"] for b in back["actions"]]
 
 
 async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> None:
