@@ -53,10 +53,10 @@ async def test_the_path_form_takes_a_name_too(
     assert await assignees(bot, factory) == [LIN.name]
 
 
-async def test_a_whole_name_wins_over_a_namesakes_part(
-    chat: Chat, connector: Connector, bot: TestClient, factory: Factory
+async def test_a_whole_name_names_one_of_two_namesakes(
+    chat: Chat, bot: TestClient, factory: Factory
 ) -> None:
-    """ "Grace Kelly" is also on the team, but only Grace Hopper is called "Grace Hopper"."""
+    """`Grace` names both Graces; `grace kelly` names her alone."""
     await chat.say("new bug First")
     await chat.say("assign bug 1 to grace kelly")
     assert await assignees(bot, factory) == [GRACE_KELLY.name]
