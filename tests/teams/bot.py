@@ -68,10 +68,15 @@ class Chat:
         [said] = self.connector.texts()
         return said
 
-    async def click(self, button: dict[str, Any], **typed: Any) -> Card:
-        """The card that replaces the clicked one."""
+    async def click(self, button: dict[str, Any], *, personal: bool = False, **typed: Any) -> Card:
+        """The card that replaces the clicked one (on a card in the 1:1 chat if `personal`)."""
         activity = card_action(
-            self.service_url, button, sender=self.sender, group_chat=self.group_chat, **typed
+            self.service_url,
+            button,
+            sender=self.sender,
+            group_chat=self.group_chat,
+            personal=personal,
+            **typed,
         )
         response = await self.post(activity)
         assert response.status == 200
