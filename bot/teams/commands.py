@@ -7,6 +7,7 @@ from typing import Any
 from botbuilder.core import TurnContext
 
 from bot.teams import grammar, item_commands, listing, notify_commands, rule_commands
+from bot.teams.command_list import COMMANDS
 from bot.teams.context import BotContext
 from bot.teams.grammar import Command, Mention, Message
 from bot.teams.replies import send_card
@@ -33,14 +34,14 @@ async def answer(
 
 
 async def _help(_ctx: BotContext, command: grammar.Help) -> Card:
-    return help_card(grammar.COMMANDS, more=None if command.full else grammar.HELP_ALL)
+    return help_card(COMMANDS, more=None if command.full else grammar.HELP_ALL)
 
 
 async def _unknown(_ctx: BotContext, command: grammar.Unknown) -> Card:
     """A near miss: the command it resembles, to run with a click; else the short help."""
     if command.suggestion:
         return suggestion_card(command.text, command.suggestion, help_command="help")
-    return help_card(grammar.COMMANDS, more=grammar.HELP_ALL)
+    return help_card(COMMANDS, more=grammar.HELP_ALL)
 
 
 ANSWERS: dict[type[Command], Answer] = {

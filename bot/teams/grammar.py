@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.schemas import ItemKind
-from cards.help import CommandHelp
 
 MAX_INTERNAL_ID = 2**31 - 1  # the database's integer: a larger number names no item
 _AT_TAG = re.compile(r"</?at>", re.IGNORECASE)
@@ -161,42 +160,7 @@ Command = (
     | Unknown
 )
 
-# The help card's lines, in the order users need them: the everyday ones (the short help) first;
-# every shortcut runs as written.
-COMMANDS: tuple[CommandHelp, ...] = (
-    CommandHelp(
-        "bugs, open bugs, my bugs", "The channel's bugs: all, not done, yours", everyday=True
-    ),
-    CommandHelp("bug {id}", "One bug and buttons to change it, e.g. bug 12", everyday=True),
-    CommandHelp("new bug {title}", "Create a bug; without a title, open the form", everyday=True),
-    CommandHelp(
-        "assign bug {id} to {name}",
-        "Assign a bug to a teammate, by name or @mention",
-        everyday=True,
-    ),
-    CommandHelp("tasks, my tasks, task {id}, …", "The same for tasks", everyday=True),
-    CommandHelp("bugs", "The channel's bugs", shortcut="Bugs"),
-    CommandHelp("my bugs", "Bugs assigned to you", shortcut="My bugs"),
-    CommandHelp("new bug", "Open the form for a new bug", shortcut="New bug"),
-    CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks"),
-    CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
-    CommandHelp("help", "The everyday commands; help all: every one"),
-    CommandHelp("bugs/my, bugs/open", "Bugs assigned to you, bugs not done yet"),
-    CommandHelp("bugs/name/{text}", "Bugs whose title contains the text"),
-    CommandHelp("bugs/status/{status}", "Bugs in a status, e.g. bugs/status/in-progress"),
-    CommandHelp("bugs/priority/{priority}", "Bugs of a priority"),
-    CommandHelp("bugs/assigned/{upn}", "Bugs assigned to someone"),
-    CommandHelp("bug/{id}", "One bug, e.g. bug/12"),
-    CommandHelp("bug/update/{id}/status/{status}", "Change a bug's status"),
-    CommandHelp("bug/update/{id}/priority/{priority}", "Change a bug's priority"),
-    CommandHelp("bug/update/{id}/assigned/{name, upn or me}", "Assign a bug"),
-    CommandHelp("bug/clone/{id}", "Copy a bug"),
-    CommandHelp("close bug {id}", "Move a bug to Done"),
-    CommandHelp("discuss bug {id}", "Start the bug's thread in this channel, or link to it"),
-    CommandHelp("rules", "The channel's event rules and how each last fired"),
-    CommandHelp("notify on, notify off", "In our 1:1 chat: a message when you're assigned an item"),
-)
-HELP_ALL = "help all"  # the short help's "More commands"
+HELP_ALL = "help all"  # every command, where `help` shows the everyday ones
 
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
