@@ -19,6 +19,7 @@ from bot.teams import grammar, people, views
 from bot.teams.context import BotContext
 from bot.teams.problems import validation_problem
 from bot.teams.views import Change
+from cards.changes import Note
 from cards.choice import channel_choice, person_choice
 from cards.form import item_form
 from cards.layout import Card
@@ -212,7 +213,9 @@ async def discussion_view(ctx: BotContext, kind: ItemKind, item_id: str) -> Card
         actor=ctx.actor, channel=ctx.channel, kind=kind, item_id=item_id
     )
     async with ctx.work(write=False) as uow:
-        return await views.item_view(uow, kind=kind, item_id=item_id, discussion_url=url)
+        item = await views.details(uow, kind=kind, item_id=item_id)
+        note = Note(f"#{item.internal_id} is discussed in a thread in its channel")
+        return await views.card_of(uow, item, discussion_url=url, note=note)
 
 
 async def create(ctx: BotContext, command: grammar.Create) -> Card:
