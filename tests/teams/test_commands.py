@@ -268,9 +268,12 @@ async def test_assigning_someone_of_another_tenant_never_names_them(
     await chat.say("new bug First")
     # Each names Bob only as the caller did: never his UPN, looked up in another tenant.
     mentioned = TeamsMember(bob.source_id, "who@knows.test", "Bobby")
-    said = await chat.line("assign bug 1 to <at>Bobby</at>", people=(mentioned,))
-    assert said == "assignedTo: 'Bobby' is not a member of this team"
-    said = await chat.line(f"bug/update/1/assigned/{bob.source_id}")
-    assert said == f"assignedTo: '{bob.source_id}' is not a member of this team"
+    line = await chat.line("assign bug 1 to <at>Bobby</at>", people=(mentioned,))
+    assert line == "assignedTo: 'Bobby' is not a member of this team"
+    line = await chat.line(f"bug/update/1/assigned/{bob.source_id}")
+    assert line == f"assignedTo: '{bob.source_id}' is not a member of this team"
+    assert await chat.line("assign bug 1 to Bob") == (
+        "Nobody on this team is called “Bob”: check the name, or @mention them."
+    )
     [stored] = await rest_items(bot, factory, GRACE)
     assert stored["assignedTo"] == []
