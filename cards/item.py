@@ -34,6 +34,7 @@ NAMES_SHOWN = 3
 NAME_MAX = 40
 STATUS_INPUT = "status"
 CHOOSE_STATUS = "Choose a status"
+FACTS = ("Assigned to", "Due")  # of `facts`, those the item card states as such (not as badges)
 DESCRIPTION_LINES = 3
 DESCRIPTION_MAX = 280
 # Adaptive Cards 1.5 has no badge: a badge is a column in a container style, which Teams paints
@@ -121,15 +122,8 @@ def item_card(
     if description:
         body.append(plain(description, spacing="small"))
     body.append(_badges(item))
-    body.append(
-        {
-            "type": "FactSet",
-            "facts": [
-                {"title": "Assigned to", "value": assignee_names(_names(item))},
-                {"title": "Due", "value": due_of(item)},
-            ],
-        }
-    )
+    stated = [{"title": label, "value": value} for label, value in facts(item) if label in FACTS]
+    body.append({"type": "FactSet", "facts": stated})
     history = text_run(_history(item, now), size="small", isSubtle=True)
     body.append(rich_text(history, spacing="small"))
     body.append(
@@ -156,10 +150,6 @@ def first_lines(text: str, *, lines: int = DESCRIPTION_LINES, limit: int = DESCR
     if len(shown) > limit:
         return shown[: limit - 1].rstrip() + "…"
     return shown + "\n…" if len(kept) > lines else shown
-
-
-def _names(item: TaskDetails) -> list[str]:
-    return [user.display_name for user in item.assigned_to]
 
 
 def _badges(item: TaskDetails) -> Element:
