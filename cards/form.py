@@ -1,8 +1,10 @@
 """The create/edit form of a bug or task, its choices read from the channel's fields and members."""
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import date
+from typing import Any, TypeVar
 
 from bot.directory.schemas import UserOut
 from bot.fields.schemas import StatusOut
@@ -13,6 +15,7 @@ from cards.layout import (
     NO_INPUTS,
     Card,
     Element,
+    Problem,
     choice,
     choice_set,
     envelope,
@@ -22,10 +25,17 @@ from cards.layout import (
     shorten,
     submit,
     subtle,
+    with_problem,
 )
 from cards.verbs import FormTarget, ItemAction, Verb
 
 TITLE_MAX = 255  # as the API's item name
+TITLE_REQUIRED = "A title is required"
+TYPED_MAX = 40
+# The form's inputs by the API's name of the field each sets, where the two differ.
+INPUTS = {"name": "title", "body": "description", "assignedTo": "assignees"}
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+Value = TypeVar("Value")
 # A longer description is not offered for editing here: the form would cut it on save.
 DESCRIPTION_MAX = 2000
 
@@ -42,10 +52,37 @@ class ChannelChoices:
 
 @dataclass(frozen=True)
 class Prefill:
-    """A new item's starting text, e.g. from the message it is created from."""
+    """Values the form starts with instead of the item's (or, for a new item, instead of
+    nothing): a new item's text from the message it is created from, or what the user typed
+    when the form comes back with a problem. None: not given."""
 
-    title: str = ""
-    description: str = ""
+    title: str | None = None
+    description: str | None = None
+    status: str | None = None
+    priority: str | None = None
+    severity: str | None = None
+    assignees: Sequence[str] | None = None  # user _ids
+    due_date: str | None = None  # as typed: shown again only if it is a date
+
+    @classmethod
+    def typed(cls, inputs: Mapping[str, Any]) -> "Prefill":
+        """What a submit of this form carried, by input id; a value that is no text (no
+        client sends one) is left out."""
+
+        def given(key: str) -> str | None:
+            value = inputs.get(key)
+            return value if isinstance(value, str) else None
+
+        assignees = given("assignees")
+        return cls(
+            title=given("title"),
+            description=given("description"),
+            status=given("status"),
+            priority=given("priority"),
+            severity=given("severity"),
+            assignees=[part for part in assignees.split(",") if part] if assignees else None,
+            due_date=given("dueDate"),
+        )
 
 
 def member_choices(members: Sequence[UserOut]) -> list[Element]:
@@ -82,17 +119,23 @@ def item_form(
     item: TaskDetails | None = None,
     prefill: Prefill | None = None,
     in_dialog: bool = False,
+    problem: Problem | None = None,
 ) -> Card:
-    """The form to create an item (prefilled from `prefill`) or edit `item`.
+    """The form to create an item or edit `item`, `prefill` overriding their values; `problem`
+    (by an input id or a field's API name) shows beside its input.
 
     In a dialog (the messaging extension's task module) the submit is an Action.Submit, since
     Teams closes dialogs only on that; elsewhere it is an Action.Execute replacing the card.
     """
     start = prefill or Prefill()
-    title = item.name if item else start.title
-    description = (item.body if item else start.description) or ""
-    assigned = [user.id for user in item.assigned_to] if item else []
+    title = _first(start.title, item.name if item else "")
+    description = _first(start.description, item.body if item else None) or ""
+    assigned = list(_first(start.assignees, [user.id for user in item.assigned_to] if item else []))
     members = first_members(choices.members, assigned)
+    due = _first(
+        start.due_date, item.due_date.date().isoformat() if item and item.due_date else None
+    )
+    problem = _on_input(problem, start.due_date)
     save = FormTarget(
         verb=Verb.SAVE_ITEM, kind=kind, channel_id=channel_id, item_id=item.id if item else None
     )
@@ -111,7 +154,7 @@ def item_form(
                 shorten(title, TITLE_MAX),
                 maxLength=TITLE_MAX,
                 isRequired=True,
-                errorMessage="A title is required",
+                errorMessage=TITLE_REQUIRED,
             ),
         ]
         if len(description) <= DESCRIPTION_MAX:
@@ -121,16 +164,15 @@ def item_form(
                 "status",
                 "Status",
                 status_choices(choices.statuses, kind),
-                value=_status_value(choices.statuses, kind, item),
+                value=_status_value(choices.statuses, kind, item, typed=start.status),
             )
         )
-        body.append(
-            _named_choice(
-                "priority", "Priority", choices.priorities, item.priority if item else None
-            )
-        )
+        priority = _first(start.priority, item.priority if item else None)
+        body.append(_named_choice("priority", "Priority", choices.priorities, priority))
         if kind is ItemKind.BUG:
-            severity = item.severity if isinstance(item, BugDetails) else None
+            severity = _first(
+                start.severity, item.severity if isinstance(item, BugDetails) else None
+            )
             body.append(_named_choice("severity", "Severity", choices.severities, severity))
         body.append(
             choice_set(
@@ -145,11 +187,11 @@ def item_form(
         note = members_note(member_count, len(members))
         if note:
             body.append(note)
-        due: Element = {"type": "Input.Date", "id": "dueDate", "label": "Due date"}
-        if item and item.due_date:
-            due["value"] = item.due_date.date().isoformat()
-        body.append(due)
-        return envelope(body, actions)
+        due_input: Element = {"type": "Input.Date", "id": "dueDate", "label": "Due date"}
+        if due and _is_date(due):
+            due_input["value"] = due
+        body.append(due_input)
+        return envelope(with_problem(body, problem), actions)
 
     return largest_fitting(build, len(members))
 
@@ -163,10 +205,38 @@ def _input_text(input_id: str, label: str, value: str, **options: Any) -> Elemen
 
 
 def _status_value(
-    statuses: Sequence[StatusOut], kind: ItemKind, item: TaskDetails | None
+    statuses: Sequence[StatusOut], kind: ItemKind, item: TaskDetails | None, *, typed: str | None
 ) -> str | None:
-    """The item's status when editing, else the kind's primary status."""
+    """The status typed, when it is one; else the item's when editing, else the kind's primary
+    status."""
     own = [s.name for s in statuses if s.type == kind.type_label]
+    if typed is not None:
+        return typed if typed in own else None
     if item:
         return item.status if item.status in own else None
     return next((s.name for s in statuses if s.type == kind.type_label and s.primary), None)
+
+
+def _first(given: Value | None, otherwise: Value) -> Value:
+    """What was given, else the other value."""
+    return otherwise if given is None else given
+
+
+def _is_date(text: str) -> bool:
+    """A day as the date input holds it (YYYY-MM-DD), and one the calendar has."""
+    try:
+        return bool(_DATE.fullmatch(text)) and date.fromisoformat(text) is not None
+    except ValueError:
+        return False
+
+
+def _on_input(problem: Problem | None, typed_due: str | None) -> Problem | None:
+    """The problem beside its input, named by the field's API name or the input's id; a due
+    date the date input cannot show again is quoted, so what was typed is not lost."""
+    if problem is None:
+        return None
+    field = INPUTS.get(problem.field or "", problem.field)
+    message = problem.message
+    if field == "dueDate" and typed_due and not _is_date(typed_due):
+        message = f"“{shorten(typed_due, TYPED_MAX)}”: {message}"
+    return Problem(message, field)

@@ -1,12 +1,25 @@
-"""The help card (the command list, maybe a "Did you mean …?"), a note and the error card."""
+"""The help card (the everyday commands, or every one), "Did you mean …?", a note and the error
+card."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cards.layout import Card, envelope, execute, heading, rich_text, shorten, text_run
+from cards.layout import (
+    ATTENTION,
+    Card,
+    Element,
+    envelope,
+    execute,
+    heading,
+    rich_text,
+    shorten,
+    text_run,
+)
 from cards.verbs import RunCommand, Verb
 
 ERROR_MAX = 300
+SAID_MAX = 80
+BUTTON_MAX = 40
 MAX_SHORTCUTS = 5  # Teams shows about six buttons before folding them away
 MONOSPACE = "monospace"  # a TextRun's fontType: commands as typed
 
@@ -18,35 +31,44 @@ class CommandHelp:
     command: str
     description: str
     shortcut: str | None = None  # only for commands complete as written (no {placeholder})
+    everyday: bool = False  # on the short help, which most people never need to leave
 
 
-def help_card(commands: Sequence[CommandHelp], *, suggestion: str | None = None) -> Card:
-    """Every command with its description; buttons run the ones with a shortcut."""
-    body = [heading("What I can do")]
-    if suggestion:
-        body.append(
-            rich_text(
-                text_run("Did you mean "),
-                text_run(suggestion, fontType=MONOSPACE),
-                text_run("?"),
-            )
-        )
+def help_card(commands: Sequence[CommandHelp], *, more: str | None = None) -> Card:
+    """The everyday commands and a button running `more` (the command that shows every one),
+    or, with no `more`, every command; buttons run the ones with a shortcut."""
+    shown = [entry for entry in commands if entry.everyday] if more else list(commands)
+    body: list[Element] = [heading("What I can do" if more else "Every command")]
     body.extend(
         rich_text(
             text_run(entry.command, fontType=MONOSPACE),
             text_run(f"  {entry.description}", isSubtle=True),
         )
-        for entry in commands
+        for entry in shown
     )
-    shortcuts = [entry for entry in commands if entry.shortcut][:MAX_SHORTCUTS]
-    actions = [
-        execute(
-            entry.shortcut or entry.command,
-            RunCommand(verb=Verb.RUN_COMMAND, command=entry.command),
-        )
-        for entry in shortcuts
-    ]
+    shortcuts = [entry for entry in commands if entry.shortcut][: MAX_SHORTCUTS - bool(more)]
+    actions = [execute(entry.shortcut or entry.command, _run(entry.command)) for entry in shortcuts]
+    if more:
+        actions.append(execute("More commands", _run(more)))
     return envelope(body, actions)
+
+
+def suggestion_card(said: str, suggestion: str, *, help_command: str) -> Card:
+    """A near miss: "Did you mean `bugs`?" with a button that runs it, and one for help."""
+    line = rich_text(
+        text_run(f"I don't know “{shorten(said, SAID_MAX)}”. Did you mean "),
+        text_run(suggestion, fontType=MONOSPACE),
+        text_run("?"),
+    )
+    actions = [
+        execute(shorten(suggestion, BUTTON_MAX), _run(suggestion), style="positive"),
+        execute("Help", _run(help_command)),
+    ]
+    return envelope([line], actions)
+
+
+def _run(command: str) -> RunCommand:
+    return RunCommand(verb=Verb.RUN_COMMAND, command=command)
 
 
 def note_card(line: str) -> Card:
@@ -60,7 +82,7 @@ def note_card(line: str) -> Card:
     return envelope([rich_text(*runs)])
 
 
-def error_card(message: str) -> Card:
-    """One short friendly line."""
+def error_card(message: str, actions: Sequence[Element] = ()) -> Card:
+    """One short friendly line, and the buttons that lead on from it (where there are any)."""
     # A TextRun shows the text as written: an error may quote what the user typed.
-    return envelope([rich_text(text_run(shorten(message, ERROR_MAX), color="attention"))])
+    return envelope([rich_text(text_run(shorten(message, ERROR_MAX), color=ATTENTION))], actions)

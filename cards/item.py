@@ -1,23 +1,31 @@
-"""The item card: one bug or task, its facts, and buttons to change its status, take it, edit it."""
+"""The item card: one bug or task at a glance (title, description, coloured badges, who and
+when) and buttons for the common moves: change its status, take it, edit it, discuss it."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from bot.fields.schemas import StatusOut
+from bot.fields.schemas import Category, StatusOut
 from bot.items.schemas import BugDetails, TaskDetails
 from bot.schemas import ItemKind
+from cards.changes import Note, note_line
 from cards.layout import (
     NO_INPUTS,
     Card,
     Element,
+    Problem,
     choice,
     choice_set,
     envelope,
     execute,
     plain,
+    rich_text,
     shorten,
     subtle,
+    text_run,
+    with_problem,
 )
-from cards.verbs import ItemAction, Verb
+from cards.verbs import ItemAction, SetStatus, Verb
+from cards.when import ago
 
 NOBODY = "Nobody"
 NO_DATE = "No due date"
@@ -25,6 +33,22 @@ NO_SEVERITY = "Not set"
 NAMES_SHOWN = 3
 NAME_MAX = 40
 STATUS_INPUT = "status"
+CHOOSE_STATUS = "Choose a status"
+FACTS = ("Assigned to", "Due")  # of `facts`, those the item card states as such (not as badges)
+DESCRIPTION_LINES = 3
+DESCRIPTION_MAX = 280
+# Adaptive Cards 1.5 has no badge: a badge is a column in a container style, which Teams paints
+# as its background. Statuses by category; priorities and severities by the default names that
+# say urgency (a channel's own names stay neutral).
+NEUTRAL = "emphasis"
+STATUS_STYLES = {Category.NEW: NEUTRAL, Category.ACTIVE: "accent", Category.DONE: "good"}
+URGENCY_STYLES = {"urgent": "attention", "critical": "attention", "high": "warning"}
+# The one-click move from each category: the button's title and the category it moves to.
+MOVES = {
+    Category.NEW: ("Start", Category.ACTIVE),
+    Category.ACTIVE: ("Close", Category.DONE),
+    Category.DONE: ("Reopen", Category.NEW),
+}
 
 
 def kind_of(item: TaskDetails) -> ItemKind:
@@ -37,13 +61,22 @@ def item_action(item: TaskDetails, verb: Verb) -> ItemAction:
 
 
 def facts(item: TaskDetails) -> list[tuple[str, str]]:
-    """What the card states about the item, as (label, value) in display order."""
+    """What is stated about the item, as (label, value) in display order (the thread's root
+    card and the notifications list them; the item card shows most as badges)."""
     rows = [("ID", f"#{item.internal_id}"), ("Status", item.status), ("Priority", item.priority)]
     if isinstance(item, BugDetails):
-        rows.append(("Severity", item.severity or NO_SEVERITY))
+        rows.append(("Severity", severity_of(item)))
     rows.append(("Assigned to", assignee_names([user.display_name for user in item.assigned_to])))
-    rows.append(("Due", item.due_date.date().isoformat() if item.due_date else NO_DATE))
+    rows.append(("Due", due_of(item)))
     return rows
+
+
+def severity_of(item: BugDetails) -> str:
+    return item.severity or NO_SEVERITY
+
+
+def due_of(item: TaskDetails) -> str:
+    return item.due_date.date().isoformat() if item.due_date else NO_DATE
 
 
 def assignee_names(
@@ -59,48 +92,146 @@ def assignee_names(
 
 def status_choices(statuses: Sequence[StatusOut], kind: ItemKind) -> list[Element]:
     """The kind's statuses in the channel's order."""
-    own = sorted((s for s in statuses if s.type == kind.type_label), key=lambda s: s.order)
-    return [choice(status.name, status.name) for status in own]
+    return [choice(status.name, status.name) for status in own_statuses(statuses, kind)]
+
+
+def own_statuses(statuses: Sequence[StatusOut], kind: ItemKind) -> list[StatusOut]:
+    return sorted((s for s in statuses if s.type == kind.type_label), key=lambda s: s.order)
 
 
 def item_card(
-    item: TaskDetails, *, statuses: Sequence[StatusOut], discussion_url: str | None = None
+    item: TaskDetails,
+    *,
+    statuses: Sequence[StatusOut],
+    discussion_url: str | None = None,
+    now: datetime | None = None,
+    note: Note | None = None,
+    problem: Problem | None = None,
 ) -> Card:
-    """A bug or task as the channel sees it after any change; with `discussion_url`, a link to
-    its thread where the Discuss button was."""
+    """A bug or task as the channel sees it after any change: `note` says what the click did,
+    `problem` what it could not do (beside the status when it is about the status); times are
+    relative to `now`; with `discussion_url`, a link to its thread where the Discuss button was."""
     kind = kind_of(item)
     choices = status_choices(statuses, kind)
     current = next((c["value"] for c in choices if c["value"] == item.status), None)
-    body = [
-        subtle(f"{kind.type_label} #{item.internal_id}", spacing="none"),
-        plain(item.name, spacing="small"),
-        {
-            "type": "FactSet",
-            "facts": [{"title": label, "value": value} for label, value in facts(item)],
-        },
+    body: list[Element] = [note_line(note)] if note else []
+    body.append(subtle(f"{kind.type_label} #{item.internal_id}", size="small"))
+    # The title as a heading, but as typed: a TextRun reads no markdown.
+    body.append(rich_text(text_run(item.name, size="large", weight="bolder"), spacing="none"))
+    description = first_lines(item.body or "")
+    if description:
+        body.append(plain(description, spacing="small"))
+    body.append(_badges(item))
+    stated = [{"title": label, "value": value} for label, value in facts(item) if label in FACTS]
+    body.append({"type": "FactSet", "facts": stated})
+    history = text_run(_history(item, now), size="small", isSubtle=True)
+    body.append(rich_text(history, spacing="small"))
+    body.append(
         choice_set(
             STATUS_INPUT,
             "Change status",
             choices,
             value=current,
             isRequired=True,
-            errorMessage="Choose a status",
-        ),
+            errorMessage=CHOOSE_STATUS,
+        )
+    )
+    card = envelope(with_problem(body, problem), _buttons(item, statuses, discussion_url))
+    # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
+    # as it is now, whoever changed it since (Universal Actions' refresh).
+    card["refresh"] = {"action": execute(None, item_action(item, Verb.SHOW_ITEM))}
+    return card
+
+
+def first_lines(text: str, *, lines: int = DESCRIPTION_LINES, limit: int = DESCRIPTION_MAX) -> str:
+    """The first few non-blank lines, spaces tidied, an ellipsis where the rest was left out."""
+    kept = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    shown = "\n".join(kept[:lines])
+    if len(shown) > limit:
+        return shown[: limit - 1].rstrip() + "…"
+    return shown + "\n…" if len(kept) > lines else shown
+
+
+def _badges(item: TaskDetails) -> Element:
+    category = _category(item)
+    status_style = STATUS_STYLES[category] if category else NEUTRAL
+    badges = [
+        _badge("Status", item.status, status_style),
+        _badge("Priority", item.priority, _urgency(item.priority)),
     ]
+    if isinstance(item, BugDetails):
+        badges.append(_badge("Severity", severity_of(item), _urgency(item.severity or "")))
+    return {"type": "ColumnSet", "columns": badges, "spacing": "medium"}
+
+
+def _category(item: TaskDetails) -> Category | None:
+    """The category of the item's status; None for one the channel no longer has."""
+    category = item.status_id.category
+    return Category(category) if category in set(Category) else None
+
+
+def _urgency(name: str) -> str:
+    return URGENCY_STYLES.get(name.casefold(), NEUTRAL)
+
+
+def _badge(label: str, value: str, style: str) -> Element:
+    runs = (
+        text_run(f"{label} ", size="small", isSubtle=True),
+        text_run(shorten(value, NAME_MAX), size="small", weight="bolder"),
+    )
+    return {"type": "Column", "width": "auto", "style": style, "items": [rich_text(*runs)]}
+
+
+def _history(item: TaskDetails, now: datetime | None) -> str:
+    """ "Created 2 days ago by Ada · updated 5 min ago by Grace"."""
+    creator = f" by {shorten(item.created_by.name, NAME_MAX)}" if item.created_by else ""
+    said = f"Created {ago(item.created_at, now)}{creator}"
+    if item.updated_at > item.created_at:
+        editor = item.updated_by.display_name if item.updated_by else None
+        said += f" · updated {ago(item.updated_at, now)}"
+        said += f" by {shorten(editor, NAME_MAX)}" if editor else ""
+    return said
+
+
+def _buttons(
+    item: TaskDetails, statuses: Sequence[StatusOut], discussion_url: str | None
+) -> list[Element]:
     discuss = (
         {"type": "Action.OpenUrl", "title": "Open discussion", "url": discussion_url}
         if discussion_url
         else execute("Discuss", item_action(item, Verb.DISCUSS), associatedInputs=NO_INPUTS)
     )
-    actions = [
-        execute("Set status", item_action(item, Verb.SET_STATUS)),
-        # These two ignore the status input, so an item whose status is gone can still change.
+    buttons = [execute("Set status", item_action(item, Verb.SET_STATUS))]
+    move = _move(item, statuses)
+    if move:
+        buttons.append(move)
+    # These ignore the status input, so an item whose status is gone can still change.
+    buttons += [
         execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associatedInputs=NO_INPUTS),
         execute("Edit", item_action(item, Verb.EDIT_ITEM), associatedInputs=NO_INPUTS),
         discuss,
     ]
-    card = envelope(body, actions)
-    # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
-    # as it is now, whoever changed it since (Universal Actions' refresh).
-    card["refresh"] = {"action": execute(None, item_action(item, Verb.SHOW_ITEM))}
-    return card
+    return buttons
+
+
+def _move(item: TaskDetails, statuses: Sequence[StatusOut]) -> Element | None:
+    """The one-click move on from the item's status category (Start, Close, Reopen), to the
+    first status of the next category in the channel's order; None where there is none."""
+    category = _category(item)
+    if category is None:
+        return None
+    title, target = MOVES[category]
+    own = own_statuses(statuses, kind_of(item))
+    to = next((s for s in own if s.category == target and s.primary), None) or next(
+        (s for s in own if s.category == target), None
+    )
+    if to is None:
+        return None
+    data = SetStatus(
+        verb=Verb.SET_STATUS,
+        kind=kind_of(item),
+        item_id=item.id,
+        channel_id=item.channel_id,
+        status=to.name,
+    )
+    return execute(title, data, associatedInputs=NO_INPUTS)

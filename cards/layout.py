@@ -8,6 +8,7 @@ official Adaptive Card 1.5 schema.
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -23,6 +24,9 @@ CARD_BUDGET_BYTES = 26 * 1024
 ELLIPSIS = "…"
 NO_INPUTS = "none"  # an action's associatedInputs: send none of the card's inputs
 COMPACT = "compact"  # a ChoiceSet's style: a drop-down
+ATTENTION = "attention"  # the colour of what went wrong
+GOOD = "good"  # the colour of a change made
+PROBLEM_MAX = 300
 
 _ASCII = bytes(range(128))
 
@@ -158,3 +162,38 @@ def choice_set(input_id: str, label: str, choices: list[Element], **options: Any
     }
     element.update((name, value) for name, value in options.items() if value is not None)
     return element
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What went wrong with a click, shown on the card again beside its cause: the input
+    `field` (its id on the card), or with no field, by the buttons."""
+
+    message: str
+    field: str | None = None
+
+
+def problem_line(problem: Problem) -> Element:
+    """The problem in the attention colour; a TextRun, as it may quote what the user typed."""
+    run = text_run(shorten(problem.message, PROBLEM_MAX), color=ATTENTION)
+    return rich_text(run, spacing="small")
+
+
+def with_problem(body: list[Element], problem: Problem | None) -> list[Element]:
+    """The body with the problem right after its input, or last (above the buttons)."""
+    if problem is None:
+        return body
+    after = next(
+        (
+            index
+            for index, node in enumerate(body)
+            if problem.field and node.get("id") == problem.field
+        ),
+        len(body) - 1,
+    )
+    return [*body[: after + 1], problem_line(problem), *body[after + 1 :]]
+
+
+def action_set(actions: Sequence[Element], **options: Any) -> Element:
+    """Buttons inside the body, where they belong to what is around them."""
+    return {"type": "ActionSet", "actions": list(actions), **options}

@@ -1,29 +1,40 @@
-"""The list card: a page of bugs or tasks, "more" for the next page, checkboxes for bulk edit."""
+"""The list card: a page of bugs or tasks in aligned columns, each title opening its item, quick
+filters (Mine, Open, All), Previous and More, and checkboxes for bulk edit."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from bot.schemas import ItemKind
 from cards.item import assignee_names
 from cards.layout import (
     Card,
     Element,
+    Problem,
+    action_set,
     envelope,
     execute,
     execute_data,
     heading,
     largest_fitting,
-    plain,
+    rich_text,
     shorten,
     subtle,
     text_block,
+    text_run,
+    with_problem,
 )
 from cards.verbs import SELECT_PREFIX, BulkEdit, More, Verb, item_action_data
 
-# A chat card is read on a phone too; a row with its buttons takes about 0.7 KB of the 28 KB.
+# A chat card is read on a phone too; a row with its button takes about 0.8 KB of the 28 KB.
 MAX_ROWS = 25
 ROW_TITLE_MAX = 80
 ROW_NAME_MAX = 24
+LINK = "accent"  # a title that opens its item reads as a link
+CURRENT = "positive"  # the quick filter the list shows
+NO_DUE = "–"
+# The table's columns: heading and relative width.
+COLUMNS = (("#", 2), ("Title", 7), ("Status", 3), ("Priority", 2), ("Assignee", 3), ("Due", 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +47,24 @@ class ListRow:
     status: str
     channel_id: str  # the Teams channel (thread) id
     assignees: Sequence[str]  # display names, in order
+    priority: str
+    due_date: datetime | None
+
+
+@dataclass(frozen=True)
+class QuickFilters:
+    """The listing commands the Mine, Open and All buttons run (Mine: None in a chat, whose
+    lists are the caller's already) and the one this list shows."""
+
+    mine: str | None
+    open: str
+    all: str
+    current: str | None
 
 
 @dataclass(frozen=True)
 class ItemList:
-    """One page of a listing, and how to ask for the next one."""
+    """One page of a listing, and how to ask for the pages around it."""
 
     title: str
     kind: ItemKind
@@ -50,42 +74,85 @@ class ItemList:
     skip: int = 0
     more: bool = False  # rows exist after `items`
     total: int | None = None
+    filters: QuickFilters | None = None
 
 
-def list_card(page: ItemList) -> Card:
-    """Up to MAX_ROWS rows, fewer if Teams' size limit needs it; "more" continues after them."""
+def list_card(page: ItemList, *, problem: Problem | None = None) -> Card:
+    """Up to MAX_ROWS rows, fewer if Teams' size limit needs it; "more" continues after them;
+    `problem` (a bulk edit with nothing ticked) shows above the buttons."""
     rows = page.items[:MAX_ROWS]
-    return largest_fitting(lambda count: _card(page, rows[:count], len(page.items)), len(rows))
+    return largest_fitting(
+        lambda count: _card(page, rows[:count], len(page.items), problem), len(rows)
+    )
 
 
-def _card(page: ItemList, rows: Sequence[ListRow], given: int) -> Card:
+def _card(page: ItemList, rows: Sequence[ListRow], given: int, problem: Problem | None) -> Card:
     selectable = page.channel_id is not None
     body = [heading(page.title)]
     if rows:
         body.append(_summary(page, len(rows)))
-        body.extend(_row(page.kind, item, selectable=selectable) for item in rows)
+    if page.filters:
+        body.append(_filters(page, page.filters))
+    if rows:
+        body.append(_table(page.kind, rows, selectable=selectable))
     else:
         body.append(text_block(f"No {page.kind.plural} here.", wrap=True))
     actions = []
+    if page.skip > 0:
+        actions.append(execute("Previous", _page_at(page, max(0, page.skip - MAX_ROWS))))
     if page.more or len(rows) < given:
-        more = More(
-            verb=Verb.MORE,
+        actions.append(execute("More", _page_at(page, page.skip + len(rows))))
+    if selectable and rows and page.channel_id:
+        bulk = BulkEdit(
+            verb=Verb.BULK_EDIT,
             kind=page.kind,
             channel_id=page.channel_id,
             command=page.command,
-            skip=page.skip + len(rows),
+            skip=page.skip,
         )
-        actions.append(execute("More", more))
-    if selectable and rows and page.channel_id:
-        bulk = BulkEdit(verb=Verb.BULK_EDIT, kind=page.kind, channel_id=page.channel_id)
         actions.append(execute("Bulk edit selected", bulk))
-    return envelope(body, actions, full_width=True)
+    return envelope(with_problem(body, problem), actions, full_width=True)
+
+
+def _page_at(page: ItemList, skip: int, command: str | None = None) -> More:
+    return More(
+        verb=Verb.MORE,
+        kind=page.kind,
+        channel_id=page.channel_id,
+        command=command or page.command,
+        skip=skip,
+    )
 
 
 def _summary(page: ItemList, shown: int) -> Element:
     first, last = page.skip + 1, page.skip + shown
     of = f" of {page.total}" if page.total is not None else ""
     return subtle(f"{first}–{last}{of}", spacing="none")
+
+
+def _filters(page: ItemList, filters: QuickFilters) -> Element:
+    buttons = []
+    for title, command in (("Mine", filters.mine), ("Open", filters.open), ("All", filters.all)):
+        if command is None:
+            continue
+        style = {"style": CURRENT} if command == filters.current else {}
+        buttons.append(execute(title, _page_at(page, 0, command), **style))
+    return action_set(buttons, spacing="small")
+
+
+def _table(kind: ItemKind, rows: Sequence[ListRow], *, selectable: bool) -> Element:
+    header = {
+        "type": "TableRow",
+        "cells": [_cell(text_block(title, weight="bolder")) for title, _width in COLUMNS],
+    }
+    return {
+        "type": "Table",
+        "columns": [{"width": width} for _title, width in COLUMNS],
+        "rows": [header, *(_row(kind, item, selectable=selectable) for item in rows)],
+        "firstRowAsHeader": True,
+        "showGridLines": False,
+        "verticalCellContentAlignment": "center",
+    }
 
 
 def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
@@ -96,21 +163,23 @@ def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
         else text_block(number)
     )
     show = item_action_data(Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id)
-    assignee = assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX)
+    title = rich_text(text_run(shorten(item.name, ROW_TITLE_MAX), color=LINK))
+    due = item.due_date.date().isoformat() if item.due_date else NO_DUE
     return {
-        "type": "ColumnSet",
-        "separator": True,
-        "columns": [
-            _column("auto", lead),
-            _column("stretch", plain(shorten(item.name, ROW_TITLE_MAX)), execute_data(None, show)),
-            _column("auto", text_block(shorten(item.status, ROW_NAME_MAX))),
-            _column("auto", text_block(assignee)),
+        "type": "TableRow",
+        "cells": [
+            _cell(lead),
+            _cell(title, execute_data(None, show)),
+            _cell(text_block(shorten(item.status, ROW_NAME_MAX), wrap=True)),
+            _cell(text_block(shorten(item.priority, ROW_NAME_MAX), wrap=True)),
+            _cell(text_block(assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX))),
+            _cell(text_block(due)),
         ],
     }
 
 
-def _column(width: str, item: Element, select_action: Element | None = None) -> Element:
-    column: Element = {"type": "Column", "width": width, "items": [item]}
+def _cell(item: Element, select_action: Element | None = None) -> Element:
+    cell: Element = {"type": "TableCell", "items": [item]}
     if select_action:
-        column["selectAction"] = select_action
-    return column
+        cell["selectAction"] = select_action
+    return cell

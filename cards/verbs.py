@@ -15,6 +15,9 @@ from bot.schemas import ApiModel, ItemKind
 # A row's selection toggle is the input `select:<item _id>`; checked, its value is "true".
 SELECT_PREFIX = "select:"
 CHECKED = "true"
+# Rows a bulk edit takes from one card: their ids ride in its form's button, within 28 KB.
+MAX_SELECTED = 500
+MAX_SKIP = 2**31 - 1  # a row number the database's OFFSET takes on both databases
 
 
 class Verb(StrEnum):
@@ -103,24 +106,28 @@ class SaveItem(FormTarget):
 
 
 class More(ActionData):
-    """The next page of a list: the listing command run again from `skip`."""
+    """Another page of a list (More, Previous, a quick filter): the listing command run again
+    from `skip`."""
 
     channel_id: str | None = Field(None, alias="channelId", description="None: across channels")
     command: str
-    skip: int = Field(ge=0)
+    skip: int = Field(ge=0, le=MAX_SKIP)
 
 
 class BulkEdit(ActionData):
-    """The list card's "bulk edit": the rows checked are read with `selected_ids`."""
+    """The list card's "bulk edit": the rows checked are read with `selected_ids`; the list's
+    command and first row show the list again when none is."""
 
     channel_id: str = Field(alias="channelId")
+    command: str | None = Field(None, description="None (a card from before): the kind's list")
+    skip: int = Field(0, ge=0, le=MAX_SKIP)
 
 
 class BulkTarget(ActionData):
     """What the bulk-edit form's submit carries: the channel and the ids selected."""
 
     channel_id: str = Field(alias="channelId")
-    ids: list[str] = Field(min_length=1)
+    ids: list[str] = Field(min_length=1, max_length=MAX_SELECTED)
 
 
 class ApplyBulkEdit(BulkTarget):

@@ -1,62 +1,125 @@
-"""Card actions (Action.Execute): one dispatcher from a verb to its data model and its function.
-Each changes the database through the services and returns the card that replaces the clicked one.
+"""Card actions (Action.Execute): one dispatcher from a verb to its data models and functions.
+Each changes the database through the services and returns the card that replaces the clicked
+one; a refusal comes back on that card again, beside what caused it, never stranding the user.
 """
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from bot.errors import BadRequest
+from bot.db.uow import UnitOfWork
+from bot.errors import BadRequest, DomainError
 from bot.items import bulk, read
 from bot.items import service as items
-from bot.items.schemas import CREATE, BulkEdit
+from bot.items.schemas import CREATE, BulkEdit, TaskDetails
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import commands, settings_commands, views
+from bot.teams import commands, grammar, listing, settings_commands, views
 from bot.teams.context import BotContext
 from bot.teams.item_commands import discussion_view, patch_of, typed_in
+from bot.teams.problems import problem_of
+from bot.teams.views import Change
 from cards import verbs
 from cards.bulk import bulk_form
-from cards.form import item_form
-from cards.layout import Card
+from cards.form import Prefill, item_form
+from cards.help import error_card
+from cards.layout import Card, Element, Problem, execute
 from cards.listing import ItemList, list_card
 from cards.verbs import Verb
 
 NOTHING_SELECTED = "Select at least one row, then choose “Bulk edit selected”."
+TOO_MANY_SELECTED = f"Select at most {verbs.MAX_SELECTED} rows at once."
 STALE_CARD = "This card is out of date: run the command again."
 
 Act = Callable[[BotContext, Any, Mapping[str, Any]], Awaitable[Card]]
+Again = Callable[[BotContext, Any, Mapping[str, Any], Problem], Awaitable[Card]]
+
+
+@dataclass(frozen=True)
+class Action:
+    """How a verb is answered. `target` is what its button carries: data that does not fit was
+    changed, or comes from a card older than the app. `given` is the target with what the user
+    typed, which may be wrong; `again` shows the clicked card again with the problem beside
+    its cause."""
+
+    target: type[ApiModel]
+    act: Act
+    given: type[ApiModel] | None = None  # None: the inputs are the target's own
+    again: Again | None = None
 
 
 async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Card:
-    """The card that replaces the clicked one after the verb's change."""
+    """The card that replaces the clicked one after the verb's change, or the clicked card again
+    with what went wrong."""
+    sent = {**data, "verb": verb}
     try:
-        model, act = ACTIONS[Verb(verb)]
-        parsed = model.model_validate({**data, "verb": verb})
-    except (ValueError, ValidationError):
+        action = ACTIONS[Verb(verb)]
+        target = action.target.model_validate(sent)
+    except ValueError:  # an unknown verb, or data that does not fit it (ValidationError)
         raise BadRequest(STALE_CARD) from None
-    return await act(ctx, parsed, data)
+    try:
+        given = action.given.model_validate(sent) if action.given else target
+        return await action.act(ctx, given, data)
+    except (DomainError, ValidationError) as exc:
+        problem = problem_of(exc)
+    if action.again is not None:
+        try:
+            return await action.again(ctx, target, data, problem)
+        except DomainError:  # its item is gone, or its channel closed to the caller
+            pass
+    return error_card(problem.message, _way_on(target))
 
 
-async def _change_item(ctx: BotContext, data: verbs.ItemAction, **fields: Any) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
-    async with ctx.work(write=bool(fields)) as uow:
-        if fields:
-            patch = patch_of(data.kind, **fields)
-            await items.update_item(uow, kind=data.kind, item_id=data.item_id, patch=patch)
-        return await views.item_view(uow, kind=data.kind, item_id=data.item_id)
+def _way_on(target: ApiModel) -> list[Element]:
+    """Where to go from a card that cannot be shown again: its kind's list in its channel."""
+    channel_id = getattr(target, "channel_id", None)
+    if not isinstance(target, verbs.ActionData) or not channel_id:
+        return [execute("Help", verbs.RunCommand(verb=Verb.RUN_COMMAND, command="help"))]
+    kind = target.kind
+    show = verbs.More(verb=Verb.MORE, kind=kind, channel_id=channel_id, command=kind.plural, skip=0)
+    return [execute(kind.plural.capitalize(), show)]
 
 
 async def _show(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    return await _change_item(ctx, data)
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    async with ctx.work(write=False) as uow:
+        return await views.item_view(uow, kind=data.kind, item_id=data.item_id)
+
+
+async def _item_again(
+    ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any], problem: Problem
+) -> Card:
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    async with ctx.work(write=False) as uow:
+        return await views.item_view(uow, kind=data.kind, item_id=data.item_id, problem=problem)
+
+
+async def _changed(ctx: BotContext, data: verbs.ItemAction, change: Change) -> Card:
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    async with ctx.work() as uow:
+        return await views.changed_view(uow, kind=data.kind, item_id=data.item_id, change=change)
 
 
 async def _set_status(ctx: BotContext, data: verbs.SetStatus, _raw: Mapping[str, Any]) -> Card:
-    return await _change_item(ctx, data, status=data.status)
+    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
+        patch = patch_of(data.kind, status=data.status)
+        await items.update_item(uow, kind=data.kind, item_id=before.id, patch=patch)
+
+    return await _changed(ctx, data, change)
 
 
 async def _assign_to_me(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    return await _change_item(ctx, data, assignedTo=[ctx.actor.user_id])
+    """The caller joins the item's assignees (nobody else is taken off it)."""
+
+    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
+        assigned = [user.id for user in before.assigned_to]
+        if ctx.actor.user_id in assigned:
+            return
+        patch = patch_of(data.kind, assignedTo=[*assigned, ctx.actor.user_id])
+        await items.update_item(uow, kind=data.kind, item_id=before.id, patch=patch)
+
+    return await _changed(ctx, data, change)
 
 
 async def _discuss(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
@@ -67,9 +130,8 @@ async def _discuss(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, A
 async def _edit(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        row = await read.get_details(uow, kind=data.kind, item_id=data.item_id)
+        item = await views.details(uow, kind=data.kind, item_id=data.item_id)
         choices = await views.choices(uow, kind=data.kind)
-    item = views.details_model(data.kind, row)
     return item_form(data.kind, channel_id=data.channel_id, choices=choices, item=item)
 
 
@@ -91,24 +153,45 @@ def form_fields(data: verbs.SaveItem) -> dict[str, Any]:
 
 
 async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
-    """Create the item (no itemId) or apply the edit; the item card as it now stands."""
+    """Create the item (no itemId) or apply the edit; the item card saying what was done."""
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
-    fields = form_fields(data)
+    kind, fields = data.kind, form_fields(data)
     async with ctx.work() as uow:
         if data.item_id is None:
-            created = await items.create_item(
-                uow, kind=data.kind, body=typed_in(CREATE[data.kind], fields), entity_id=None
-            )
-            item_id = str(created.row["id"])
-        else:
-            item_id = data.item_id
-            patch = patch_of(data.kind, **fields)
-            await items.update_item(uow, kind=data.kind, item_id=item_id, patch=patch)
-        return await views.item_view(uow, kind=data.kind, item_id=item_id)
+            body = typed_in(CREATE[kind], fields)
+            created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
+            return await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
+
+        async def change(uow: UnitOfWork, before: TaskDetails) -> None:
+            patch = patch_of(kind, **fields)
+            await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
+
+        return await views.changed_view(uow, kind=kind, item_id=data.item_id, change=change)
 
 
 async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) -> Card:
     return await save_form(ctx, data)
+
+
+async def _form_again(
+    ctx: BotContext, target: verbs.FormTarget, raw: Mapping[str, Any], problem: Problem
+) -> Card:
+    """The form as the user filled it, the problem beside its input."""
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
+    kind = target.kind
+    async with ctx.work(write=False) as uow:
+        choices = await views.choices(uow, kind=kind)
+        item = (
+            await views.details(uow, kind=kind, item_id=target.item_id) if target.item_id else None
+        )
+    return item_form(
+        kind,
+        channel_id=target.channel_id,
+        choices=choices,
+        item=item,
+        prefill=Prefill.typed(raw),
+        problem=problem,
+    )
 
 
 async def _more(ctx: BotContext, data: verbs.More, _raw: Mapping[str, Any]) -> Card:
@@ -121,10 +204,24 @@ async def _bulk_edit(ctx: BotContext, data: verbs.BulkEdit, raw: Mapping[str, An
     ids = verbs.selected_ids(raw)
     if not ids:
         raise BadRequest(NOTHING_SELECTED)
+    if len(ids) > verbs.MAX_SELECTED:
+        raise BadRequest(TOO_MANY_SELECTED)
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
         choices = await views.choices(uow, kind=data.kind)
     return bulk_form(data.kind, channel_id=data.channel_id, ids=ids, choices=choices)
+
+
+async def _list_again(
+    ctx: BotContext, target: verbs.BulkEdit, _raw: Mapping[str, Any], problem: Problem
+) -> Card:
+    """The list the bulk edit was asked from, the problem above its buttons."""
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
+    text = target.command or target.kind.plural
+    command = grammar.parse(text)
+    if not isinstance(command, grammar.ListItems):
+        raise BadRequest(STALE_CARD)
+    return await listing.list_card_for(ctx, command, text=text, skip=target.skip, problem=problem)
 
 
 async def _apply_bulk_edit(
@@ -133,13 +230,14 @@ async def _apply_bulk_edit(
     """The API's bulk edit (docs/api.md); the answer lists the items edited as they now stand."""
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     assert ctx.channel is not None
-    edit = BulkEdit.model_validate(
+    edit = typed_in(
+        BulkEdit,
         {
             "ids": data.ids,
             "status": data.status,
             "priority": data.priority,
             "assignedTo": [data.assignee] if data.assignee else [],
-        }
+        },
     )
     async with ctx.work() as uow:
         results = await bulk.bulk_edit(uow, kind=data.kind, edit=edit)
@@ -156,23 +254,41 @@ async def _apply_bulk_edit(
     return list_card(page)
 
 
+async def _bulk_again(
+    ctx: BotContext, target: verbs.BulkTarget, raw: Mapping[str, Any], problem: Problem
+) -> Card:
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
+    async with ctx.work(write=False) as uow:
+        choices = await views.choices(uow, kind=target.kind)
+    return bulk_form(
+        target.kind,
+        channel_id=target.channel_id,
+        ids=target.ids,
+        choices=choices,
+        typed=raw,
+        problem=problem,
+    )
+
+
 async def _run_command(ctx: BotContext, data: verbs.RunCommand, _raw: Mapping[str, Any]) -> Card:
     if data.channel_id:
         ctx = await views.in_channel(ctx, team_id=data.team_id, channel_id=data.channel_id)
     return await commands.answer(ctx, data.command)
 
 
-ACTIONS: dict[Verb, tuple[type[ApiModel], Act]] = {
-    Verb.SHOW_ITEM: (verbs.ItemAction, _show),
-    Verb.SET_STATUS: (verbs.SetStatus, _set_status),
-    Verb.ASSIGN_TO_ME: (verbs.ItemAction, _assign_to_me),
-    Verb.EDIT_ITEM: (verbs.ItemAction, _edit),
-    Verb.DISCUSS: (verbs.ItemAction, _discuss),
-    Verb.SAVE_ITEM: (verbs.SaveItem, _save),
-    Verb.MORE: (verbs.More, _more),
-    Verb.BULK_EDIT: (verbs.BulkEdit, _bulk_edit),
-    Verb.APPLY_BULK_EDIT: (verbs.ApplyBulkEdit, _apply_bulk_edit),
-    Verb.RUN_COMMAND: (verbs.RunCommand, _run_command),
-    Verb.SWITCH_RULE: (verbs.SwitchRule, settings_commands.switch_rule),
-    Verb.SAVE_SETTINGS: (verbs.SaveSettings, settings_commands.save),
+ACTIONS: dict[Verb, Action] = {
+    Verb.SHOW_ITEM: Action(verbs.ItemAction, _show),
+    Verb.SET_STATUS: Action(verbs.ItemAction, _set_status, verbs.SetStatus, _item_again),
+    Verb.ASSIGN_TO_ME: Action(verbs.ItemAction, _assign_to_me, again=_item_again),
+    Verb.EDIT_ITEM: Action(verbs.ItemAction, _edit, again=_item_again),
+    Verb.DISCUSS: Action(verbs.ItemAction, _discuss, again=_item_again),
+    Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, _form_again),
+    Verb.MORE: Action(verbs.More, _more),
+    Verb.BULK_EDIT: Action(verbs.BulkEdit, _bulk_edit, again=_list_again),
+    Verb.APPLY_BULK_EDIT: Action(
+        verbs.BulkTarget, _apply_bulk_edit, verbs.ApplyBulkEdit, _bulk_again
+    ),
+    Verb.RUN_COMMAND: Action(verbs.RunCommand, _run_command),
+    Verb.SWITCH_RULE: Action(verbs.SwitchRule, settings_commands.switch_rule),
+    Verb.SAVE_SETTINGS: Action(verbs.SaveSettings, settings_commands.save),
 }

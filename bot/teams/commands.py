@@ -14,10 +14,11 @@ from bot.teams import (
     rule_commands,
     settings_commands,
 )
+from bot.teams.command_list import COMMANDS
 from bot.teams.context import BotContext
 from bot.teams.grammar import Command, Mention, Message
 from bot.teams.replies import send_card
-from cards.help import help_card
+from cards.help import help_card, suggestion_card
 from cards.layout import Card
 
 Answer = Callable[[BotContext, Any], Awaitable[Card]]
@@ -39,12 +40,15 @@ async def answer(
     return await handler(ctx, command)
 
 
-async def _help(_ctx: BotContext, _command: grammar.Help) -> Card:
-    return help_card(grammar.COMMANDS)
+async def _help(_ctx: BotContext, command: grammar.Help) -> Card:
+    return help_card(COMMANDS, more=None if command.full else grammar.HELP_ALL)
 
 
 async def _unknown(_ctx: BotContext, command: grammar.Unknown) -> Card:
-    return help_card(grammar.COMMANDS, suggestion=command.suggestion)
+    """A near miss: the command it resembles, to run with a click; else the short help."""
+    if command.suggestion:
+        return suggestion_card(command.text, command.suggestion, help_command="help")
+    return help_card(COMMANDS, more=grammar.HELP_ALL)
 
 
 ANSWERS: dict[type[Command], Answer] = {

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.schemas import ItemKind
-from cards.help import CommandHelp
 
 MAX_INTERNAL_ID = 2**31 - 1  # the database's integer: a larger number names no item
 _AT_TAG = re.compile(r"</?at>", re.IGNORECASE)
@@ -49,15 +48,19 @@ Assignee = str | Mention | Me  # str: a user principal name as typed
 
 @dataclass(frozen=True)
 class Help:
-    pass
+    """`help`: the everyday commands; `help all`: every one."""
+
+    full: bool = False
 
 
 @dataclass(frozen=True)
 class ListItems:
-    """`bugs`, `bugs/my`, `bugs/name/…`, `bugs/status/…`, `bugs/priority/…`, `bugs/assigned/…`."""
+    """`bugs`, `bugs/my`, `bugs/open`, `bugs/name/…`, `bugs/status/…`, `bugs/priority/…`,
+    `bugs/assigned/…`."""
 
     kind: ItemKind
     mine: bool = False
+    open: bool = False  # not done yet
     name: str | None = None  # text the title contains
     status: str | None = None  # hyphens read as spaces: match case-insensitively
     priority: str | None = None
@@ -163,48 +166,22 @@ Command = (
     | Unknown
 )
 
-# The help card's lines, in the order users need them; every shortcut runs as written.
-COMMANDS: tuple[CommandHelp, ...] = (
-    CommandHelp("help", "This list"),
-    CommandHelp("bugs", "The channel's bugs", shortcut="Bugs"),
-    CommandHelp("bugs/my", "Bugs assigned to you", shortcut="My bugs"),
-    CommandHelp("bugs/name/{text}", "Bugs whose title contains the text"),
-    CommandHelp("bugs/status/{status}", "Bugs in a status, e.g. bugs/status/in-progress"),
-    CommandHelp("bugs/priority/{priority}", "Bugs of a priority"),
-    CommandHelp("bugs/assigned/{upn}", "Bugs assigned to someone"),
-    CommandHelp("bug/{id}", "One bug, e.g. bug/12 or bug 12"),
-    CommandHelp("bug/update/{id}/status/{status}", "Change a bug's status"),
-    CommandHelp("bug/update/{id}/priority/{priority}", "Change a bug's priority"),
-    CommandHelp("bug/update/{id}/assigned/{upn}", "Assign a bug"),
-    CommandHelp("bug/clone/{id}", "Copy a bug"),
-    CommandHelp("discuss bug {id}", "Start the bug's thread in this channel, or link to it"),
-    CommandHelp("new bug {title}", "Create a bug; without a title, open the form"),
-    CommandHelp("new bug", "Open the form for a new bug", shortcut="New bug"),
-    CommandHelp("close bug {id}", "Move a bug to Done"),
-    CommandHelp("assign bug {id} to @Name", "Assign a bug to the person mentioned"),
-    CommandHelp("tasks, tasks/my, task/{id}, …", "The same for tasks"),
-    CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks"),
-    CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
-    CommandHelp("rules", "The channel's event rules and how each last fired"),
-    CommandHelp("notify on, notify off", "In our 1:1 chat: a message when you're assigned an item"),
-    CommandHelp(
-        "settings", "Switch the channel's notifications on or off; digests, quiet hours, due soon"
-    ),
-)
+HELP_ALL = "help all"  # every command, where `help` shows the everyday ones
 
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _SWITCHES = {"on": True, "off": False}
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss notify settings"
+    "rules discuss notify settings open all"
 ).split()
+_FULL_HELP = ("all", "more")
 # Complete commands a typo is compared with when no keyword-wise correction parses.
 _EXAMPLES = tuple(
     form.format(kind=kind)
     for kind in ("bug", "task")
-    for form in ("{kind}s", "{kind}s/my", "my {kind}s", "new {kind}")
-) + ("help", "rules", "settings")
+    for form in ("{kind}s", "{kind}s/my", "my {kind}s", "open {kind}s", "new {kind}")
+) + ("help", HELP_ALL, "rules", "settings")
 
 
 def strip_mentions(
@@ -276,6 +253,8 @@ def _parse_list(kind: ItemKind, rest: str, mentions: Sequence[Mention]) -> Comma
     field, value = field.strip().casefold(), value.strip()
     if field == "my" and not value:
         return ListItems(kind, mine=True)
+    if field == "open" and not value:
+        return ListItems(kind, open=True)
     if not value:
         return None
     if field == "name":
@@ -325,6 +304,8 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
     lowered = [word.casefold() for word in words]
     if lowered == ["help"] or lowered == ["?"]:
         return Help()
+    if len(words) == 2 and lowered[0] == "help" and lowered[1] in _FULL_HELP:
+        return Help(full=True)
     if lowered == ["rules"]:
         return Rules()
     if lowered[0] == "notify":
@@ -335,6 +316,8 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
         return ChannelSettings()
     if len(words) == 2 and lowered[0] == "my" and lowered[1] in _PLURALS:
         return ListItems(_PLURALS[lowered[1]], mine=True)
+    if len(words) == 2 and lowered[0] == "open" and lowered[1] in _PLURALS:
+        return ListItems(_PLURALS[lowered[1]], open=True)
     if len(words) == 2 and lowered[0] in _KINDS:
         number = _internal_id(words[1])
         return ShowItem(_KINDS[lowered[0]], number) if number is not None else None

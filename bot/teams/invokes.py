@@ -30,18 +30,22 @@ def _failed(exc: Exception) -> str:
 
 
 def _value(turn_context: TurnContext) -> dict[str, Any]:
-    value = turn_context.activity.value
-    return value if isinstance(value, dict) else {}
+    return _object(turn_context.activity.value)
 
 
 async def card_action(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
-    action = _value(turn_context).get("action") or {}
+    action = _object(_value(turn_context).get("action"))
     try:
         ctx = await context_of()
-        card = await actions.run_action(ctx, str(action.get("verb")), action.get("data") or {})
+        card = await actions.run_action(ctx, str(action.get("verb")), _object(action.get("data")))
     except Exception as exc:
         card = error_card(_failed(exc))
     return card_in_place(card)
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object of the invoke, or nothing: a client may send anything in its place."""
+    return value if isinstance(value, dict) else {}
 
 
 async def search(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:

@@ -1,30 +1,33 @@
 """Commands on one item, or a new one: show, set status or priority, assign, close, clone,
-create. In a chat, where numbers are per channel, the item's channel is found first, or asked."""
+create. In a chat, where numbers are per channel, the item's channel is found first, or asked.
+A change answers with the item card saying what it did."""
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from bot.db.uow import UnitOfWork
-from bot.errors import BadRequest, Invalid, NotFound
+from bot.directory.schemas import UserOut
+from bot.errors import Invalid, NotFound
 from bot.items import service as items
 from bot.items import shortcuts
 from bot.items.rules import not_a_member
-from bot.items.schemas import CREATE, PATCH, TaskPatch
+from bot.items.schemas import CREATE, PATCH, TaskDetails, TaskPatch
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import grammar, views
+from bot.teams import grammar, people, views
 from bot.teams.context import BotContext
-from bot.web.body import describe_validation_error
-from cards.choice import channel_choice
+from bot.teams.problems import validation_problem
+from bot.teams.views import Change
+from cards.changes import Note
+from cards.choice import channel_choice, person_choice
 from cards.form import item_form
 from cards.layout import Card
 
 NO_CHANNEL = "You are not in any channel I work in yet: add the app to your team first."
-
-# A change to an item; it may name another item to show (a clone shows its copy).
-Change = Callable[[UnitOfWork, str], Awaitable[str | None]]
-
+NOBODY_CALLED = "Nobody on this team is called “{name}”: check the name, or @mention them."
+NAME_SHOWN_MAX = 60
+NUL_REFUSED = "must not contain the NUL character (U+0000)"
 
 Fields = TypeVar("Fields", bound=ApiModel)
 
@@ -36,11 +39,23 @@ def patch_of(kind: ItemKind, **fields: Any) -> TaskPatch:
 
 def typed_in(model: type[Fields], fields: Mapping[str, Any]) -> Fields:
     """What a command or form gave, judged as the REST API judges a body: a refusal names the
-    field."""
+    field, so a form can show it beside its input."""
+    for name, value in fields.items():
+        # PostgreSQL text cannot hold U+0000, and SQLite's could: refused on both, as the API does.
+        if any("\x00" in text for text in _texts(value)):
+            raise Invalid(name, NUL_REFUSED)
     try:
         return model.model_validate(fields)
     except ValidationError as exc:
-        raise BadRequest(describe_validation_error(exc)) from None
+        problem = validation_problem(exc)
+        raise Invalid(problem.field or "body", problem.message) from None
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings a field's value holds: itself, or a list's."""
+    if isinstance(value, str):
+        return [value]
+    return [part for part in value if isinstance(part, str)] if isinstance(value, list) else []
 
 
 async def _on_item(
@@ -51,11 +66,16 @@ async def _on_item(
     located = await _channel_of_number(ctx, kind, number, command)
     if not isinstance(located, BotContext):
         return located
-    ctx = located
+    return await _apply(located, kind, number, change)
+
+
+async def _apply(ctx: BotContext, kind: ItemKind, number: int, change: Change | None) -> Card:
+    """The item's card (the caller acting in its channel), after `change` if there is one."""
     async with ctx.work(write=change is not None) as uow:
         item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
-        shown = (await change(uow, item_id) if change else None) or item_id
-        return await views.item_view(uow, kind=kind, item_id=shown)
+        if change is None:
+            return await views.item_view(uow, kind=kind, item_id=item_id)
+        return await views.changed_view(uow, kind=kind, item_id=item_id, change=change)
 
 
 async def _channel_of_number(
@@ -91,31 +111,58 @@ async def set_priority(ctx: BotContext, command: grammar.SetPriority) -> Card:
 async def _set_field(ctx: BotContext, kind: ItemKind, number: int, field: str, value: str) -> Card:
     """`<kind>/update/<number>/<field>/<value>`: one field of the item changed, its card shown."""
 
-    async def change(uow: UnitOfWork, item_id: str) -> None:
+    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
         patch = patch_of(kind, **{field: value})
-        await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+        await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
 
     text = f"{kind.value}/update/{number}/{field}/{value}"
     return await _on_item(ctx, kind, number, text, change)
 
 
 async def assign(ctx: BotContext, command: grammar.Assign) -> Card:
-    """Assign to one person (a mention, `me`, or a UPN), replacing the assignees."""
-    kind, number = command.kind, command.internal_id
-    ref, said = _assignee(ctx, command.assignee)
+    """Assign to one person (a mention, `me`, a UPN or a teammate's name), replacing the
+    assignees; a name several teammates answer to asks which one."""
+    kind, number, who = command.kind, command.internal_id, command.assignee
+    ref, said = _assignee(ctx, who)
+    text = f"{kind.value}/update/{number}/assigned/{ref}"
+    located = await _channel_of_number(ctx, kind, number, text)
+    if not isinstance(located, BotContext):
+        return located
+    if isinstance(who, str) and not people.is_reference(who):
+        chosen = await _teammate(located, kind, number, who)
+        if not isinstance(chosen, UserOut):
+            return chosen
+        ref, said = chosen.id, chosen.display_name
 
-    async def change(uow: UnitOfWork, item_id: str) -> None:
+    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
         patch = patch_of(kind, assignedTo=[ref])
         try:
-            await items.update_item(uow, kind=kind, item_id=item_id, patch=patch)
+            await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
         except Invalid as exc:
             if exc.field != "assignedTo":
                 raise
             # A mention reaches the service as an Entra id: name the person as the caller did.
             raise not_a_member(said) from None
 
-    text = f"{kind.value}/update/{number}/assigned/{ref}"
-    return await _on_item(ctx, kind, number, text, change)
+    return await _apply(located, kind, number, change)
+
+
+async def _teammate(ctx: BotContext, kind: ItemKind, number: int, name: str) -> UserOut | Card:
+    """The one member of the channel's team called `name`; several: a card asking which."""
+    assert ctx.channel is not None
+    async with ctx.work(write=False) as uow:
+        found = await people.named(uow, name=name)
+    if not found:
+        raise NotFound(NOBODY_CALLED.format(name=name[:NAME_SHOWN_MAX]))
+    if len(found) == 1:
+        return found[0]
+    return person_choice(
+        f"Several people on this team are called “{name[:NAME_SHOWN_MAX]}”: which one?",
+        command_for=lambda user: f"{kind.value}/update/{number}/assigned/{user.username}",
+        people=found,
+        team_id=ctx.channel.teams_team_id,
+        channel_id=ctx.channel.teams_channel_id,
+    )
 
 
 def _assignee(ctx: BotContext, who: grammar.Assignee) -> tuple[str, str]:
@@ -131,8 +178,8 @@ def _assignee(ctx: BotContext, who: grammar.Assignee) -> tuple[str, str]:
 async def close(ctx: BotContext, command: grammar.Close) -> Card:
     kind, number = command.kind, command.internal_id
 
-    async def change(uow: UnitOfWork, item_id: str) -> None:
-        await shortcuts.close_item(uow, kind=kind, item_id=item_id)
+    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
+        await shortcuts.close_item(uow, kind=kind, item_id=before.id)
 
     return await _on_item(ctx, kind, number, f"close {kind.value} {number}", change)
 
@@ -141,8 +188,8 @@ async def clone(ctx: BotContext, command: grammar.Clone) -> Card:
     """Copy the item; the card shown is the copy's."""
     kind, number = command.kind, command.internal_id
 
-    async def change(uow: UnitOfWork, item_id: str) -> str:
-        created = await shortcuts.clone_item(uow, kind=kind, item_id=item_id)
+    async def change(uow: UnitOfWork, before: TaskDetails) -> str:
+        created = await shortcuts.clone_item(uow, kind=kind, item_id=before.id)
         return str(created.row["id"])
 
     return await _on_item(ctx, kind, number, f"{kind.value}/clone/{number}", change)
@@ -166,7 +213,9 @@ async def discussion_view(ctx: BotContext, kind: ItemKind, item_id: str) -> Card
         actor=ctx.actor, channel=ctx.channel, kind=kind, item_id=item_id
     )
     async with ctx.work(write=False) as uow:
-        return await views.item_view(uow, kind=kind, item_id=item_id, discussion_url=url)
+        item = await views.details(uow, kind=kind, item_id=item_id)
+        note = Note(f"#{item.internal_id} is discussed in a thread in its channel")
+        return await views.card_of(uow, item, discussion_url=url, note=note)
 
 
 async def create(ctx: BotContext, command: grammar.Create) -> Card:
@@ -192,4 +241,4 @@ async def create(ctx: BotContext, command: grammar.Create) -> Card:
     body = typed_in(CREATE[kind], {"name": command.title})
     async with ctx.work() as uow:
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-        return await views.item_view(uow, kind=kind, item_id=created.row["id"])
+        return await views.created_view(uow, kind=kind, item_id=created.row["id"])

@@ -21,18 +21,28 @@ from bot.odata.query import Query, built_query
 from bot.schemas import ItemKind
 from bot.teams import grammar, personal, views
 from bot.teams.context import BotContext
-from cards.layout import Card
-from cards.listing import MAX_ROWS, ItemList, list_card
+from cards.layout import Card, Problem
+from cards.listing import MAX_ROWS, ItemList, QuickFilters, list_card
 
 QUERIES_KEPT = 1024  # channel list queries, by kind, filter and first row
 _QUERIES: LeastRecentlyUsed[tuple[ItemKind, str, int], Query] = LeastRecentlyUsed(QUERIES_KEPT)
 _ASSIGNEE = ast.Identifier("a")  # in `assignedTo/any(a: …)`
+# `completedDate eq null`: the Done rule fills an item's completed date as it moves into a Done
+# status and clears it as it leaves one, whichever door the change came through, so it marks
+# the items done in any channel (a chat's list spans several, each with its own statuses).
+_NOT_DONE = ast.Compare(ast.Eq(), ast.Identifier("completedDate"), ast.Null())
 
 
 async def list_card_for(
-    ctx: BotContext, command: grammar.ListItems, *, text: str, skip: int
+    ctx: BotContext,
+    command: grammar.ListItems,
+    *,
+    text: str,
+    skip: int,
+    problem: Problem | None = None,
 ) -> Card:
-    """One page of the list the command asks for, from row `skip`."""
+    """One page of the list the command asks for, from row `skip`; `problem`, what a click on
+    the list could not do, above its buttons."""
     kind = command.kind
     total: int | None
     async with ctx.work(write=False) as uow:
@@ -55,8 +65,20 @@ async def list_card_for(
         skip=skip,
         more=more,
         total=total,
+        filters=_quick_filters(command, in_chat=ctx.channel is None),
     )
-    return list_card(page)
+    return list_card(page, problem=problem)
+
+
+def _quick_filters(command: grammar.ListItems, *, in_chat: bool) -> QuickFilters:
+    """Mine, Open and All as commands, and the one the list shows; in a chat every list is the
+    caller's, so there is no Mine."""
+    plural = command.kind.plural
+    mine, open_, all_ = None if in_chat else f"my {plural}", f"open {plural}", plural
+    current = next(
+        (each for each in (mine, open_, all_) if each and grammar.parse(each) == command), None
+    )
+    return QuickFilters(mine=mine, open=open_, all=all_, current=current)
 
 
 def _channel_query(kind: ItemKind, condition: ast._Node | None, skip: int) -> Query:
@@ -78,6 +100,8 @@ async def _filter(uow: UnitOfWork, ctx: BotContext, command: grammar.ListItems) 
     parts: list[ast._Node] = []
     if command.mine and ctx.channel is not None:  # a chat's lists are the caller's already
         parts.append(_assigned_to_user(ctx.actor.user_id))
+    if command.open:
+        parts.append(_NOT_DONE)
     if command.name:
         parts.append(name_contains(command.name))
     if command.status:
@@ -134,8 +158,11 @@ def _assigned_to(condition: ast._Node) -> ast._Node:
 
 def _title(command: grammar.ListItems, *, in_chat: bool) -> str:
     noun = command.kind.plural.capitalize()
+    if command.open:
+        noun = f"Open {command.kind.plural}"
     if in_chat or command.mine:
-        noun = f"My {command.kind.plural}" + (" across channels" if in_chat else "")
+        mine = f"My open {command.kind.plural}" if command.open else f"My {command.kind.plural}"
+        noun = mine + (" across channels" if in_chat else "")
     if command.name:
         return f"{noun} named “{command.name}”"
     if command.status:

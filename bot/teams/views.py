@@ -1,6 +1,7 @@
 """What cards need read through the services: an item with its channel's statuses, a form's
 choices, a channel choice for a chat; and the caller acting in a chosen channel."""
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from bot.db.tables import FieldValue
@@ -14,11 +15,17 @@ from bot.items.schemas import DETAILS, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
 from bot.teams.context import BotContext
+from bot.timestamps import parse_timestamp
+from cards import changes
+from cards.changes import Note
 from cards.choice import Place
 from cards.form import ChannelChoices
-from cards.item import item_card
-from cards.layout import Card
+from cards.item import item_card, kind_of
+from cards.layout import Card, Problem
 from cards.listing import ListRow
+
+# A change to an item, given it as it was; it may name another item to show.
+Change = Callable[[UnitOfWork, TaskDetails], Awaitable[str | None]]
 
 
 def status_shown(status: FieldValue) -> StatusOut:
@@ -50,6 +57,8 @@ def list_row(row: read.Details) -> ListRow:
         status=row["status"],
         channel_id=row["channelId"],
         assignees=[user["displayName"] for user in row["assignedTo"]],
+        priority=row["priority"],
+        due_date=parse_timestamp(row["dueDate"]) if row["dueDate"] else None,
     )
 
 
@@ -76,13 +85,69 @@ async def statuses(uow: UnitOfWork, *, kind: ItemKind) -> list[StatusOut]:
     return [status_shown(status) for status in rows]
 
 
+async def details(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> TaskDetails:
+    """An item of the unit of work's channel, as it stands now."""
+    return details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
+
+
 async def item_view(
-    uow: UnitOfWork, *, kind: ItemKind, item_id: str, discussion_url: str | None = None
+    uow: UnitOfWork,
+    *,
+    kind: ItemKind,
+    item_id: str,
+    discussion_url: str | None = None,
+    note: Note | None = None,
+    problem: Problem | None = None,
 ) -> Card:
     """The item card of an item of the unit of work's channel, as it stands now."""
-    item = details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-    statuses_ = await statuses(uow, kind=kind)
-    return item_card(item, statuses=statuses_, discussion_url=discussion_url)
+    return await card_of(
+        uow,
+        await details(uow, kind=kind, item_id=item_id),
+        discussion_url=discussion_url,
+        note=note,
+        problem=problem,
+    )
+
+
+async def card_of(
+    uow: UnitOfWork,
+    item: TaskDetails,
+    *,
+    discussion_url: str | None = None,
+    note: Note | None = None,
+    problem: Problem | None = None,
+) -> Card:
+    """The item card of an item already read: `note` says what was done, `problem` what could
+    not be; times relative to the unit of work's clock."""
+    return item_card(
+        item,
+        statuses=await statuses(uow, kind=kind_of(item)),
+        discussion_url=discussion_url,
+        now=uow.clock.now(),
+        note=note,
+        problem=problem,
+    )
+
+
+async def changed_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str, change: Change) -> Card:
+    """Apply `change` to the item and answer with its card saying what the change did, down to
+    "Nothing changed"; a change that names another item shows that one (a clone, its copy)."""
+    assert uow.actor is not None, "someone makes every change"
+    actor = uow.actor.display_name
+    before = await details(uow, kind=kind, item_id=item_id)
+    shown = await change(uow, before) or item_id
+    after = await details(uow, kind=kind, item_id=shown)
+    if shown != item_id:
+        return await card_of(uow, after, note=changes.copied(actor, before, after))
+    note = changes.change(actor, before, after, actor_id=uow.actor.user_id)
+    return await card_of(uow, after, note=note)
+
+
+async def created_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Card:
+    """The card of an item just created, saying so."""
+    assert uow.actor is not None, "someone creates every item"
+    item = await details(uow, kind=kind, item_id=item_id)
+    return await card_of(uow, item, note=changes.created(uow.actor.display_name, item))
 
 
 def place(where: Whereabouts) -> Place:

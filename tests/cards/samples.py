@@ -152,6 +152,8 @@ def list_rows(*items: TaskDetails) -> list[ListRow]:
             status=item.status,
             channel_id=item.channel_id,
             assignees=[user.display_name for user in item.assigned_to],
+            priority=item.priority,
+            due_date=item.due_date,
         )
         for item in items
     ]
@@ -192,3 +194,53 @@ def text_of(card: Card) -> str:
             if isinstance(node.get(key), str) and node.get("type") != "Action.Execute":
                 parts.append(node[key])
     return "\n".join(parts)
+
+
+def facts(card: Card) -> dict[str, str]:
+    """An item card's facts by label: its badges (Status, Priority, Severity), what its fact set
+    states (Assigned to, Due), and its number (ID) as its line "Bug #12" shows it."""
+    numbers = [
+        node["text"].rsplit(" ", 1)[-1]
+        for node in card["body"]
+        if node.get("type") == "TextBlock" and "#" in node["text"]
+    ]
+    return {
+        **({"ID": numbers[0]} if numbers else {}),
+        **badges(card),
+        **{
+            fact["title"]: fact["value"]
+            for node in card["body"]
+            if node.get("type") == "FactSet"
+            for fact in node["facts"]
+        },
+    }
+
+
+def badges(card: Card) -> dict[str, str]:
+    """An item card's badges: the label's run, then the value's."""
+    return {
+        column["items"][0]["inlines"][0]["text"].strip(): column["items"][0]["inlines"][1]["text"]
+        for node in card["body"]
+        if node.get("type") == "ColumnSet"
+        for column in node["columns"]
+        if column.get("style")
+    }
+
+
+def said(card: Card) -> str:
+    """The line at the top of a card answering a change: what the click or command did."""
+    first = card["body"][0]
+    return "".join(run["text"] for run in first.get("inlines", ())) if first else ""
+
+
+def values(card: Card) -> dict[str, str]:
+    """The card's inputs as they are filled, which Teams sends with any button that takes them."""
+    filled = {key: node.get("value") for key, node in inputs(card).items()}
+    return {key: value for key, value in filled.items() if isinstance(value, str)}
+
+
+def beside_input(card: Card, input_id: str) -> str:
+    """What the card shows right after an input: where a problem with it is told."""
+    body = card["body"]
+    at = next(index for index, node in enumerate(body) if node.get("id") == input_id)
+    return text_of(body[at + 1]) if at + 1 < len(body) else ""

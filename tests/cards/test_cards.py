@@ -10,15 +10,18 @@ from bot.events.schemas import ActionType, DeliveryState, NotificationRule, Rule
 from bot.schemas import ItemKind
 from cards import verbs
 from cards.bulk import bulk_form
-from cards.choice import MAX_PLACES, Place, channel_choice
+from cards.changes import Note
+from cards.choice import MAX_PLACES, Place, channel_choice, person_choice
 from cards.form import ChannelChoices, Prefill, item_form
-from cards.help import CommandHelp, error_card, help_card
+from cards.help import CommandHelp, error_card, help_card, suggestion_card
 from cards.item import item_card
-from cards.layout import Card, action_data
-from cards.listing import MAX_ROWS, ItemList, list_card
+from cards.layout import Card, Problem, action_data, execute
+from cards.listing import MAX_ROWS, ItemList, QuickFilters, list_card
 from cards.rules import NEVER_FIRED, last_delivery, rule_switched_off_card, rules_card
-from cards.settings import Note, Typed, settings_card
+from cards.settings import Note as SettingsNote
+from cards.settings import Typed, settings_card
 from cards.verbs import (
+    MAX_SELECTED,
     ApplyBulkEdit,
     BulkEdit,
     ItemAction,
@@ -40,15 +43,20 @@ from tests.cards.samples import (
     bare,
     choices,
     details,
+    facts,
     inputs,
     list_rows,
     longest,
+    said,
     statuses,
     text_of,
     user,
+    walk,
 )
 
 BUG, TASK = ItemKind.BUG, ItemKind.TASK
+LATER = datetime(2026, 11, 21, 9, 35, tzinfo=UTC)  # five minutes after the samples' WHEN
+FILTERS = QuickFilters(mine="my bugs", open="open bugs", all="bugs", current="bugs")
 MANY_MEMBERS = ChannelChoices(
     statuses=statuses(),
     priorities=["Urgent", "High", "Normal", "Low"],
@@ -133,6 +141,13 @@ def every_card() -> dict[str, Card]:
         "item bare task": item_card(bare(bug=False), statuses=statuses("Task")),
         "item longest": item_card(longest(), statuses=statuses()),
         "item no statuses": item_card(details(status="Invalid"), statuses=[]),
+        "item changed": item_card(
+            longest(),
+            statuses=statuses(),
+            now=LATER,
+            note=Note(LONG * 3),
+            problem=Problem(LONG * 3, "status"),
+        ),
         "form new bug": item_form(BUG, channel_id=CHANNEL, choices=choices()),
         "form new task": item_form(TASK, channel_id=CHANNEL, choices=choices("Task")),
         "form edit bug": item_form(BUG, channel_id=CHANNEL, choices=choices(), item=details()),
@@ -149,21 +164,76 @@ def every_card() -> dict[str, Card]:
         "form no members": item_form(
             TASK, channel_id=CHANNEL, choices=ChannelChoices([], [], [], [])
         ),
+        "form again": item_form(
+            BUG,
+            channel_id=CHANNEL,
+            choices=MANY_MEMBERS,
+            item=longest(),
+            prefill=Prefill(title=LONG, due_date=LONG),
+            problem=Problem(LONG * 3, "dueDate"),
+        ),
         "list channel": list_card(
-            ItemList("Bugs", BUG, list_rows(*rows), "bugs", CHANNEL, more=True, total=120)
+            ItemList(
+                "Bugs",
+                BUG,
+                list_rows(*rows),
+                "bugs",
+                CHANNEL,
+                more=True,
+                total=120,
+                filters=FILTERS,
+            )
         ),
         "list longest": list_card(
-            ItemList("Bugs", BUG, list_rows(*map(longest, range(1, 51))), "bugs", CHANNEL)
+            ItemList(
+                "Bugs",
+                BUG,
+                list_rows(*map(longest, range(1, 51))),
+                "bugs",
+                CHANNEL,
+                skip=25,
+                filters=FILTERS,
+            ),
+            problem=Problem(LONG * 3),
         ),
         "list personal": list_card(ItemList("My tasks", TASK, list_rows(*rows), "tasks/my")),
         "list empty": list_card(ItemList("Bugs", BUG, [], "bugs", CHANNEL)),
         "bulk": bulk_form(BUG, channel_id=CHANNEL, ids=[r.id for r in rows], choices=MANY_MEMBERS),
-        "help": help_card(
-            [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs")] * 40, suggestion=LONG
+        "bulk again": bulk_form(
+            BUG,
+            channel_id=CHANNEL,
+            ids=[f"{n:024x}" for n in range(MAX_SELECTED)],
+            choices=MANY_MEMBERS,
+            typed={"status": "Completed"},
+            problem=Problem(LONG * 3, "assignedTo"),
         ),
+        "help": help_card(
+            [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs", everyday=True)] * 40
+        ),
+        "help short": help_card(
+            [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs", everyday=True)] * 40,
+            more="help all",
+        ),
+        "suggestion": suggestion_card(LONG, LONG, help_command="help"),
         "error": error_card(LONG * 10),
+        "error with a way on": error_card(
+            LONG * 10,
+            [
+                execute(
+                    "Bugs",
+                    More(verb=Verb.MORE, kind=BUG, channel_id=CHANNEL, command="bugs", skip=0),
+                )
+            ],
+        ),
         "choice": channel_choice("Which channel?", command="bug 12", places=places(2)),
         "choice cut": channel_choice(LONG, command=LONG, places=places(MAX_PLACES + 2)),
+        "person choice": person_choice(
+            LONG,
+            command_for=lambda person: f"bug/update/1/assigned/{person.username}",
+            people=[user(n, LONG[:255]) for n in range(1, 9)],
+            team_id="19:team-a",
+            channel_id=CHANNEL,
+        ),
         "rules": rules_card([rule(1), rule(2, action_type=ActionType.NOTIFICATION)], total=2),
         "rules none": rules_card([], total=0),
         "rule switched off": rule_switched_off_card(
@@ -178,14 +248,14 @@ def every_card() -> dict[str, Card]:
             rules=NOTIFICATION_RULES,
             total=3,
             current=OWN_SETTINGS,
-            note=Note("Ada Lovelace saved the settings."),
+            note=SettingsNote("Ada Lovelace saved the settings."),
         ),
         "settings refused": settings_card(
             channel_id=CHANNEL,
             rules=[],
             total=0,
             current=DEFAULT_SETTINGS,
-            note=Note(LONG * 5, refused=True),
+            note=SettingsNote(LONG * 5, refused=True),
             typed=Typed(
                 {verbs.DIGEST_WINDOW: "1e999", verbs.QUIET_TIME_ZONE: LONG * 5},
                 dict.fromkeys((verbs.DIGEST_WINDOW, verbs.QUIET_HOURS), LONG * 5),
@@ -222,31 +292,89 @@ def submitted(card: Card, title: str, **typed: Any) -> dict[str, Any]:
     return {**action(card, title)["data"], **values, **typed}
 
 
-def test_item_card_shows_the_facts() -> None:
+def test_item_card_shows_the_number_once_the_title_as_heading_and_the_facts() -> None:
     card = item_card(details(12), statuses=statuses())
     text = text_of(card)
-    for fact in ("Bug #12", "Login fails on Safari 12", "#12", "In Progress", "High", "Medium"):
-        assert fact in text
-    assert "Ada Lovelace" in text and "2026-12-01" in text
+    assert text.count("#12") == 1 and "Bug #12" in text
+    heading = card["body"][1]["inlines"][0]
+    assert (heading["text"], heading["size"], heading["weight"]) == (
+        "Login fails on Safari 12",
+        "large",
+        "bolder",
+    )
+    assert "Steps: open the page, sign in." in text
+    assert facts(card) == {
+        "ID": "#12",
+        "Status": "In Progress",
+        "Priority": "High",
+        "Severity": "Medium",
+        "Assigned to": "Ada Lovelace",
+        "Due": "2026-12-01",
+    }
+
+
+def test_status_priority_and_severity_are_coloured_badges() -> None:
+    def styles(item: Any) -> list[str]:
+        [row] = [node for node in item_card(item, statuses=statuses())["body"] if "columns" in node]
+        return [column["style"] for column in row["columns"]]
+
+    assert styles(details(status="In Progress", priority="Urgent", severity="High")) == [
+        "accent",
+        "attention",
+        "warning",
+    ]
+    done = {"_id": f"{3:024x}", "category": "Done"}
+    assert styles(details(statusId=done, status="Completed", priority="Low")) == [
+        "good",
+        "emphasis",
+        "emphasis",
+    ]
+    gone = {"_id": None, "category": None}  # a status the channel no longer has
+    assert styles(details(statusId=gone, status="Old", priority="Whenever")) == ["emphasis"] * 3
+
+
+def test_the_description_shows_its_first_lines_trimmed() -> None:
+    body = "First   line\n\n  Second\nThird\nFourth\nFifth"
+    text = text_of(item_card(details(body=body), statuses=statuses()))
+    assert "First line\nSecond\nThird\n…" in text and "Fourth" not in text
+    long = text_of(item_card(details(body="word " * 200), statuses=statuses()))
+    assert "word word…" in long and "word " * 60 not in long
+
+
+def test_who_created_and_who_updated_it_and_when_relative_to_the_clock() -> None:
+    item = details(
+        createdBy={"source": "Svc.Native", "email": "a@x", "name": "Ada", "sourceId": "a"},
+        updatedBy={
+            "displayName": "Grace",
+            "url": "",
+            "_links": {"avatar": {"href": ""}},
+            "id": "g",
+            "uniqueName": "grace@x",
+            "imageUrl": "",
+            "descriptor": "",
+        },
+        createdAt="2026-11-19T09:30:00.000Z",
+    )
+    text = text_of(item_card(item, statuses=statuses(), now=LATER))
+    assert "Created 2 days ago by Ada · updated 5 min ago by Grace" in text
+    assert "Created on 2026-11-19 by Ada" in text_of(item_card(item, statuses=statuses()))
+    assert "Created 5 min ago" in text_of(item_card(bare(), statuses=statuses(), now=LATER))
 
 
 def test_a_bug_without_severity_says_not_set() -> None:
-    card = item_card(bare(), statuses=statuses())
-    facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
-    assert (facts["Severity"], facts["Due"]) == ("Not set", "No due date")
+    shown = facts(item_card(bare(), statuses=statuses()))
+    assert (shown["Severity"], shown["Due"]) == ("Not set", "No due date")
 
 
 def test_task_card_has_no_severity_and_empty_fields_read_plainly() -> None:
-    card = item_card(bare(bug=False), statuses=statuses("Task"))
-    facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
-    assert "Severity" not in facts
-    assert (facts["Assigned to"], facts["Due"]) == ("Nobody", "No due date")
+    shown = facts(item_card(bare(bug=False), statuses=statuses("Task")))
+    assert "Severity" not in shown
+    assert (shown["Assigned to"], shown["Due"]) == ("Nobody", "No due date")
 
 
 def test_many_assignees_are_summarised() -> None:
-    card = item_card(longest(), statuses=statuses())
-    facts = {fact["title"]: fact["value"] for fact in card["body"][2]["facts"]}
-    assert facts["Assigned to"].endswith("and 47 more")
+    shown = facts(item_card(longest(), statuses=statuses()))
+    assert shown["Assigned to"].endswith("and 47 more")
 
 
 def test_item_card_status_choice_in_channel_order_with_current_selected() -> None:
@@ -267,6 +395,54 @@ def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
         data = ItemAction.model_validate(action(card, title)["data"])
         assert (data.verb, data.item_id, data.kind) == (verb, item.id, BUG)
         assert action(card, title)["associatedInputs"] == "none"
+    assert [button["title"] for button in card["actions"]] == [
+        "Set status",
+        "Close",
+        "Assign to me",
+        "Edit",
+        "Discuss",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("category", "status", "move", "to"),
+    [
+        ("New", "Not Started", "Start", "In Progress"),
+        ("Active", "In Progress", "Close", "Completed"),
+        ("Done", "Completed", "Reopen", "Not Started"),
+    ],
+)
+def test_one_button_moves_the_item_on_from_its_status(
+    category: str, status: str, move: str, to: str
+) -> None:
+    item = details(statusId={"_id": None, "category": category}, status=status)
+    button = action(item_card(item, statuses=statuses()), move)
+    assert button["associatedInputs"] == "none"
+    assert SetStatus.model_validate(button["data"]).status == to
+
+
+def test_a_note_says_what_was_done_and_a_problem_shows_beside_the_status() -> None:
+    card = item_card(
+        details(),
+        statuses=statuses(),
+        note=Note("Ada moved #12 to In Progress"),
+        problem=Problem("'Shipped' does not exist in this channel", "status"),
+    )
+    assert said(card) == "Ada moved #12 to In Progress"
+    assert card["body"][0]["inlines"][0]["color"] == "good"
+    status_at = next(i for i, node in enumerate(card["body"]) if node.get("id") == "status")
+    problem = card["body"][status_at + 1]["inlines"][0]
+    assert (problem["text"], problem["color"]) == (
+        "'Shipped' does not exist in this channel",
+        "attention",
+    )
+    quiet = item_card(details(), statuses=statuses(), note=Note("Nothing changed", changed=False))
+    assert quiet["body"][0]["inlines"][0]["isSubtle"] is True
+
+
+def test_the_card_refreshes_itself_with_the_item_as_it_is() -> None:
+    refresh = item_card(details(12), statuses=statuses())["refresh"]["action"]
+    assert ItemAction.model_validate(refresh["data"]).verb == Verb.SHOW_ITEM
 
 
 def test_markup_in_a_title_is_shown_as_typed() -> None:
@@ -345,6 +521,61 @@ def test_a_long_description_is_not_offered_for_editing() -> None:
     assert "description" not in inputs(card)
 
 
+def test_the_form_comes_back_as_typed_with_the_problem_beside_its_input() -> None:
+    typed = {
+        "title": "Renamed",
+        "description": "",
+        "status": "Shipped",
+        "priority": "Low",
+        "assignees": f"{user(2).id},{user(3).id}",
+        "dueDate": "2026-12-24",
+    }
+    card = item_form(
+        BUG,
+        channel_id=CHANNEL,
+        choices=choices(),
+        item=details(12),
+        prefill=Prefill.typed(typed),
+        problem=Problem("'Shipped' does not exist in this channel", "status"),
+    )
+    fields = inputs(card)
+    assert fields["title"]["value"] == "Renamed" and "value" not in fields["description"]
+    assert "value" not in fields["status"] and fields["priority"]["value"] == "Low"
+    assert fields["severity"]["value"] == "Medium"  # not typed: the item's
+    assert fields["assignees"]["value"] == f"{user(2).id},{user(3).id}"
+    assert fields["dueDate"]["value"] == "2026-12-24"
+    status_at = next(i for i, node in enumerate(card["body"]) if node.get("id") == "status")
+    problem = card["body"][status_at + 1]["inlines"][0]
+    assert (problem["text"], problem["color"]) == (
+        "'Shipped' does not exist in this channel",
+        "attention",
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "beside"), [("name", "title"), ("assignedTo", "assignees"), ("dueDate", "dueDate")]
+)
+def test_a_problem_named_by_the_apis_field_shows_beside_the_forms_input(
+    field: str, beside: str
+) -> None:
+    card = item_form(BUG, channel_id=CHANNEL, choices=choices(), problem=Problem("No", field))
+    at = next(i for i, node in enumerate(card["body"]) if node.get("id") == beside)
+    assert card["body"][at + 1]["inlines"][0]["text"] == "No"
+
+
+def test_a_due_date_the_date_input_cannot_show_is_quoted_beside_it() -> None:
+    card = item_form(
+        BUG,
+        channel_id=CHANNEL,
+        choices=choices(),
+        prefill=Prefill.typed({"title": "T", "dueDate": "not-a-date"}),
+        problem=Problem("must be an ISO 8601 date", "dueDate"),
+    )
+    assert "value" not in inputs(card)["dueDate"]
+    assert card["body"][-1]["inlines"][0]["text"] == "“not-a-date”: must be an ISO 8601 date"
+    assert inputs(card)["title"]["value"] == "T"
+
+
 def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
     last = MANY_MEMBERS.members[-1]
     item = details(12, assignedTo=[last.model_dump(by_alias=True)])
@@ -355,15 +586,70 @@ def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
         assert f"{len(listed)} of 50 members listed" in text_of(card)
 
 
-def test_list_card_rows_show_number_title_status_assignee() -> None:
+def table_rows(card: Card) -> list[list[str]]:
+    """A list card's table, row by row, as the text of each cell."""
+    [table] = [node for node in walk(card) if node.get("type") == "Table"]
+    return [[text_of(cell) for cell in row["cells"]] for row in table["rows"]]
+
+
+def test_list_card_is_one_table_of_aligned_columns() -> None:
     card = list_card(
         ItemList("Bugs", BUG, list_rows(details(4), bare(5)), "bugs", CHANNEL, total=2)
     )
-    text = text_of(card)
-    assert "1–2 of 2" in text
-    for shown in ("#4", "Login fails on Safari 4", "In Progress", "Ada Lovelace", "#5", "Nobody"):
-        assert shown in text
+    assert "1–2 of 2" in text_of(card)
+    assert table_rows(card) == [
+        ["#", "Title", "Status", "Priority", "Assignee", "Due"],
+        ["#4", "Login fails on Safari 4", "In Progress", "High", "Ada Lovelace", "2026-12-01"],
+        ["#5", "Login fails on Safari 5", "In Progress", "High", "Nobody", "–"],
+    ]
     assert "More" not in [found.get("title") for found in actions(card)]
+    assert "Previous" not in [found.get("title") for found in actions(card)]
+
+
+def test_a_rows_title_opens_its_item_and_reads_as_a_link() -> None:
+    row = list_rows(details(4))[0]
+    [table] = [
+        node
+        for node in walk(list_card(ItemList("Bugs", BUG, [row], "bugs", CHANNEL)))
+        if node.get("type") == "Table"
+    ]
+    title = table["rows"][1]["cells"][1]
+    assert title["items"][0]["inlines"][0]["color"] == "accent"
+    opened = ItemAction.model_validate(title["selectAction"]["data"])
+    assert (opened.verb, opened.item_id) == (Verb.SHOW_ITEM, row.id)
+
+
+def test_a_later_page_offers_previous() -> None:
+    rows = list_rows(*map(details, range(1, 11)))
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs/status/done", CHANNEL, skip=30, more=True))
+    back = More.model_validate(action(card, "Previous")["data"])
+    assert (back.command, back.skip) == ("bugs/status/done", 5)
+    first = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL, skip=10))
+    assert More.model_validate(action(first, "Previous")["data"]).skip == 0
+
+
+def test_quick_filters_run_their_list_from_the_first_row_and_mark_the_current_one() -> None:
+    rows = list_rows(*map(details, range(1, 4)))
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL, skip=25, filters=FILTERS))
+    sent = {
+        title: More.model_validate(action(card, title)["data"]) for title in ("Mine", "Open", "All")
+    }
+    assert {title: (run.command, run.skip) for title, run in sent.items()} == {
+        "Mine": ("my bugs", 0),
+        "Open": ("open bugs", 0),
+        "All": ("bugs", 0),
+    }
+    assert action(card, "All")["style"] == "positive" and "style" not in action(card, "Mine")
+    chat = QuickFilters(mine=None, open="open bugs", all="bugs", current=None)
+    in_chat = list_card(ItemList("My bugs", BUG, rows, "bugs", filters=chat))
+    assert "Mine" not in [found.get("title") for found in actions(in_chat)]
+
+
+def test_a_list_problem_shows_above_its_buttons() -> None:
+    rows = list_rows(details(1))
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL), problem=Problem("Tick one"))
+    last = card["body"][-1]["inlines"][0]
+    assert (last["text"], last["color"]) == ("Tick one", "attention")
 
 
 def test_list_card_more_continues_after_the_rows_shown() -> None:
@@ -389,7 +675,8 @@ def test_list_card_selection_feeds_bulk_edit() -> None:
     sent = submitted(card, "Bulk edit selected")
     sent.update({f"select:{rows[0].id}": "true", f"select:{rows[2].id}": "true"})
     sent[f"select:{rows[1].id}"] = "false"
-    assert BulkEdit.model_validate(sent).channel_id == CHANNEL
+    bulk = BulkEdit.model_validate(sent)
+    assert (bulk.channel_id, bulk.command, bulk.skip) == (CHANNEL, "bugs", 0)
     assert selected_ids(sent) == [rows[0].id, rows[2].id]
     opened = ItemAction.model_validate(actions(card)[0]["data"])
     assert (opened.verb, opened.item_id) == (Verb.SHOW_ITEM, rows[0].id)
@@ -425,22 +712,67 @@ def test_bulk_form_carries_the_ids_and_leaves_empty_fields_unchanged() -> None:
     assert (sent.ids, sent.status, sent.priority, sent.assignee) == (ids, "Completed", None, None)
 
 
+def test_bulk_form_comes_back_as_typed_with_the_problem_beside_its_input() -> None:
+    card = bulk_form(
+        BUG,
+        channel_id=CHANNEL,
+        ids=["a" * 24],
+        choices=choices(),
+        typed={"status": "Completed", "priority": "Someday"},
+        problem=Problem("'x' is not a member of this team", "assignedTo"),
+    )
+    fields = inputs(card)
+    assert (fields["status"].get("value"), fields["priority"].get("value")) == ("Completed", None)
+    assert card["body"][-1]["inlines"][0]["text"] == "'x' is not a member of this team"
+    assert card["body"][-2]["id"] == "assignee"
+
+
 def test_bulk_form_needs_a_selection() -> None:
     with pytest.raises(ValueError):
         bulk_form(BUG, channel_id=CHANNEL, ids=[], choices=choices())
 
 
-def test_help_card_lists_commands_suggests_and_runs_shortcuts() -> None:
-    entries = [
-        CommandHelp("bugs/my", "Bugs assigned to you", "My bugs"),
-        CommandHelp("bug/{id}", "One"),
-    ]
-    card = help_card(entries, suggestion="bugs/my")
+HELP = [
+    CommandHelp("bugs", "The channel's bugs", everyday=True),
+    CommandHelp("bug/{id}", "One"),
+    *(CommandHelp(f"c{n}", "Run it", f"C{n}") for n in range(6)),
+]
+
+
+def test_help_is_short_with_a_button_for_the_rest() -> None:
+    card = help_card(HELP, more="help all")
     text = text_of(card)
-    assert "Did you mean " in text and "Bugs assigned to you" in text and "bug/{id}" in text
-    assert RunCommand.model_validate(action(card, "My bugs")["data"]).command == "bugs/my"
-    assert [found["title"] for found in actions(card)] == ["My bugs"]
-    assert "Did you mean" not in text_of(help_card(entries))
+    assert "The channel's bugs" in text and "bug/{id}" not in text
+    assert [found["title"] for found in actions(card)] == ["C0", "C1", "C2", "C3", "More commands"]
+    assert RunCommand.model_validate(action(card, "More commands")["data"]).command == "help all"
+    everything = help_card(HELP)
+    assert "bug/{id}" in text_of(everything) and "Every command" in text_of(everything)
+    assert RunCommand.model_validate(action(everything, "C4")["data"]).command == "c4"
+
+
+def test_a_near_miss_offers_the_command_as_a_button() -> None:
+    card = suggestion_card("bgus/my", "bugs/my", help_command="help")
+    line = "".join(run["text"] for run in card["body"][0]["inlines"])
+    assert line == "I don't know “bgus/my”. Did you mean bugs/my?"
+    assert RunCommand.model_validate(action(card, "bugs/my")["data"]).command == "bugs/my"
+    assert RunCommand.model_validate(action(card, "Help")["data"]).command == "help"
+
+
+def test_person_choice_runs_the_command_for_each_namesake() -> None:
+    people = [user(1, "Grace Hopper"), user(2, "Grace Kelly")]
+    card = person_choice(
+        "Which Grace?",
+        command_for=lambda person: f"bug/update/4/assigned/{person.username}",
+        people=people,
+        team_id="19:team-a",
+        channel_id=CHANNEL,
+    )
+    sent = [RunCommand.model_validate(found["data"]) for found in actions(card)]
+    assert [(run.command, run.channel_id) for run in sent] == [
+        ("bug/update/4/assigned/person1@contoso.test", CHANNEL),
+        ("bug/update/4/assigned/person2@contoso.test", CHANNEL),
+    ]
+    assert action(card, "Grace Kelly (person2@contoso.test)")
 
 
 def test_channel_choice_runs_the_command_in_each_channel_offered() -> None:

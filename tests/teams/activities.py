@@ -215,10 +215,11 @@ def card_action(
     *,
     sender: TeamsMember = ADA,
     group_chat: str | None = None,
+    personal: bool = False,
     **typed: Any,
 ) -> dict[str, Any]:
-    """What Teams posts when an Action.Execute is clicked (by `sender`, in the channel or in
-    `group_chat`): its verb, its data and the inputs."""
+    """What Teams posts when an Action.Execute is clicked (by `sender`, in the channel, in
+    `group_chat` or in the sender's 1:1 chat): its verb, its data and the inputs."""
     value = {
         "action": {
             "type": "Action.Execute",
@@ -227,4 +228,7 @@ def card_action(
         },
         "trigger": "manual",
     }
-    return invoke(service_url, "adaptiveCard/action", value, sender=sender, group_chat=group_chat)
+    where: dict[str, Any] = {"team": None, "channel": None} if personal else {}
+    return invoke(
+        service_url, "adaptiveCard/action", value, sender=sender, group_chat=group_chat, **where
+    )

@@ -10,6 +10,7 @@ from aiohttp.test_utils import TestClient
 from bot.directory.users import find_user, user_out
 from cards.layout import Card
 from tests.cards.samples import assert_valid
+from tests.cards.samples import facts as facts  # where the chat tests read them
 from tests.factories import CHANNEL, TEAM, Factory
 from tests.teams.activities import ADA, card_action, mention, personal_message
 from tests.teams.connector import Connector, TeamsMember
@@ -29,16 +30,6 @@ def sent_cards(connector: Connector) -> list[Card]:
     for card in cards:
         assert_valid(card)
     return cards
-
-
-def facts(card: Card) -> dict[str, str]:
-    """An item card's facts (ID, Status, Priority, …) by title."""
-    return {
-        fact["title"]: fact["value"]
-        for node in card["body"]
-        if node.get("type") == "FactSet"
-        for fact in node["facts"]
-    }
 
 
 @dataclass
@@ -77,10 +68,15 @@ class Chat:
         [said] = self.connector.texts()
         return said
 
-    async def click(self, button: dict[str, Any], **typed: Any) -> Card:
-        """The card that replaces the clicked one."""
+    async def click(self, button: dict[str, Any], *, personal: bool = False, **typed: Any) -> Card:
+        """The card that replaces the clicked one (on a card in the 1:1 chat if `personal`)."""
         activity = card_action(
-            self.service_url, button, sender=self.sender, group_chat=self.group_chat, **typed
+            self.service_url,
+            button,
+            sender=self.sender,
+            group_chat=self.group_chat,
+            personal=personal,
+            **typed,
         )
         response = await self.post(activity)
         assert response.status == 200

@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient
 from bot.fields.defaults import STATUSES
 from bot.teams import views
 from bot.teams.context import NOT_ON_ROSTER
-from tests.cards.samples import action, inputs, text_of
+from tests.cards.samples import action, inputs, said, text_of
 from tests.factories import Factory
 from tests.teams.activities import GRACE, MALLORY
 from tests.teams.bot import Chat, facts, rest_items
@@ -64,6 +64,7 @@ async def test_priority_assign_close_and_clone(
     assert facts(assigned)["Assigned to"] == GRACE.name
     assert facts(await chat.say("close bug 1"))["Status"] == "Completed"
     copy = await chat.say("bug/clone/1")
+    assert said(copy) == "Ada Lovelace copied #1 as #2"
     assert facts(copy)["ID"] == "#2" and facts(copy)["Status"] == "Not Started"
     assert facts(copy)["Assigned to"] == GRACE.name
     stored = {item["internalId"]: item for item in await rest_items(bot, factory, GRACE)}
@@ -77,6 +78,56 @@ async def test_assign_to_a_mentioned_person(chat: Chat, bot: TestClient, factory
     assert facts(card)["Assigned to"] == GRACE.name
     [stored] = await rest_items(bot, factory, GRACE)
     assert [person["displayName"] for person in stored["assignedTo"]] == [GRACE.name]
+
+
+@pytest.mark.parametrize(
+    ("command", "line"),
+    [
+        ("bug/update/1/status/in-progress", "Ada Lovelace moved #1 to In Progress"),
+        ("bug/update/1/priority/urgent", "Ada Lovelace set the priority of #1 to Urgent"),
+        ("bug/update/1/assigned/grace@contoso.test", "Ada Lovelace assigned #1 to Grace Hopper"),
+        ("bug/update/1/assigned/me", "Ada Lovelace assigned themselves to #1"),
+        ("close bug 1", "Ada Lovelace moved #1 to Completed"),
+        ("bug/update/1/status/not-started", "Nothing changed"),
+        ("bug/update/1/priority/normal", "Nothing changed"),
+    ],
+)
+async def test_every_change_says_what_it_did(chat: Chat, command: str, line: str) -> None:
+    assert said(await chat.say("new bug First")) == "Ada Lovelace created #1"
+    assert said(await chat.say(command)) == line
+    assert said(await chat.say("bug 1")) == ""  # showing is no change
+
+
+async def test_reassigning_says_who_instead(chat: Chat) -> None:
+    await chat.say("new bug First")
+    await chat.say("bug/update/1/assigned/grace@contoso.test")
+    card = await chat.say("bug/update/1/assigned/lin@contoso.test")
+    assert said(card) == "Ada Lovelace assigned #1 to Lin Chen instead"
+
+
+async def test_open_bugs_leave_the_done_ones_out(chat: Chat) -> None:
+    for title in ("Open one", "Done one"):
+        await chat.say(f"new bug {title}")
+    await chat.say("close bug 2")
+    for text in ("open bugs", "bugs/open"):
+        shown = text_of(await chat.say(text))
+        assert "Open bugs" in shown and "Open one" in shown and "Done one" not in shown
+
+
+async def test_quick_filters_switch_between_mine_open_and_all(chat: Chat) -> None:
+    for title in ("Mine", "Closed", "Someone's"):
+        await chat.say(f"new bug {title}")
+    await chat.say("bug/update/1/assigned/me")
+    await chat.say("close bug 2")
+    listing = await chat.say("bugs")
+    assert action(listing, "All")["style"] == "positive"
+    mine = await chat.click(action(listing, "Mine"))
+    assert "Mine" in text_of(mine) and "Someone's" not in text_of(mine)
+    assert action(mine, "Mine")["style"] == "positive"
+    open_ = await chat.click(action(mine, "Open"))
+    assert "Someone's" in text_of(open_) and "Closed" not in text_of(open_)
+    every = await chat.click(action(open_, "All"))
+    assert {"Mine", "Closed", "Someone's"} <= set(text_of(every).split("\n"))
 
 
 async def test_lists_show_a_page_and_filter(chat: Chat) -> None:
@@ -139,21 +190,36 @@ async def test_a_long_list_offers_more(chat: Chat) -> None:
     following = await chat.click(action(card, "More"))
     assert "26–27 of 27" in text_of(following)
     assert "Task 0" in text_of(following) and "Task 26" in text_of(card)  # newest first
+    back = await chat.click(action(following, "Previous"))
+    assert "1–25 of 27" in text_of(back) and "Previous" not in [b["title"] for b in back["actions"]]
 
 
-async def test_an_unknown_command_answers_with_help(chat: Chat) -> None:
+async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> None:
     card = await chat.say("dance")
     assert "What I can do" in text_of(card) and "Did you mean" not in text_of(card)
+    assert "bug/update/{id}/status/{status}" not in text_of(card)
 
 
-async def test_a_typo_suggests_the_command(chat: Chat) -> None:
+async def test_a_typo_offers_the_command_it_resembles_as_a_button_that_runs_it(
+    chat: Chat,
+) -> None:
+    await chat.say("new bug Mine")
+    await chat.say("bug/update/1/assigned/me")
     card = await chat.say("bgus/my")
     assert "Did you mean " in text_of(card) and "bugs/my" in text_of(card)
+    assert "What I can do" not in text_of(card)  # the line, not the help
+    assert "Mine" in text_of(await chat.click(action(card, "bugs/my")))
+    assert "What I can do" in text_of(await chat.click(action(card, "Help")))
 
 
-async def test_help(chat: Chat) -> None:
+async def test_help_is_five_everyday_commands_and_more_shows_every_one(chat: Chat) -> None:
     card = await chat.say("help")
-    assert "bug/update/{id}/status/{status}" in text_of(card)
+    lines = [node for node in card["body"] if node.get("type") == "RichTextBlock"]
+    assert len(lines) == 5 and "assign bug {id} to {name}" in text_of(card)
+    assert "bug/update/{id}/status/{status}" not in text_of(card)
+    every = await chat.click(action(card, "More commands"))
+    assert "bug/update/{id}/status/{status}" in text_of(every)
+    assert text_of(every) == text_of(await chat.say("help all"))
 
 
 @pytest.mark.parametrize(
@@ -202,9 +268,12 @@ async def test_assigning_someone_of_another_tenant_never_names_them(
     await chat.say("new bug First")
     # Each names Bob only as the caller did: never his UPN, looked up in another tenant.
     mentioned = TeamsMember(bob.source_id, "who@knows.test", "Bobby")
-    said = await chat.line("assign bug 1 to <at>Bobby</at>", people=(mentioned,))
-    assert said == "assignedTo: 'Bobby' is not a member of this team"
-    said = await chat.line(f"bug/update/1/assigned/{bob.source_id}")
-    assert said == f"assignedTo: '{bob.source_id}' is not a member of this team"
+    line = await chat.line("assign bug 1 to <at>Bobby</at>", people=(mentioned,))
+    assert line == "assignedTo: 'Bobby' is not a member of this team"
+    line = await chat.line(f"bug/update/1/assigned/{bob.source_id}")
+    assert line == f"assignedTo: '{bob.source_id}' is not a member of this team"
+    assert await chat.line("assign bug 1 to Bob") == (
+        "Nobody on this team is called “Bob”: check the name, or @mention them."
+    )
     [stored] = await rest_items(bot, factory, GRACE)
     assert stored["assignedTo"] == []

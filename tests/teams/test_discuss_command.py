@@ -7,7 +7,7 @@ from bot.directory.users import find_user, user_out
 from bot.schemas import ItemKind
 from bot.teams import grammar
 from cards.layout import Card
-from tests.cards.samples import action
+from tests.cards.samples import action, said
 from tests.factories import CHANNEL, TEAM, Factory
 from tests.teams.activities import ADA
 from tests.teams.bot import Chat
@@ -55,6 +55,7 @@ async def test_discuss_starts_the_thread_in_the_channel_and_links_to_it(
     assert started["channelData"] == {"channel": {"id": CHANNEL}}
     assert started["activity"]["attachments"][0]["contentType"] == CONNECTOR_CARD
     link = discussion_link(card)
+    assert said(card) == "#1 is discussed in a thread in its channel"
     assert link.startswith(f"https://teams.microsoft.com/l/message/{CHANNEL}/")
     [root] = await rest_messages(bot, factory, item_id, "bugs")
     assert root["webUrl"] == link
@@ -77,6 +78,6 @@ async def test_the_discuss_button_starts_the_thread_once(chat: Chat) -> None:
 
 
 async def test_discuss_of_a_missing_bug_is_one_friendly_line(chat: Chat) -> None:
-    said = await chat.line("discuss bug 99")
-    assert "99" in said
+    line = await chat.line("discuss bug 99")
+    assert "99" in line
     assert threads_started(chat) == []

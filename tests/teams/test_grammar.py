@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.schemas import ItemKind
+from bot.teams.command_list import COMMANDS
 from bot.teams.grammar import (
-    COMMANDS,
     Assign,
     ChannelSettings,
     Clone,
@@ -59,6 +59,13 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("bug/update/12/assigned/me", Assign(BUG, 12, Me())),
         ("bug/clone/12", Clone(BUG, 12)),
         ("tasks", ListItems(TASK)),
+        ("help all", Help(full=True)),
+        ("Help More", Help(full=True)),
+        ("open bugs", ListItems(BUG, open=True)),
+        ("bugs/open", ListItems(BUG, open=True)),
+        ("Open Tasks", ListItems(TASK, open=True)),
+        ("assign bug 12 to Grace Hopper", Assign(BUG, 12, "Grace Hopper")),
+        ("bug/update/12/assigned/grace", Assign(BUG, 12, "grace")),
         ("tasks/my", ListItems(TASK, mine=True)),
         ("tasks/name/deploy", ListItems(TASK, name="deploy")),
         ("tasks/status/not-started", ListItems(TASK, status="not started")),
@@ -115,6 +122,8 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("rulse", "rules"),
         ("notfy off", "notify off"),
         ("setings", "settings"),
+        ("opne bugs", "open bugs"),
+        ("help al", "help all"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:

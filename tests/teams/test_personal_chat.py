@@ -9,6 +9,8 @@ from tests.teams.activities import GRACE, personal_message
 from tests.teams.bot import Chat, facts, rest_items
 from tests.teams.connector import Connector
 
+FILTERS = ("Mine", "Open", "All")
+
 
 async def test_my_bugs_lists_my_items_of_every_channel(chat: Chat, connector: Connector) -> None:
     await chat.say("new bug In Bugs")
@@ -19,6 +21,28 @@ async def test_my_bugs_lists_my_items_of_every_channel(chat: Chat, connector: Co
     shown = text_of(await chat.say("my bugs", personal=True))
     assert "In Bugs" in shown and "In General" in shown and "Not mine" not in shown
     assert "My bugs across channels" in shown
+
+
+async def test_my_open_bugs_span_channels_and_the_filters_stay_mine(
+    chat: Chat, connector: Connector
+) -> None:
+    for title in ("Open here", "Done here"):
+        await chat.say(f"new bug {title}")
+    await chat.say("new bug Open there", channel=connector.team_id)
+    for number in (1, 2):
+        await chat.say(f"bug/update/{number}/assigned/me")
+    await chat.say("bug/update/1/assigned/me", channel=connector.team_id)
+    await chat.say("close bug 2")
+    card = await chat.say("open bugs", personal=True)
+    shown = text_of(card)
+    assert "My open bugs across channels" in shown
+    assert "Open here" in shown and "Open there" in shown and "Done here" not in shown
+    assert [button["title"] for button in actions(card) if button.get("title") in FILTERS] == [
+        "Open",
+        "All",
+    ]  # every list in a chat is the caller's: no Mine
+    every = await chat.click(action(card, "All"), personal=True)
+    assert "Done here" in text_of(every) and "My bugs across channels" in text_of(every)
 
 
 async def test_a_list_in_a_chat_takes_quotes_and_odata_words_as_text(chat: Chat) -> None:

@@ -261,7 +261,7 @@ async def test_in_a_personal_chat_settings_belong_to_a_channel(
 
 
 async def test_help_lists_settings(chat: Chat) -> None:
-    assert "settings" in text_of(await chat.say("help")).splitlines()
+    assert "settings" in text_of(await chat.say("help all")).splitlines()
 
 
 async def test_in_the_emulator_the_demo_channel_has_the_default_rules(
