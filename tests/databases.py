@@ -26,7 +26,7 @@ def create_postgres_database() -> str:
     """A new, empty database on the local server; outside CI an unreachable server skips."""
     name = f"tracker_test_{secrets.token_hex(4)}"
     try:
-        asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+        asyncio.run(admin(f'CREATE DATABASE "{name}"'))
     except (OSError, ConnectionError) as exc:
         reason = f"PostgreSQL at {POSTGRES_SERVER} is unreachable ({exc})"
         if os.environ.get("CI"):
@@ -37,10 +37,10 @@ def create_postgres_database() -> str:
 
 def drop_postgres_database(url: str) -> None:
     name = url.rsplit("/", 1)[1]
-    asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-async def _admin(statement: str) -> None:
+async def admin(statement: str) -> None:
     engine = create_async_engine(f"{POSTGRES_SERVER}/postgres", isolation_level="AUTOCOMMIT")
     try:
         async with engine.connect() as conn:

@@ -75,6 +75,7 @@ class Worker:
         # finished job starts a turn that claims again only if the last claim left jobs due.
         self._passes_due = self._jobs_due = True
         self._running: set[asyncio.Task[None]] = set()  # run_forever's jobs in flight
+        self.last_turn_at = clock.now()  # when run_forever last began a turn (readiness)
 
     def register(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
@@ -121,6 +122,7 @@ class Worker:
         another worker takes them up, as after a crash."""
         try:
             while True:
+                self.last_turn_at = self._clock.now()
                 try:
                     more = await self._turn()
                 except Exception:

@@ -75,7 +75,9 @@ class AppRunner(web.AppRunner):
 
 async def start(app: web.Application, host: str, port: int) -> AppRunner:
     """The app started and listening (port 0: any free port, in `runner.addresses`)."""
-    runner = AppRunner(app, handle_signals=True)
+    # Not aiohttp's access log, which writes the raw request line (a download link's signature
+    # in its query): the app's own (`bot.web.access_log`) writes one line per request.
+    runner = AppRunner(app, handle_signals=True, access_log=None)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
