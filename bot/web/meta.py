@@ -4,8 +4,8 @@ import logging
 
 from aiohttp import web
 from pydantic import BaseModel
-from sqlalchemy.exc import SQLAlchemyError
 
+from bot.db.failures import DATABASE_ERRORS
 from bot.db.migrate import current_revision, head_revision
 from bot.events import pump
 from bot.keys import OPENAPI, WORKER
@@ -49,7 +49,7 @@ async def readyz(call: Call) -> ReadyOut:
         failing = [] if revision == head_revision() else [f"migrations: at {revision}, not at head"]
         if settings.jobs_poll_seconds > 0:  # this process runs the worker
             failing += await _background_failing(call)
-    except (SQLAlchemyError, OSError) as exc:
+    except DATABASE_ERRORS as exc:
         log.warning("readiness: database unreachable: %s", type(exc).__name__)
         raise web.HTTPServiceUnavailable(reason="Not ready: database unreachable.") from None
     if failing:

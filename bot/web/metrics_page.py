@@ -14,9 +14,9 @@ from aiohttp import web
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 from prometheus_client.registry import Collector
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
+from bot.db.failures import DATABASE_ERRORS
 from bot.db.uow import unit_of_work
 from bot.errors import QueryTooLong, Unauthorized
 from bot.events import pump
@@ -116,7 +116,7 @@ async def _scrape(app: web.Application) -> _Scraped:
         async with unit_of_work(app[SESSIONS], app[CLOCK], write=False) as uow:
             scraped.jobs = await queue.backlog(uow)
             oldest = await pump.oldest_unprocessed(uow)
-    except (SQLAlchemyError, OSError, QueryTooLong) as exc:
+    except (*DATABASE_ERRORS, QueryTooLong) as exc:
         # The counters are worth serving most when the database is not.
         log.warning("metrics: the database could not be read: %s", type(exc).__name__)
         return scraped

@@ -2,9 +2,6 @@
 migrations, and where the process runs the jobs worker, the worker and the pending events."""
 
 import asyncio
-import shutil
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -67,25 +64,6 @@ async def test_not_ready_when_the_schema_is_behind(
             )
 
 
-@asynccontextmanager
-async def unreachable(url: str, client: TestClient, sqlite_folder: Path) -> AsyncIterator[None]:
-    """The app's database refusing new connections, its pooled ones closed."""
-    name = url.rsplit("/", 1)[1]
-    if url.startswith("sqlite"):
-        shutil.rmtree(sqlite_folder)  # SQLite cannot open a file in a folder that is gone
-    else:
-        await databases.admin(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
-        await databases.admin(
-            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
-        )
-    await client.app[ENGINE].dispose()
-    try:
-        yield
-    finally:
-        if not url.startswith("sqlite"):
-            await databases.admin(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')
-
-
 async def test_not_ready_when_the_database_is_unreachable(
     db: str, make_settings, clock: FrozenClock, aiohttp_client, tmp_path: Path
 ) -> None:
@@ -93,7 +71,7 @@ async def test_not_ready_when_the_database_is_unreachable(
     # SQLite: a file of the test's own, whose folder can go; PostgreSQL: the test's database.
     url = f"sqlite+aiosqlite:///{folder / 'app.db'}" if db.startswith("sqlite") else db
     client = await aiohttp_client(create_app(make_settings(url), clock=clock))
-    async with unreachable(url, client, folder):
+    async with databases.unreachable(url, client.app[ENGINE], folder):
         assert await readiness(client) == (503, {"error": "Not ready: database unreachable."})
 
 
