@@ -14,6 +14,7 @@ from bench import (
     me,
     me_tasks,
     notifications,
+    observability,
     pressure,
     rules,
     thread_refresh,
@@ -102,6 +103,11 @@ def main(only: list[str]) -> None:
         print(f"\n{notifications.title()}")
         for kind in ("sqlite", "postgresql"):
             print(notifications.report(kind, notifications.measure(kind)), flush=True)
+    if not only or "observability" in only:
+        print(f"\n{observability.title()}")
+        for kind in ("sqlite", "postgresql"):
+            for line in observability.report(kind, observability.measure(kind)):
+                print(line, flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):
