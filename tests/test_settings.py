@@ -62,6 +62,8 @@ def test_environment_and_dotenv_are_read(monkeypatch: pytest.MonkeyPatch, tmp_pa
         ),
         ("PUBLIC_URL", "example.com", "Invalid setting PUBLIC_URL: must be an absolute"),
         ("MicrosoftAppType", "Other", "Invalid setting MicrosoftAppType: Input should be"),
+        ("METRICS_TOKEN", "short", "Invalid setting METRICS_TOKEN: must be a random value"),
+        ("LOG_FORMAT", "xml", "Invalid setting LOG_FORMAT: Input should be 'text' or 'json'"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_setting(
@@ -88,6 +90,14 @@ def test_a_receivers_share_of_webhook_sends_fits_in_the_total(
         load_settings()
     monkeypatch.setenv("WEBHOOK_CONCURRENCY", "20")
     assert load_settings().webhook_per_host == 20
+
+
+def test_the_worker_stall_bound_exceeds_the_poll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An idle worker turns once a poll: a shorter bound would call it stalled."""
+    monkeypatch.setenv("JOBS_POLL_SECONDS", "30")
+    monkeypatch.setenv("READY_WORKER_STALL_SECONDS", "30")
+    with pytest.raises(SettingsError, match="^Invalid setting READY_WORKER_STALL_SECONDS: must"):
+        load_settings()
 
 
 def test_unverified_bot_must_stay_on_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
