@@ -92,14 +92,6 @@ def test_a_receivers_share_of_webhook_sends_fits_in_the_total(
     assert load_settings().webhook_per_host == 20
 
 
-def test_the_worker_stall_bound_exceeds_the_poll(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An idle worker turns once a poll: a shorter bound would call it stalled."""
-    monkeypatch.setenv("JOBS_POLL_SECONDS", "30")
-    monkeypatch.setenv("READY_WORKER_STALL_SECONDS", "30")
-    with pytest.raises(SettingsError, match="^Invalid setting READY_WORKER_STALL_SECONDS: must"):
-        load_settings()
-
-
 def test_unverified_bot_must_stay_on_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOST", "0.0.0.0")
     with pytest.raises(SettingsError, match="^Invalid setting MicrosoftAppId: required"):

@@ -62,8 +62,9 @@ async def _background_failing(call: Call) -> list[str]:
     settings, now = call.settings, call.uow.clock.now()
     failing = []
     idle = (now - call.request.app[WORKER].last_turn_at).total_seconds()
-    if idle > settings.ready_worker_stall_seconds:
-        bound = settings.ready_worker_stall_seconds
+    # An idle worker waits a poll between turns (unless a commit wakes it): past that, stalled.
+    bound = settings.jobs_poll_seconds + settings.ready_worker_stall_seconds
+    if idle > bound:
         failing.append(f"job worker stalled: no turn for {idle:.0f} s (bound {bound:g} s)")
     oldest = await pump.oldest_unprocessed(call.uow)
     waited = 0.0 if oldest is None else (now - oldest).total_seconds()

@@ -16,7 +16,7 @@ from bot.keys import ENGINE, EVENT_PUMP, WORKER
 from tests import databases
 from tests.factories import Factory, create_item
 
-STALL = 120.0  # READY_WORKER_STALL_SECONDS' default
+STALL = 120.0  # READY_WORKER_STALL_SECONDS' default, past JOBS_POLL_SECONDS' 1 s
 BACKLOG = 300.0  # READY_EVENT_BACKLOG_SECONDS' default
 
 
@@ -88,10 +88,10 @@ async def test_not_ready_when_the_worker_stalls(
     app[WORKER].add_pass(stuck, batch=1)
     app[WORKER].wake()
     await asyncio.wait_for(entered.wait(), 10)
-    clock.advance(timedelta(seconds=STALL + 1))
+    clock.advance(timedelta(seconds=STALL + 2))
     assert await readiness(client) == (
         503,
-        {"error": "Not ready: job worker stalled: no turn for 121 s (bound 120 s)."},
+        {"error": "Not ready: job worker stalled: no turn for 122 s (bound 121 s)."},
     )
     release.set()
     await a_turn(app, clock)
