@@ -1,32 +1,18 @@
 """`python app.py` (what `make run` does): serve; the app migrates, the demo is offered on start."""
 
 import gc
-import logging
 import sys
 from datetime import timedelta
 
 from aiohttp import web
 
+from bot import logs
 from bot.app import create_app
 from bot.db.uow import unit_of_work
 from bot.demo import DemoOut, seed_demo
 from bot.keys import CLOCK, SESSIONS, SETTINGS
 from bot.settings import Settings, SettingsError, ensure_secret_key, load_settings
 from bot.web import server
-from bot.web.requestid import RequestIdFilter
-
-log = logging.getLogger("app")
-
-
-def configure_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.addFilter(RequestIdFilter())
-    handler.setFormatter(
-        logging.Formatter(
-            "%(asctime)s %(levelname)s %(name)s request_id=%(request_id)s %(message)s"
-        )
-    )
-    logging.basicConfig(level=level, handlers=[handler])
 
 
 async def offer_demo(app: web.Application) -> None:
@@ -66,7 +52,7 @@ def main() -> int:
     except SettingsError as exc:
         print(exc, file=sys.stderr)
         return 2
-    configure_logging(settings.log_level)
+    logs.configure(settings.log_level, settings.log_format)
     app = create_app(settings)
     if settings.should_seed_demo:
         # Runs after create_app's cleanup contexts have started, so the schema is at head.

@@ -15,6 +15,7 @@ from bench import (
     me,
     me_tasks,
     notifications,
+    observability,
     pressure,
     rules,
     thread_refresh,
@@ -107,6 +108,11 @@ def main(only: list[str]) -> None:
         print(f"\n{import_rate.title()}")
         for kind in ("sqlite", "postgresql"):
             print(import_rate.report(kind, import_rate.measure(kind)), flush=True)
+    if not only or "observability" in only:
+        print(f"\n{observability.title()}")
+        for kind in ("sqlite", "postgresql"):
+            for line in observability.report(kind, observability.measure(kind)):
+                print(line, flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

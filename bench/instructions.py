@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from bench import items_data
 from bench.harness import dataset_database, environment, free_port, server
@@ -36,24 +37,26 @@ def measure(kind: str) -> dict[str, float]:
 
                 def call(base: str, request: str = request) -> None:
                     if request == "list":
-                        _send(base + LIST_PATH, headers)
+                        send(base + LIST_PATH, headers)
                     else:
-                        _send(base + "/odata/bugs", headers, CREATED)
+                        send(base + "/odata/bugs", headers, CREATED)
 
-                figures[f"{request}_{name}"] = _counted(
+                figures[f"{request}_{name}"] = counted(
                     command, env, Path(folder) / f"{name}-{request}", call
                 )
         return figures
 
 
-def _counted(
+def counted(
     command: Callable[[int], list[str]],
     env: dict[str, str],
     out: Path,
     call: Callable[[str], None],
+    *,
+    stderr: IO[bytes] | None = None,
 ) -> float:
     """Millions of instructions per call, counted after WARM_UP calls (caches filled, plans
-    compiled)."""
+    compiled); the server's log goes to `stderr` (default: this process's)."""
     port = free_port()
     valgrind = [
         "valgrind",
@@ -62,7 +65,9 @@ def _counted(
         "--instr-atstart=no",
         f"--callgrind-out-file={out}",
     ]
-    with server(valgrind + command(port), {**env, "PORT": str(port)}, port) as running:
+    with server(
+        valgrind + command(port), {**env, "PORT": str(port)}, port, stderr=stderr
+    ) as running:
         for _ in range(WARM_UP):
             call(running.base)
         _instrument(running.pid, "on")
@@ -78,7 +83,7 @@ def _instrument(pid: int, state: str) -> None:
     subprocess.run(["callgrind_control", "-i", state, str(pid)], check=True, capture_output=True)
 
 
-def _send(url: str, headers: dict[str, str], body: object = None) -> None:
+def send(url: str, headers: dict[str, str], body: object = None) -> None:
     data = json.dumps(body).encode() if body is not None else None
     extra = {"Content-Type": "application/json"} if data else {}
     request = urllib.request.Request(url, data=data, headers={**headers, **extra})

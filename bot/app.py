@@ -35,7 +35,7 @@ from bot.files.store import FileStore
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
 from bot.jobs import bell
-from bot.jobs.worker import Worker
+from bot.jobs.observed import ObservedWorker
 from bot.keys import (
     BOT,
     BOT_HANDLER,
@@ -50,6 +50,7 @@ from bot.keys import (
     HTTP,
     LIST_CACHE,
     LISTS_IN_FLIGHT,
+    METRICS,
     NOTIFIER,
     OPENAPI,
     SESSIONS,
@@ -72,13 +73,15 @@ from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
 from bot.teams.notifier import Notifier
 from bot.teams.waiting import WaitedPosts
-from bot.web import meta, server
+from bot.web import meta, metrics_page, server
+from bot.web.access_log import access_middleware
 from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
-from bot.web.errors import add_request_id, error_middleware
+from bot.web.errors import error_middleware
 from bot.web.fairness import ListsInFlight
 from bot.web.metadata import install_metadata
 from bot.web.openapi import openapi_document
+from bot.web.requestid import add_request_id
 from bot.web.routing import RouteTable, install
 
 ROUTE_TABLES: list[RouteTable] = [
@@ -106,7 +109,7 @@ def create_app(
 ) -> web.Application:
     """The app; `bot_credentials` replaces how the bot gets its outgoing tokens (test rigs)."""
     app = web.Application(
-        middlewares=[error_middleware],
+        middlewares=[access_middleware, error_middleware],
         client_max_size=MAX_JSON_BODY,
         handler_args=server.LIMITS,
     )
@@ -123,6 +126,8 @@ def create_app(
     )
     app[OPENAPI] = orjson.dumps(document)
     app.router.add_get("/openapi.json", meta.openapi_json)
+    if settings.metrics_enabled:
+        metrics_page.install(app)
     install_metadata(app, endpoints, settings.public_url)
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
@@ -217,7 +222,10 @@ async def _webhooks(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _jobs(app: web.Application) -> AsyncIterator[None]:
-    worker = Worker(app[SESSIONS], app[CLOCK], slots=app[SETTINGS].jobs_concurrency)
+    counted = app[METRICS].outcomes if METRICS in app else None
+    worker = ObservedWorker(
+        app[SESSIONS], app[CLOCK], counted=counted, slots=app[SETTINGS].jobs_concurrency
+    )
     app[NOTIFIER].register(worker)
     app[DELIVERER].register(worker)
     settings = app[SETTINGS]

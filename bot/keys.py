@@ -22,6 +22,7 @@ from bot.teams.adapter import BotRuntime
 from bot.teams.handler import TrackerBot
 from bot.teams.notifier import Notifier
 from bot.web.fairness import ListsInFlight
+from bot.web.metrics import Metrics
 
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
@@ -62,3 +63,5 @@ THREAD_COALESCER = web.AppKey("thread_coalescer", Coalescer)
 # Attachments' bytes, and the signed links that serve them (bot.files).
 FILE_STORE = web.AppKey("file_store", FileStore)
 DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)
+# What /metrics serves, counted as requests and background work happen (bot.web.metrics).
+METRICS = web.AppKey("metrics", Metrics)

@@ -46,6 +46,34 @@ class Settings(BaseSettings):
         None, alias="SEED_DEMO", description="Default: on for SQLite, off for PostgreSQL"
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", alias="LOG_LEVEL")
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        alias="LOG_FORMAT",
+        description="Log lines as readable text, or as one JSON object per line (bot.logs)",
+    )
+    metrics_enabled: bool = Field(
+        True,
+        alias="METRICS_ENABLED",
+        description="Serve /metrics and count requests and background outcomes for it",
+    )
+    metrics_token: SecretStr | None = Field(
+        None,
+        alias="METRICS_TOKEN",
+        description="When set, /metrics answers only `Authorization: Bearer <token>`",
+    )
+    ready_worker_stall_seconds: float = Field(
+        120.0,
+        alias="READY_WORKER_STALL_SECONDS",
+        gt=0,
+        description="/readyz fails when the job worker has taken no turn for this long, past "
+        "its poll interval (an idle worker turns once a poll)",
+    )
+    ready_event_backlog_seconds: float = Field(
+        300.0,
+        alias="READY_EVENT_BACKLOG_SECONDS",
+        gt=0,
+        description="/readyz fails when the oldest unprocessed pending event is this old",
+    )
 
     sso_jwks_url: str = Field(
         "https://login.microsoftonline.com/common/discovery/v2.0/keys", alias="SSO_JWKS_URL"
@@ -241,7 +269,7 @@ class Settings(BaseSettings):
             raise ValueError("must contain the {tenantid} placeholder")
         return value
 
-    @field_validator("secret_key", "download_signing_key")
+    @field_validator("secret_key", "download_signing_key", "metrics_token")
     @classmethod
     def _real_secret(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None or not value.get_secret_value():

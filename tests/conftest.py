@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from bot.app import create_app
 from bot.clock import FrozenClock
@@ -77,7 +77,10 @@ def app(settings: Settings, clock: FrozenClock) -> web.Application:
 
 @pytest.fixture
 async def client(app: web.Application, aiohttp_client) -> TestClient:  # noqa: ANN001
-    return await aiohttp_client(app)
+    """Served without aiohttp's access log, as `python app.py` serves it (`bot.web.server`)."""
+    server = TestServer(app)
+    await server.start_server(access_log=None)
+    return await aiohttp_client(server)
 
 
 @pytest.fixture

@@ -3,11 +3,14 @@
 import asyncio
 import os
 import secrets
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bot.db.engine import create_engine
 from bot.db.migrate import migrate
@@ -26,7 +29,7 @@ def create_postgres_database() -> str:
     """A new, empty database on the local server; outside CI an unreachable server skips."""
     name = f"tracker_test_{secrets.token_hex(4)}"
     try:
-        asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+        asyncio.run(admin(f'CREATE DATABASE "{name}"'))
     except (OSError, ConnectionError) as exc:
         reason = f"PostgreSQL at {POSTGRES_SERVER} is unreachable ({exc})"
         if os.environ.get("CI"):
@@ -37,10 +40,10 @@ def create_postgres_database() -> str:
 
 def drop_postgres_database(url: str) -> None:
     name = url.rsplit("/", 1)[1]
-    asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-async def _admin(statement: str) -> None:
+async def admin(statement: str) -> None:
     engine = create_async_engine(f"{POSTGRES_SERVER}/postgres", isolation_level="AUTOCOMMIT")
     try:
         async with engine.connect() as conn:
@@ -69,3 +72,24 @@ async def empty_all_tables(url: str) -> None:
                 await conn.execute(table.delete())
     finally:
         await engine.dispose()
+
+
+@asynccontextmanager
+async def unreachable(url: str, engine: AsyncEngine, sqlite_folder: Path) -> AsyncIterator[None]:
+    """The database at `url` refusing new connections, `engine`'s pooled ones closed: SQLite
+    by removing `sqlite_folder`, its file's (a file of the test's own), PostgreSQL by refusing
+    connections to the database until the block ends."""
+    name = url.rsplit("/", 1)[1]
+    if url.startswith("sqlite"):
+        shutil.rmtree(sqlite_folder)  # SQLite cannot open a file in a folder that is gone
+    else:
+        await admin(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
+        await admin(
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        )
+    await engine.dispose()
+    try:
+        yield
+    finally:
+        if not url.startswith("sqlite"):
+            await admin(f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS true')

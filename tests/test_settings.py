@@ -62,6 +62,8 @@ def test_environment_and_dotenv_are_read(monkeypatch: pytest.MonkeyPatch, tmp_pa
         ),
         ("PUBLIC_URL", "example.com", "Invalid setting PUBLIC_URL: must be an absolute"),
         ("MicrosoftAppType", "Other", "Invalid setting MicrosoftAppType: Input should be"),
+        ("METRICS_TOKEN", "short", "Invalid setting METRICS_TOKEN: must be a random value"),
+        ("LOG_FORMAT", "xml", "Invalid setting LOG_FORMAT: Input should be 'text' or 'json'"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_setting(

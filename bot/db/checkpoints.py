@@ -10,6 +10,7 @@ stays, as a backstop the thread keeps the WAL well under.
 """
 
 import asyncio
+import logging
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -19,6 +20,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+log = logging.getLogger(__name__)
 
 # Pages of WAL at which a connection's commit still checkpoints itself (about 40 MB).
 BACKSTOP_PAGES = 10_000
@@ -59,6 +62,15 @@ def _backstop(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _checkpoint(path: str, stop: threading.Event) -> None:
+    failing = False
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:
         while not stop.wait(INTERVAL_S):
-            connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            try:
+                connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error as exc:
+                # Logged once, not every tenth of a second; the backstop checkpoints meanwhile.
+                if not failing:
+                    log.warning("SQLite checkpoints failing: %s", exc)
+                failing = True
+            else:
+                failing = False

@@ -37,9 +37,12 @@ def create_engine(
     whose statements stop after `statement_timeout_s` (`bot.db.timeouts`)."""
     parsed = make_url(url)
     # JSON columns (event payloads, buckets) through orjson: several times faster than json.
-    json_options: dict[str, Any] = {
+    shared_options: dict[str, Any] = {
         "json_serializer": lambda value: orjson.dumps(value).decode(),
         "json_deserializer": orjson.loads,
+        # A failed statement's error, logged, never shows its values: they hold webhook
+        # secrets, sealed credentials and token hashes.
+        "hide_parameters": True,
     }
     if parsed.get_backend_name() != "sqlite":
         timeout_ms = str(round(statement_timeout_s * 1000))
@@ -48,7 +51,7 @@ def create_engine(
             pool_size=10,
             max_overflow=10,
             connect_args={"server_settings": {"statement_timeout": timeout_ms}},
-            **json_options,
+            **shared_options,
         )
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
@@ -59,7 +62,7 @@ def create_engine(
     # cache when another connection wrote since it last read, so taking the pool's connections
     # in turn made every create read some 70 pages back from the file (LIFO: 4).
     return create_async_engine(
-        url, module=module, pool_use_lifo=True, connect_args=connect_args, **json_options
+        url, module=module, pool_use_lifo=True, connect_args=connect_args, **shared_options
     )
 
 

@@ -22,6 +22,7 @@ import aiohttp
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from yarl import URL
 
+from bot import outcomes
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.events import ssrf
@@ -150,6 +151,9 @@ class Deliverer:
                     await self._after(uow, entry)
             job_ids = [job_id for job_id, _ in batch]
             await queue.finish_many(uow, job_ids=job_ids, owner=self._owner)
+        for entry, kept in zip(made, recorded, strict=True):
+            if kept:  # counted once committed
+                outcomes.delivery(entry.attempt.outcome.value)
         return [None] * len(batch)
 
     async def _after(self, uow: UnitOfWork, entry: Made) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
@@ -62,6 +62,15 @@ _PROCESSED = Prepared(
     .where(one_of_named(PendingEvent.id, "ids"))
     .values(processed_at=bindparam("now"))
 )
+_OLDEST = Prepared(
+    select(func.min(PendingEvent.occurred_at)).where(PendingEvent.processed_at.is_(None))
+)
+
+
+async def oldest_unprocessed(uow: UnitOfWork) -> datetime | None:
+    """When the oldest change no pass has processed yet happened (None: all processed); an
+    index seek (readiness and metrics read it)."""
+    return await uow.value(_OLDEST)
 
 
 class EventPump:

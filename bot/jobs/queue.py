@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Integer, Table, bindparam, insert, or_, select, update
+from sqlalchemy import Integer, Table, bindparam, func, insert, or_, select, update
 
 from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
@@ -22,6 +22,15 @@ DEFAULT_MAX_ATTEMPTS = 8
 BACKOFF_BASE = timedelta(seconds=5)
 BACKOFF_CAP = timedelta(hours=1)
 MAX_ERROR_LENGTH = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """The jobs of one kind that are due and wait for a worker."""
+
+    kind: str
+    due: int
+    oldest_run_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,13 +114,11 @@ async def enqueue_many(
     uow.on_commit(bell.ring)
 
 
+# No worker holds it: never leased, or its lease ran out.
+_WAITING = or_(Job.lease_until.is_(None), Job.lease_until <= bindparam("now"))
 _DUE = (
     select(Job.id)
-    .where(
-        Job.state == QUEUED,
-        Job.run_at <= bindparam("now"),
-        or_(Job.lease_until.is_(None), Job.lease_until <= bindparam("now")),
-    )
+    .where(Job.state == QUEUED, Job.run_at <= bindparam("now"), _WAITING)
     .order_by(Job.run_at)
     .limit(bindparam("limit", type_=Integer()))
     # PostgreSQL: concurrent workers skip each other's rows; SQLite has one writer anyway.
@@ -136,6 +143,19 @@ _FINISHED = Prepared(
     )
     .values(state=DONE, finished_at=bindparam("now", type_=UTCDateTime()), lease_until=None)
 )
+
+
+_BACKLOG = Prepared(
+    select(Job.kind, func.count().label("due"), func.min(Job.run_at).label("oldest_run_at"))
+    .where(Job.state == QUEUED, Job.run_at <= bindparam("now"), _WAITING)
+    .group_by(Job.kind)
+)
+
+
+async def backlog(uow: UnitOfWork) -> list[Backlog]:
+    """The due jobs no worker holds, by kind: one grouped statement (metrics read it)."""
+    rows = await uow.rows(_BACKLOG, {"now": uow.clock.now()})
+    return [Backlog(row["kind"], row["due"], row["oldest_run_at"]) for row in rows]
 
 
 async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:

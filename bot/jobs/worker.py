@@ -77,6 +77,7 @@ class Worker:
         # run_forever's jobs in flight, and the jobs they run.
         self._running: dict[asyncio.Task[None], ClaimedJob] = {}
         self._stopping = False  # shutting down: no more claims
+        self.last_turn_at = clock.now()  # when run_forever last began a turn (readiness)
 
     def register(self, kind: str, handler: JobHandler) -> None:
         self._handlers[kind] = handler
@@ -146,6 +147,7 @@ class Worker:
         another worker takes them up, as after a crash."""
         try:
             while True:
+                self.last_turn_at = self._clock.now()
                 try:
                     more = await self._turn()
                 except Exception:

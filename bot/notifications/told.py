@@ -7,6 +7,7 @@ from typing import cast
 
 from sqlalchemy import Table, func, insert, or_, select, update
 
+from bot import outcomes
 from bot.db.expressions import one_of
 from bot.db.statements import Prepared
 from bot.db.tables import Channel, DeliveryAttempt, EventDefinition, EventDelivery
@@ -104,6 +105,7 @@ async def _end(
         )
     )
     outcome = "succeeded" if state is DeliveryState.SUCCEEDED else "failed"
+    outcomes.notification(outcome, len(ids))
     await uow.execute_many(
         _INSERT_ATTEMPT,
         [

@@ -9,6 +9,7 @@ from botbuilder.schema import ChannelAccount
 from botbuilder.schema.teams import ChannelInfo, TeamInfo, TeamsChannelAccount
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import logs
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, upsert_team
@@ -18,7 +19,6 @@ from bot.notifications import chats
 from bot.settings import Settings
 from bot.teams import commands, grammar, invokes, references, roster, thread_messages
 from bot.teams.context import BotContext, TeamsAddress, personal_chat_of, resolve_caller
-from bot.web.requestid import current_request_id
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class TrackerBot(TeamsActivityHandler):
         except DomainError as exc:
             await self._say(turn_context, exc.message)
         except Exception:
-            ref = current_request_id.get()
+            ref = logs.request_id()
             log.exception("bot turn failed (%s, ref %s)", turn_context.activity.type, ref)
             await self._say(turn_context, f"Something went wrong (ref {ref}).")
 
@@ -99,6 +99,7 @@ class TrackerBot(TeamsActivityHandler):
             actor, channel = await resolve_caller(
                 uow, address=TeamsAddress.of(turn_context), emulator_allowed=self._emulator_allowed
             )
+        logs.note(user_id=actor.user_id, channel_id=channel.channel_id if channel else None)
         return BotContext(
             actor=actor,
             channel=channel,

@@ -8,11 +8,11 @@ from typing import Any
 
 from botbuilder.core import TurnContext
 
+from bot import logs
 from bot.errors import DomainError
 from bot.teams import actions, extension
 from bot.teams.context import BotContext
 from bot.teams.replies import card_in_place
-from bot.web.requestid import current_request_id
 from cards.help import error_card
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ Answer = Callable[[TurnContext, ContextOf], Awaitable[dict[str, Any]]]
 def _failed(exc: Exception) -> str:
     if isinstance(exc, DomainError):
         return exc.message
-    ref = current_request_id.get()
+    ref = logs.request_id()
     log.error("invoke failed (ref %s)", ref, exc_info=exc)
     return f"Something went wrong (ref {ref})."
 

@@ -22,6 +22,7 @@ from botbuilder.schema import (
 from msrest.exceptions import ClientRequestError, HttpOperationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import outcomes
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.errors import NotFound
@@ -192,11 +193,12 @@ class Notifier:
     async def _call(self, request: Any) -> Any:
         """Await a connector call; Teams' refusals become the job's retry or failure."""
         try:
-            return await request
+            result = await request
         except HttpOperationError as exc:
             status = getattr(exc.response, "status_code", None)
             headers = getattr(exc.response, "headers", None) or {}
             if status in THROTTLED:
+                outcomes.bot_send("throttled")
                 raise RetryLater(
                     f"Teams answered {status}",
                     after=retry_after(
@@ -204,7 +206,12 @@ class Notifier:
                     ),
                 ) from exc
             if status is not None and 400 <= status < 500:
+                outcomes.bot_send("refused")
                 raise PermanentFailure(f"Teams refused the message: {status}") from exc
+            outcomes.bot_send("error")
             raise
         except ClientRequestError as exc:
+            outcomes.bot_send("unreachable")
             raise RetryLater(f"Bot Connector unreachable: {exc}") from exc
+        outcomes.bot_send("sent")
+        return result

@@ -1,4 +1,4 @@
-"""One middleware: request id in, domain errors and surprises out as JSON (docs/api.md, Errors)."""
+"""One middleware: domain errors and surprises out as JSON (docs/api.md, Errors)."""
 
 import logging
 
@@ -8,11 +8,9 @@ from aiohttp.typedefs import Handler
 
 from bot.errors import DomainError, PayloadTooLarge, RequestTimeout, TooManyRequests
 from bot.web.body import MAX_JSON_BODY, ClientGone
-from bot.web.requestid import HEADER, choose_request_id, current_request_id
 
 log = logging.getLogger(__name__)
 
-REQUEST_ID = web.RequestKey("request_id", str)
 INTERNAL_ERROR = {"error": "Internal error"}
 # What the access log shows for a client that left before sending its body (nginx's code): no
 # response reaches it, and it is no error of ours.
@@ -29,9 +27,6 @@ def json_response(
 
 @web.middleware
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    request_id = choose_request_id(request.headers.get(HEADER))
-    request[REQUEST_ID] = request_id
-    token = current_request_id.set(request_id)
     try:
         return await handler(request)
     except ClientGone:
@@ -51,14 +46,6 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         return json_response(INTERNAL_ERROR, 500)
-    finally:
-        current_request_id.reset(token)
-
-
-async def add_request_id(request: web.Request, response: web.StreamResponse) -> None:
-    """on_response_prepare: every response, streamed ones included, carries the id."""
-    if REQUEST_ID in request:
-        response.headers[HEADER] = request[REQUEST_ID]
 
 
 def _http_message(exc: web.HTTPException, request: web.Request) -> str:

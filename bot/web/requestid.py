@@ -1,16 +1,15 @@
-"""A request id on every response and every log line of that request."""
+"""A request id on every response and every log line of that request (`bot.logs`)."""
 
 import itertools
-import logging
 import re
 import secrets
-from contextvars import ContextVar
+
+from aiohttp import web
 
 HEADER = "x-request-id"
+REQUEST_ID = web.RequestKey("request_id", str)
 # A client's id is kept only if it is short and plain, so it cannot forge log lines.
 _ACCEPTABLE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-
-current_request_id: ContextVar[str] = ContextVar("request_id", default="-")
 # Our own ids: 80 random bits per process, then a counter (32 hex digits in all). Unique without
 # reading the system's random source for every request.
 _PROCESS = secrets.token_hex(10)
@@ -23,9 +22,7 @@ def choose_request_id(sent: str | None) -> str:
     return f"{_PROCESS}{next(_NUMBERS) % 16**12:012x}"
 
 
-class RequestIdFilter(logging.Filter):
-    """Adds `request_id` to every record, for the log format."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = current_request_id.get()
-        return True
+async def add_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: every response, streamed ones included, carries the id."""
+    if REQUEST_ID in request:
+        response.headers[HEADER] = request[REQUEST_ID]

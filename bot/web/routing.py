@@ -12,6 +12,7 @@ from aiohttp import web
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from bot import logs
 from bot.auth import service as auth
 from bot.db.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.errors import BadRequest, missing_context
@@ -213,6 +214,9 @@ async def _authorize(endpoint: Endpoint, call: Call) -> None:
         uow.actor, uow.channel = await _caller_in_channel(uow, request)
     elif endpoint.access is not Access.PUBLIC:
         uow.actor = await auth.authenticate(uow, secret=credentials_of(request))
+    if uow.actor is not None:
+        channel_id = uow.channel.channel_id if uow.channel else None
+        logs.note(user_id=uow.actor.user_id, channel_id=channel_id)
     if endpoint.access is Access.PERSONAL:
         call.entity_id = _required_header(request, ENTITY_HEADER)
 

@@ -84,7 +84,11 @@ async def start(
 ) -> AppRunner:
     """The app started and listening (port 0: any free port, in `runner.addresses`); on
     shutdown, requests in flight get `shutdown_seconds` to end."""
-    runner = AppRunner(app, handle_signals=signals, shutdown_timeout=shutdown_seconds)
+    # Not aiohttp's access log, which writes the raw request line (a download link's signature
+    # in its query): the app's own (`bot.web.access_log`) writes one line per request.
+    runner = AppRunner(
+        app, handle_signals=signals, shutdown_timeout=shutdown_seconds, access_log=None
+    )
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
