@@ -56,7 +56,9 @@ async def test_help_bugs_a_pressed_button_and_a_new_bug(console: Console, demo: 
 
     shown = await console.press(row)  # Action.Execute: the item card replaces the list
     assert "Login button does nothing on Safari" in lines(shown)
-    changed = await console.press(button(console, verb=Verb.SET_STATUS), {"status": "completed"})
+    changed = await console.press(
+        button(console, titled="Set status", verb=Verb.SET_STATUS), {"status": "completed"}
+    )
     assert any("Completed" in line for line in lines(changed))
 
     created = await console.say("new bug Login fails")
@@ -70,7 +72,7 @@ async def test_the_loop_reads_lines_presses_numbers_and_says_what_went_wrong(
     console: Console, demo: DemoOut
 ) -> None:
     def set_status(typed: str) -> str:
-        return f"{button(console, verb=Verb.SET_STATUS)} {typed}"
+        return f"{button(console, titled='Set status', verb=Verb.SET_STATUS)} {typed}"
 
     typed = iter(
         [
