@@ -7,6 +7,8 @@ before the commit leaves them unprocessed for the next pass: nothing is lost, no
 twice. Observers see events oldest first within a batch; across processes, order is not kept.
 """
 
+import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,6 +22,8 @@ from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared
 from bot.db.tables import PendingEvent
 from bot.db.uow import UnitOfWork, unit_of_work
+
+log = logging.getLogger(__name__)
 
 BATCH = 200
 
@@ -90,6 +94,7 @@ class EventPump:
 
     async def run_once(self) -> int:
         """Process one batch of pending events; how many there were (a full batch: call again)."""
+        started = time.perf_counter()
         async with unit_of_work(self._sessions, self._clock) as uow:
             rows = await uow.rows(_UNPROCESSED)
             if not rows:
@@ -99,4 +104,17 @@ class EventPump:
                 await observer(uow, events)
             ids = [event.id for event in events]
             await uow.execute(_PROCESSED, {"ids": ids, "now": uow.clock.now()})
+        seconds = time.perf_counter() - started
+        log.info(
+            "events.pump processed %d events in %.1f ms",
+            len(events),
+            seconds * 1000,
+            extra={
+                "fields": {
+                    "kind": "events.pump",
+                    "events": len(events),
+                    "duration_ms": round(seconds * 1000, 1),
+                }
+            },
+        )
         return len(events)

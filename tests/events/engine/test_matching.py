@@ -1,7 +1,9 @@
 """Which rules a change matches: conditions through the API, and what never matches."""
 
+import logging
 from typing import Any
 
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from sqlalchemy import select
@@ -193,3 +195,15 @@ async def test_matching_the_same_events_twice_makes_one_delivery_and_one_job(
     made = await deliveries(factory)
     assert len(made) == 1
     assert await delivery_jobs(factory) == [{"deliveryId": made[0]["id"]}]
+
+
+async def test_each_pump_pass_that_processes_events_is_one_log_line(
+    app: web.Application, client: TestClient, factory: Factory, caplog: pytest.LogCaptureFixture
+) -> None:
+    ada = await factory.member()
+    await create_item(client, ada, name="Logged")
+    caplog.set_level(logging.INFO, logger="bot.events.pump")
+    await process(app)
+    [line] = [record for record in caplog.records if record.name == "bot.events.pump"]
+    assert line.getMessage().startswith("events.pump processed 1 events")
+    assert line.fields["events"] == 1  # type: ignore[attr-defined]
