@@ -28,7 +28,7 @@ from aiohttp import ClientSession, web
 from sqlalchemy import update
 
 from bench.harness import environment, free_port, scratch_database, server
-from bench.thread_refresh import CHANNEL, TEAM, _seed, _start_threads
+from bench.thread_refresh import CHANNEL, TEAM, seed, start_threads
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Channel
@@ -142,7 +142,7 @@ async def _drive(url: str, base: str, secret: str, connector: Connector, port: i
                 ) as answer:
                     assert answer.status == 201, await answer.text()
                     ids.append((await answer.json())["_id"])
-            roots = await _start_threads(url, ids, base)
+            roots = await start_threads(url, ids, base)
             connector.expected_replies = THREADS * PER_THREAD
             connector.all_replied = asyncio.get_running_loop().create_future()
             await _queue_replies(url, roots)
@@ -208,7 +208,7 @@ async def _bare_posts(http: ClientSession, port: int) -> float:
 def measure(kind: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder, scratch_database(kind, Path(folder)) as url:
         connector_port, port = free_port(), free_port()
-        secret = asyncio.run(_seed(url, f"http://127.0.0.1:{connector_port}"))
+        secret = asyncio.run(seed(url, f"http://127.0.0.1:{connector_port}"))
         asyncio.run(_digests_off(url))
         env = environment(
             url, DATA_DIR=folder, SEED_DEMO="false", PORT=str(port), THREAD_COALESCE_SECONDS="0"

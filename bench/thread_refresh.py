@@ -72,7 +72,7 @@ class Connector:
         return web.json_response({"id": new_id()[-13:]})
 
 
-async def _seed(url: str, connector_url: str) -> str:
+async def seed(url: str, connector_url: str) -> str:
     """The team, its channel, a member and the channel's conversation reference; a session."""
     engine = create_engine(url)
     await migrate(engine)
@@ -113,7 +113,7 @@ async def _seed(url: str, connector_url: str) -> str:
     return secret
 
 
-async def _start_threads(url: str, item_ids: list[str], public_url: str) -> list[str]:
+async def start_threads(url: str, item_ids: list[str], public_url: str) -> list[str]:
     """Each bug's thread, started as starting a discussion leaves it; the roots' ids."""
     engine = create_engine(url)
     roots = []
@@ -172,7 +172,7 @@ async def _drive(url: str, base: str, secret: str, connector: Connector, port: i
                 async with http.post(f"{base}/odata/bugs", json=body, headers=headers) as answer:
                     assert answer.status == 201, await answer.text()
                     ids.append((await answer.json())["_id"])
-            roots = await _start_threads(url, ids, base)
+            roots = await start_threads(url, ids, base)
             floor = await _bare_puts(http, port)
 
             async def change(item_id: str, root: str) -> float:
@@ -216,7 +216,7 @@ async def _bare_puts(http: ClientSession, port: int) -> float:
 def measure(kind: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder, scratch_database(kind, Path(folder)) as url:
         connector_port, port = free_port(), free_port()
-        secret = asyncio.run(_seed(url, f"http://127.0.0.1:{connector_port}"))
+        secret = asyncio.run(seed(url, f"http://127.0.0.1:{connector_port}"))
         env = environment(
             url, DATA_DIR=folder, SEED_DEMO="false", PORT=str(port), THREAD_COALESCE_SECONDS="2"
         )

@@ -108,6 +108,7 @@ class _Plan:
 
     job_id: str
     item_id: str
+    kind: ItemKind
     channel_id: str
     conversation_id: str | None  # None: the item has no thread, and this run starts it
     root_message_id: str | None
@@ -205,6 +206,7 @@ class ThreadRefresher:
         return _Plan(
             job_id=job.id,
             item_id=item_id,
+            kind=ItemKind(refresh["kind"]),
             channel_id=refresh["channel_id"],
             conversation_id=conversation_id,
             root_message_id=root_id,
@@ -233,7 +235,7 @@ class ThreadRefresher:
             try:
                 return await discussions.claim_thread(
                     uow,
-                    kind=await _kind(uow, plan.item_id),
+                    kind=plan.kind,
                     item_id=plan.item_id,
                     stale_after=BEING_STARTED * 2,
                 )
@@ -304,7 +306,7 @@ class ThreadRefresher:
                     uow,
                     channel_id=plan.channel_id,
                     item_id=plan.item_id,
-                    kind=await _kind(uow, plan.item_id),
+                    kind=plan.kind,
                     summary=plan.summary,
                     event_ids=plan.keys,
                     due=plan.held_until,
@@ -352,18 +354,13 @@ class ThreadRefresher:
             uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
             await discussions.record_thread(
                 uow,
-                kind=await _kind(uow, plan.item_id),
+                kind=plan.kind,
                 claim=claim,
                 conversation_id=sent.conversation_id,
                 root_id=root_id,
                 card=plan.card,
             )
         return root_id
-
-
-async def _kind(uow: UnitOfWork, item_id: str) -> ItemKind:
-    kind = await uow.value(select(_REFRESHES.c.kind).where(_REFRESHES.c.item_id == item_id))
-    return ItemKind(kind)
 
 
 async def _names(uow: UnitOfWork, user_ids: set[str]) -> dict[str, str]:
