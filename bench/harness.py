@@ -68,10 +68,12 @@ class Series:
 def in_rounds(runs: Mapping[str, Callable[[], Load]]) -> dict[str, Series]:
     """Every run once per round, one after the other, for ROUNDS rounds. On a shared machine
     whose speed drifts by half within a minute, an app and a ceiling measured minutes apart
-    compare the machine's moods; measured side by side in each round, their ratio holds."""
+    compare the machine's moods; measured side by side in each round, their ratio holds. Every
+    other round runs them in reverse, so none always runs first (on a warm or a cold machine)."""
     measured: dict[str, list[Load]] = {name: [] for name in runs}
-    for _ in range(ROUNDS):
-        for name, run in runs.items():
+    for round_number in range(ROUNDS):
+        order = list(runs.items())
+        for name, run in order if round_number % 2 == 0 else reversed(order):
             measured[name].append(run())
     return {name: Series(tuple(loads)) for name, loads in measured.items()}
 
