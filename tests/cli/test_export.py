@@ -1,5 +1,5 @@
-"""`admin export` writes a channel as the API shows it, with no secret and no signed link in the
-file, and `admin import` of that file fills another channel with the same items, adding the
+"""`admin export` writes a channel as the API shows it, with no secret (no signing secret, no
+credentials, no header value) and no signed link in the file, and `admin import` of that file fills another channel with the same items, adding the
 statuses they need; an item of a project the target lacks is refused by name."""
 
 import asyncio
@@ -132,6 +132,33 @@ async def test_an_export_holds_the_channel_as_the_api_shows_it_and_no_secret(
     assert message["body"] == {"contentType": "html", "content": "<p>Seen on Safari 17</p>"}
     assert message["from"]["user"]["displayName"] == "Ada Lovelace"
     assert [task["name"] for task in document["tasks"]] == ["Write notes"]
+
+
+async def test_an_http_rules_header_values_are_left_out_of_the_export(
+    cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
+) -> None:
+    ada = await factory.member()
+    headers = [
+        {"name": "Authorization", "value": "Bearer s3cr3t-bearer-token"},
+        {"name": "X-Api-Key", "value": "s3cr3t-api-key"},
+    ]
+    await post(
+        client,
+        ada,
+        "/odata/eventDefinitions",
+        {**RULE, "action": {**RULE["action"], "headers": headers}},
+    )
+    out = tmp_path / "channel.json"
+    await run(cli, "admin", "export", "--team-id", TEAM, "--channel-id", CHANNEL, "--out", str(out))
+    written = out.read_bytes()
+    for never in (b"s3cr3t", b"Bearer", b"api-key"):
+        assert never not in written
+    [rule] = json.loads(written)["eventDefinitions"]
+    assert rule["action"]["headers"] == [
+        {"name": "Authorization", "value": None},
+        {"name": "X-Api-Key", "value": None},
+    ]
+    assert rule["action"]["url"] == RULE["action"]["url"]  # the rest of the action as it is
 
 
 async def test_importing_an_export_fills_another_channel_with_the_same_items(
