@@ -110,8 +110,14 @@ class Configuration:
 
     async def project(self, record: Record) -> None:
         exported = record.fields
-        if exported.get("source") == SourceKind.NATIVE.value:
+        source, source_id, exported_id = (
+            exported.get(name) for name in ("source", "sourceId", "_id")
+        )
+        if source == SourceKind.NATIVE.value:
             return  # the channel has its own
+        if isinstance(exported_id, str) and isinstance(source, str) and isinstance(source_id, str):
+            # Known before its checks: the mappings of a wrong project say which one it was.
+            self._exported[exported_id] = (source, source_id.strip())
         sent = {
             name: exported[name]
             for name in PROJECT_FIELDS
@@ -122,9 +128,6 @@ class Configuration:
         except ValidationError as error:
             raise Wrong(describe_validation_error(error)) from None
         key = (body.source.value, body.source_id)
-        exported_id = exported.get("_id")
-        if isinstance(exported_id, str):
-            self._exported[exported_id] = key
         if await self.project_here(*key) is not None:
             return
         project = await projects.create_project(self.uow, body=body, secret_key=self.secret_key)
