@@ -2,7 +2,8 @@
 project (without credentials), the file's mappings over the project's defaults, its rules (HTTP
 ones switched off with the reason, their header values empty; Notification ones as they were,
 the off defaults switched on rather than doubled); a second import adds no configuration; a dry
-run leaves none; a rule the target refuses makes the whole import write nothing."""
+run leaves none; a rule or project the target refuses makes the whole import write nothing and
+is named, with what needed it; a project the target has keeps its own mappings."""
 
 import asyncio
 import json
@@ -298,3 +299,64 @@ async def test_a_rule_the_target_refuses_makes_the_import_write_nothing(
     assert await listed(client, ada, "/odata/_fieldMappings", CHANNEL_C) == []
     assert await listed(client, ada, "/api/events", CHANNEL_C) == []
     assert await listed(client, ada, "/api/bugs", CHANNEL_C) == []
+
+
+async def test_a_project_the_target_refuses_is_named_and_so_is_what_needs_it(
+    cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
+) -> None:
+    ada = await factory.member()
+    out = tmp_path / "channel.json"
+    document = await exported_channel(cli, factory, client, ada, out)
+    [web_at] = [at for at, row in enumerate(document["projects"]) if row["source"] != "Svc.Native"]
+    document["projects"][web_at]["states"] = []  # as if Azure DevOps brought no states
+    out.write_bytes(json.dumps(document).encode())
+    await factory.channel(CHANNEL_C, name="Empty")
+    into_c = ("--team-id", TEAM, "--channel-id", CHANNEL_C)
+
+    failed = await run(cli, "admin", "import", *into_c, str(out), code=1)
+    first, *others = failed["errors"]
+    assert first == {
+        "at": f"projects[{web_at}]",
+        "error": "states: required for Microsoft.Vsts projects: their state catalogue",
+    }
+    assert {error["at"].split("[")[0] for error in others} == {"mappings", "bugs"}
+    assert len(others) == len(document["mappings"]) + 1
+    assert {error["error"] for error in others} == {
+        "projectId: Microsoft.Vsts project 'web-project' is not configured here"
+    }
+    assert await listed(client, ada, "/api/events", CHANNEL_C) == []
+
+
+async def test_a_project_the_target_has_keeps_its_own_mappings(
+    cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
+) -> None:
+    ada = await factory.member()
+    out = tmp_path / "channel.json"
+    document = await exported_channel(cli, factory, client, ada, out)
+    document["bugs"] = []
+    out.write_bytes(json.dumps(document).encode())
+    await factory.channel(CHANNEL_C, name="Configured")
+    await call(client, ada, "POST", "/api/projects", ADO, channel=CHANNEL_C)  # its defaults
+    into_c = ("--team-id", TEAM, "--channel-id", CHANNEL_C)
+
+    answer = await run(cli, "admin", "import", *into_c, str(out))
+    assert answer["projectsAdded"] == []
+    assert (answer["mappingsAdded"], answer["mappingsChanged"]) == (1, 0)  # the priority's
+    [resolved_at] = [
+        at
+        for at, row in enumerate(document["mappings"])
+        if (row["type"], row["entityType"], row["sourceId"]) == ("status", "Bug", "Resolved")
+    ]
+    [kept] = [entry for entry in answer["needsAttention"] if entry["at"].startswith("mappings")]
+    assert kept == {
+        "at": f"mappings[{resolved_at}]",
+        "what": "Microsoft.Vsts project 'web-project': Bug status 'Resolved'",
+        "todo": "mapped here to 'In Progress', in the file to 'In Review': left as it is here",
+    }
+    [resolved] = [
+        mapping
+        for mapping in await listed(client, ada, "/odata/_fieldMappings", CHANNEL_C)
+        if (mapping["type"], mapping["entityType"], mapping["sourceId"])
+        == ("status", "Bug", "Resolved")
+    ]
+    assert resolved["fieldName"] == "In Progress"
