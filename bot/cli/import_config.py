@@ -14,7 +14,9 @@ one unit of work through the services the API uses (so every record passes the A
   different one is listed under `needsAttention`. HTTP rules are added switched off with a
   `disabledReason`: their signing secret is new and their header values were not exported.
 
-A record the services refuse is a wrong record, with the service's message.
+A record the services refuse is a wrong record, with the service's message. An HTTP rule's host
+is looked up (the API's webhook address check) inside the import's transaction, so on SQLite
+with the write lock held: a slow resolver keeps the app's writers waiting meanwhile.
 """
 
 from dataclasses import dataclass, field
