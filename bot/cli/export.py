@@ -2,10 +2,11 @@
 
 Each section holds what the API's own GET of it answers (the same renderers), without the
 `@odata` annotations: `statuses`, `priorities`, `severities`, `projects` (credentials never:
-only `hasCredentials`), `mappings`, `eventDefinitions` (never their signing secrets), then
-`bugs` and `tasks` in the details shape, with `assignedTo` as the assignees' UPNs,
-`attachments` as metadata (no download links: they are signed, and short-lived), and
-`messages`, the item's discussion as its messages route shows them.
+only `hasCredentials`), `mappings`, `eventDefinitions` (never their signing secrets, and an
+HTTP action's headers by name only: each header's `value` is written as null, since headers
+carry tokens and API keys), then `bugs` and `tasks` in the details shape, with `assignedTo` as
+the assignees' UPNs, `attachments` as metadata (no download links: they are signed, and
+short-lived), and `messages`, the item's discussion as its messages route shows them.
 
 Items are read a page at a time, and written out as they come: the file grows, memory does not.
 The reads run outside any transaction, so the app's writers never wait for an export; each page
@@ -158,7 +159,17 @@ async def _mappings(uow: UnitOfWork, base: str) -> AsyncIterator[dict[str, Any]]
 async def _definitions(uow: UnitOfWork, base: str) -> AsyncIterator[dict[str, Any]]:
     assert uow.channel is not None
     async for definition in _pages(events.list_definitions, DEFINITIONS, uow=uow):
-        yield _plain(definition_out(definition, uow.channel, base))
+        yield _without_header_values(_plain(definition_out(definition, uow.channel, base)))
+
+
+def _without_header_values(rule: dict[str, Any]) -> dict[str, Any]:
+    """An HTTP rule's headers by name, each `value` null: a header's value is a credential
+    (`Authorization: Bearer …`, an API key) as often as not, and an export holds none."""
+    action = rule.get("action")
+    if isinstance(action, dict) and action.get("headers"):
+        headers = [{"name": header["name"], "value": None} for header in action["headers"]]
+        rule["action"] = {**action, "headers": headers}
+    return rule
 
 
 async def _items(uow: UnitOfWork, kind: ItemKind, place: Place) -> AsyncIterator[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The records of an import file, read one at a time (never the whole file): a CSV's rows, with
 our columns or those of Jira's and Azure DevOps' CSV exports, or the items of `admin export`'s
-JSON with the statuses, priorities and severities it defines. Each record is a create body in
-the API's names, to be checked by the item rules like any other."""
+JSON with the configuration it defines (statuses, priorities, severities, projects, mappings and
+event rules). Each record is a create body in the API's names, to be checked by the rules of the
+service it goes to like any other."""
 
 import csv
 import re
@@ -52,15 +53,16 @@ _ADDRESS = re.compile(r"<([^<>\s]+@[^<>\s]+)>\s*$")
 _FOLD = re.compile(r"[\s_-]+")
 # The configuration an export's JSON defines, before its items (in the order it writes them).
 VALUE_SECTIONS = ("statuses", "priorities", "severities")
+CONFIG_SECTIONS = (*VALUE_SECTIONS, "projects", "mappings", "eventDefinitions")
 ITEM_SECTIONS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 
 
 @dataclass
 class Record:
-    """One item to import, or one value it needs (`section` says which)."""
+    """One item to import, or one piece of configuration (`section` says which)."""
 
     where: int | str  # a CSV's line, or an export's `bugs[3]`: what the error report names
-    section: str  # "items", or one of VALUE_SECTIONS
+    section: str  # "items", or one of CONFIG_SECTIONS
     fields: dict[str, Any]
     kind: ItemKind = ItemKind.BUG
     created_at: datetime | None = None
@@ -151,7 +153,7 @@ class Readable(Protocol):
 
 
 def json_records(stream: Readable) -> Iterator[Record]:
-    """An export's statuses, priorities, severities, bugs and tasks, in the file's order, each
+    """An export's configuration (CONFIG_SECTIONS), bugs and tasks, in the file's order, each
     built alone from the parser's events."""
     counts: dict[str, int] = {}
     building: tuple[str, ObjectBuilder] | None = None
@@ -159,7 +161,7 @@ def json_records(stream: Readable) -> Iterator[Record]:
         for prefix, event, value in ijson.parse(stream, use_float=True):
             if building is None:
                 section = prefix.removesuffix(".item")
-                wanted = section in VALUE_SECTIONS or section in ITEM_SECTIONS
+                wanted = section in CONFIG_SECTIONS or section in ITEM_SECTIONS
                 if event == "start_map" and prefix.endswith(".item") and wanted:
                     building = (section, ObjectBuilder())
                     building[1].event(event, value)
@@ -175,7 +177,7 @@ def json_records(stream: Readable) -> Iterator[Record]:
 
 
 def _json_record(where: str, section: str, value: dict[str, Any]) -> Record:
-    if section in VALUE_SECTIONS:
+    if section in CONFIG_SECTIONS:
         return Record(where, section, value)
     record = Record(where, "items", {}, kind=ITEM_SECTIONS[section])
     fields = {name: value.get(name) for name in ITEM_FIELDS if value.get(name) is not None}

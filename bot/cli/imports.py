@@ -1,10 +1,15 @@
-"""`admin import`: a CSV's rows or an export's items into one channel, all or nothing.
+"""`admin import`: a CSV's rows, or an export's configuration and items, into one channel, all
+or nothing.
 
 One unit of work, so one transaction: every record is checked by the item rules as it is read
 (`bot.items.batch`), kept items are written a chunk at a time, and a file with any bad record
 ends with the transaction rolled back and the report of every bad one. A dry run does the same
 work, writes included, and rolls back. Imported items write no pending events, so no rule fires
 and nobody is notified, unless `--events`.
+
+An export's configuration comes before its items and is added first: the statuses, priorities
+and severities the channel lacks (here), then its external projects, their mappings and its
+event rules (`bot.cli.import_config`, which says what is recreated and what is left to do).
 
 On SQLite the import holds the database's write lock from its first write to its end: the app's
 writes wait meanwhile (up to `SQLITE_WRITE_WAIT_S`, then fail), so import a large file when the
@@ -20,7 +25,9 @@ from pydantic import ValidationError
 
 from bot.cli.commands import work
 from bot.cli.failure import CommandFailed
+from bot.cli.import_config import Configuration, Wrong
 from bot.cli.import_rows import (
+    VALUE_SECTIONS,
     Record,
     counted_lines,
     csv_records,
@@ -36,7 +43,6 @@ from bot.fields.catalog import load_catalog, name_key
 from bot.fields.schemas import PriorityIn, SeverityIn, StatusIn
 from bot.items.batch import NewItems
 from bot.items.schemas import BugCreate, TaskCreate
-from bot.projects import service as projects
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.settings import Settings
@@ -58,7 +64,12 @@ async def import_items(settings: Settings, args: argparse.Namespace) -> dict[str
     try:
         async with work(settings) as uow:
             uow.channel = await named_channel(uow, team_id=args.team_id, channel_id=args.channel_id)
-            importer = _Importer(uow, record_events=args.events)
+            configuration = Configuration(
+                uow,
+                secret_key=settings.secret(),
+                allowed_hosts=settings.webhook_allowed_hosts,
+            )
+            importer = _Importer(uow, configuration, record_events=args.events)
             with path.open("rb") as binary:
                 for record in reader(binary, progress.advance, args.kind):
                     await importer.take(record)
@@ -113,6 +124,7 @@ class _Importer:
     """One import's state: its batches by kind, what it wrote, what was wrong."""
 
     uow: UnitOfWork
+    configuration: Configuration
     record_events: bool
     records: int = 0
     wrong: int = 0
@@ -120,19 +132,26 @@ class _Importer:
     added_values: list[dict[str, str]] = field(default_factory=list)
     _batches: dict[ItemKind, NewItems] = field(default_factory=dict)
     _written: dict[ItemKind, int] = field(default_factory=dict)
-    _projects: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
     async def take(self, record: Record) -> None:
         """Check one record; keep it, or note what is wrong with it."""
         self.records += 1
         try:
             if record.problem is not None:
-                raise _Wrong(record.problem)
+                raise Wrong(record.problem)
             if record.section == "items":
                 await self._item(record)
-            else:
+            elif self._batches:
+                raise Wrong(f"{record.section} must come before the items (bugs and tasks)")
+            elif record.section in VALUE_SECTIONS:
                 await self._value(record)
-        except _Wrong as wrong:
+            elif record.section == "projects":
+                await self.configuration.project(record)
+            elif record.section == "mappings":
+                await self.configuration.mapping(record)
+            else:
+                await self.configuration.rule(record)
+        except Wrong as wrong:
             self._report(record, wrong.why)
         except DomainError as error:
             self._report(record, error.message)
@@ -143,7 +162,11 @@ class _Importer:
 
     def summary(self) -> dict[str, Any]:
         counts = {kind.plural: self._written.get(kind, 0) for kind in ItemKind}
-        return {"items": counts, "valuesAdded": self.added_values}
+        return {
+            "items": counts,
+            "valuesAdded": self.added_values,
+            **self.configuration.summary(),
+        }
 
     def _report(self, record: Record, why: str) -> None:
         self.wrong += 1
@@ -160,7 +183,7 @@ class _Importer:
         try:
             body = model.model_validate(body_fields)
         except ValidationError as error:
-            raise _Wrong(describe_validation_error(error)) from None
+            raise Wrong(describe_validation_error(error)) from None
         batch = self._batches.get(record.kind)
         if batch is None:
             batch = self._batches[record.kind] = await NewItems.open(
@@ -176,15 +199,9 @@ class _Importer:
         source, source_id = extra.get("source"), extra.get("projectSourceId")
         if source in (None, SourceKind.NATIVE.value) or not source_id:
             return None
-        key = (source, source_id)
-        if key not in self._projects:
-            assert self.uow.channel is not None
-            self._projects[key] = await projects.project_by_source(
-                self.uow, channel_id=self.uow.channel.channel_id, source=source, source_id=source_id
-            )
-        found = self._projects[key]
+        found = await self.configuration.project_here(source, source_id)
         if found is None:
-            raise _Wrong(f"projectId: {source} project '{source_id}' is not configured here")
+            raise Wrong(f"projectId: {source} project '{source_id}' is not configured here")
         return found
 
     async def _value(self, record: Record) -> None:
@@ -192,8 +209,6 @@ class _Importer:
         that name for that kind (never made primary: the channel keeps its own)."""
         value = {**record.fields, "primary": False, "order": None}
         kind = ItemKind.TASK if value.get("type") == ItemKind.TASK.type_label else ItemKind.BUG
-        if kind in self._batches:
-            raise _Wrong("statuses, priorities and severities must come before the items")
         assert self.uow.channel is not None
         catalog = await load_catalog(self.uow, channel_id=self.uow.channel.channel_id, kind=kind)
         held = {
@@ -213,13 +228,7 @@ class _Importer:
                 severity = SeverityIn.model_validate(value)
                 await levels.create_level(self.uow, scale=levels.SEVERITY_SCALE, body=severity)
         except ValidationError as error:
-            raise _Wrong(describe_validation_error(error)) from None
+            raise Wrong(describe_validation_error(error)) from None
         self.added_values.append(
             {"section": record.section, "name": value["name"], "type": kind.type_label}
         )
-
-
-class _Wrong(Exception):
-    def __init__(self, why: str) -> None:
-        super().__init__(why)
-        self.why = why

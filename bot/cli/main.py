@@ -101,7 +101,9 @@ def build_parser() -> Parser:
     _channel_arguments(exported)
     exported.add_argument("--out", required=True, type=Path, help="the .json to write (new)")
 
-    imported = things.add_parser("import", help="items from a CSV or an export's JSON")
+    imported = things.add_parser(
+        "import", help="items from a CSV, or an export's JSON with its configuration"
+    )
     imported.set_defaults(run=imports.import_items)
     _channel_arguments(imported)
     imported.add_argument("file", type=Path, help="a .csv (ours, Jira's, Azure DevOps') or .json")

@@ -6,7 +6,6 @@ from typing import Any
 from bot.db.tables import EventDefinition
 from bot.db.uow import ChannelScope
 from bot.events import service as events
-from bot.events import ssrf
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.definitions.triggers import TRIGGERS
 from bot.events.schemas import (
@@ -192,10 +191,6 @@ async def explain(call: Call) -> dict[str, Any]:
 
 
 async def _reachable(call: Call, action: dict[str, Any] | None) -> None:
-    """Refuse an HTTP action whose URL reaches a private or otherwise refused address, before
-    anything is stored (its name is looked up here, outside any transaction); the sender
-    checks again at every send."""
-    url = (action or {}).get("url")
-    if isinstance(url, str):
-        allowed = ssrf.AllowList.parse(call.settings.webhook_allowed_hosts)
-        await ssrf.check_destination(url, allowed)
+    """Refuse an HTTP action whose URL reaches a refused address, before anything is stored
+    (its name is looked up here, outside any transaction)."""
+    await events.check_reachable(action, call.settings.webhook_allowed_hosts)

@@ -12,7 +12,7 @@ from bot.db.statements import Prepared
 from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.errors import BadRequest, NotFound
-from bot.events import subjects
+from bot.events import ssrf, subjects
 from bot.events.conditions import evaluate
 from bot.events.definitions import checks
 from bot.events.definitions.secrets import OVERLAP_HOURS, new_secret
@@ -78,20 +78,49 @@ async def get_definition(
     return definition
 
 
-async def create_definition(uow: UnitOfWork, *, body: DefinitionIn) -> EventDefinition:
-    """A new rule in the channel, with a new signing secret (shown once, by the caller)."""
-    definition = EventDefinition(
-        **definition_row(
-            body,
-            definition_id=new_id(),
-            channel_id=_channel(uow).channel_id,
-            created_by=uow.actor.user_id if uow.actor else None,
-            now=uow.clock.now(),
-        )
+async def check_reachable(action: dict[str, Any] | None, allowed_hosts: list[str]) -> None:
+    """Refuse an HTTP action whose URL reaches a private or otherwise refused address
+    (`ssrf.DestinationRefused`, naming `action.url`), before anything is stored; its host name is
+    looked up, so callers do this outside a transaction when they can. The sender checks again
+    at every send."""
+    url = (action or {}).get("url")
+    if isinstance(url, str):
+        await ssrf.check_destination(url, ssrf.AllowList.parse(allowed_hosts))
+
+
+async def create_definition(
+    uow: UnitOfWork, *, body: DefinitionIn, disabled_reason: str | None = None
+) -> EventDefinition:
+    """A new rule in the channel, with a new signing secret (shown once, by the caller). A rule
+    made switched off may say why (`disabled_reason`, as the service's own switch-offs do)."""
+    row = definition_row(
+        body,
+        definition_id=new_id(),
+        channel_id=_channel(uow).channel_id,
+        created_by=uow.actor.user_id if uow.actor else None,
+        now=uow.clock.now(),
     )
+    if disabled_reason is not None and not body.enable:
+        row["disabled_reason"] = disabled_reason
+    definition = EventDefinition(**row)
     uow.add(definition)
     await uow.flush()
     return definition
+
+
+async def definitions_named(uow: UnitOfWork, *, kind: ItemKind, name: str) -> list[EventDefinition]:
+    """The channel's rules of this kind with this name (names are not unique: oldest first)."""
+    return list(
+        await uow.entities(
+            select(EventDefinition)
+            .where(
+                EventDefinition.channel_id == _channel(uow).channel_id,
+                EventDefinition.kind == kind.value,
+                EventDefinition.name == name,
+            )
+            .order_by(EventDefinition.created_at, EventDefinition.id)
+        )
+    )
 
 
 def definition_row(

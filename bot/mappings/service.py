@@ -189,16 +189,26 @@ def _source_value_name(
     return given or known[source_id].name
 
 
-async def _refuse_duplicate(
-    uow: UnitOfWork, project: Project, field: MappedField, entity_type: str, source_id: str
-) -> None:
-    taken = await uow.value(
-        select(FieldMapping.id).where(
-            FieldMapping.project_id == project.id,
+async def find_mapping(
+    uow: UnitOfWork, *, project_id: str, field: MappedField, entity_type: str, source_id: str
+) -> FieldMapping | None:
+    """The project's mapping of this source value for this field and kind, if it has one (each
+    source value is mapped once)."""
+    return await uow.entity(
+        select(FieldMapping).where(
+            FieldMapping.project_id == project_id,
             FieldMapping.type == field,
             FieldMapping.entity_type == entity_type,
             FieldMapping.source_value_id == source_id,
         )
+    )
+
+
+async def _refuse_duplicate(
+    uow: UnitOfWork, project: Project, field: MappedField, entity_type: str, source_id: str
+) -> None:
+    taken = await find_mapping(
+        uow, project_id=project.id, field=field, entity_type=entity_type, source_id=source_id
     )
     if taken is not None:
         raise CodedBadRequest(DUPLICATE_MAPPING)

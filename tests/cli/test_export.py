@@ -1,6 +1,8 @@
-"""`admin export` writes a channel as the API shows it, with no secret and no signed link in the
-file, and `admin import` of that file fills another channel with the same items, adding the
-statuses they need; an item of a project the target lacks is refused by name."""
+"""`admin export` writes a channel as the API shows it, with no secret (no signing secret, no
+credentials, no header value) and no signed link in the file, and `admin import` of that file
+fills another channel with the same items, adding the statuses they need; an item of a project
+neither the file nor the target has is refused by name (tests/cli/test_import_config.py: the
+configuration an import recreates)."""
 
 import asyncio
 import json
@@ -134,6 +136,33 @@ async def test_an_export_holds_the_channel_as_the_api_shows_it_and_no_secret(
     assert [task["name"] for task in document["tasks"]] == ["Write notes"]
 
 
+async def test_an_http_rules_header_values_are_left_out_of_the_export(
+    cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
+) -> None:
+    ada = await factory.member()
+    headers = [
+        {"name": "Authorization", "value": "Bearer s3cr3t-bearer-token"},
+        {"name": "X-Api-Key", "value": "s3cr3t-api-key"},
+    ]
+    await post(
+        client,
+        ada,
+        "/odata/eventDefinitions",
+        {**RULE, "action": {**RULE["action"], "headers": headers}},
+    )
+    out = tmp_path / "channel.json"
+    await run(cli, "admin", "export", "--team-id", TEAM, "--channel-id", CHANNEL, "--out", str(out))
+    written = out.read_bytes()
+    for never in (b"s3cr3t", b"Bearer", b"api-key"):
+        assert never not in written
+    [rule] = json.loads(written)["eventDefinitions"]
+    assert rule["action"]["headers"] == [
+        {"name": "Authorization", "value": None},
+        {"name": "X-Api-Key", "value": None},
+    ]
+    assert rule["action"]["url"] == RULE["action"]["url"]  # the rest of the action as it is
+
+
 async def test_importing_an_export_fills_another_channel_with_the_same_items(
     cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
 ) -> None:
@@ -162,7 +191,7 @@ async def test_importing_an_export_fills_another_channel_with_the_same_items(
     assert again["valuesAdded"] == [] and again["items"] == {"bugs": 1, "tasks": 1}
 
 
-async def test_an_exported_item_of_a_project_the_channel_lacks_is_refused(
+async def test_an_exported_item_of_a_project_neither_file_nor_channel_has_is_refused(
     cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
 ) -> None:
     ada = await factory.member()
@@ -170,6 +199,11 @@ async def test_an_exported_item_of_a_project_the_channel_lacks_is_refused(
     await create_item(client, ada, name="In Azure", projectId=project["_id"])
     out = tmp_path / "channel.json"
     await run(cli, "admin", "export", "--team-id", TEAM, "--channel-id", CHANNEL, "--out", str(out))
+    # The file's own project (and so its mappings) taken out: the item has nowhere to go.
+    document = json.loads(out.read_bytes())
+    document["projects"] = [row for row in document["projects"] if row["source"] == "Svc.Native"]
+    document["mappings"] = []
+    out.write_bytes(json.dumps(document).encode())
     await factory.channel(CHANNEL_B, name="Other")
     failed = await run(
         cli, "admin", "import", "--team-id", TEAM, "--channel-id", CHANNEL_B, str(out), code=1

@@ -67,6 +67,12 @@ async def test_a_csv_with_our_columns_imports_every_row_as_the_api_shows_it(
         "events": False,
         "items": {"bugs": 2, "tasks": 0},
         "valuesAdded": [],
+        "projectsAdded": [],
+        "mappingsAdded": 0,
+        "mappingsChanged": 0,
+        "rulesAdded": [],
+        "rulesSwitchedOn": [],
+        "needsAttention": [],
     }
     first, second = await listed(client, ada)
     assert first["internalId"] == 1 and second["internalId"] == 2
