@@ -173,10 +173,16 @@ async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) 
     return await save_form(ctx, data)
 
 
-async def _form_again(
-    ctx: BotContext, target: verbs.FormTarget, raw: Mapping[str, Any], problem: Problem
+async def form_again(
+    ctx: BotContext,
+    target: verbs.FormTarget,
+    raw: Mapping[str, Any],
+    problem: Problem,
+    *,
+    in_dialog: bool = False,
 ) -> Card:
-    """The form as the user filled it, the problem beside its input."""
+    """The form as the user filled it, the problem beside its input (in a dialog too: the
+    messaging extension's keeps the dialog open with it)."""
     ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
     kind = target.kind
     async with ctx.work(write=False) as uow:
@@ -190,6 +196,7 @@ async def _form_again(
         choices=choices,
         item=item,
         prefill=Prefill.typed(raw),
+        in_dialog=in_dialog,
         problem=problem,
     )
 
@@ -282,7 +289,7 @@ ACTIONS: dict[Verb, Action] = {
     Verb.ASSIGN_TO_ME: Action(verbs.ItemAction, _assign_to_me, again=_item_again),
     Verb.EDIT_ITEM: Action(verbs.ItemAction, _edit, again=_item_again),
     Verb.DISCUSS: Action(verbs.ItemAction, _discuss, again=_item_again),
-    Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, _form_again),
+    Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, form_again),
     Verb.MORE: Action(verbs.More, _more),
     Verb.BULK_EDIT: Action(verbs.BulkEdit, _bulk_edit, again=_list_again),
     Verb.APPLY_BULK_EDIT: Action(
