@@ -16,6 +16,7 @@ from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
 from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, grammar, listing, settings_commands, views
+from bot.teams.assign_commands import joining
 from bot.teams.context import BotContext
 from bot.teams.item_commands import discussion_view, patch_of, typed_in
 from bot.teams.problems import problem_of
@@ -110,16 +111,9 @@ async def _set_status(ctx: BotContext, data: verbs.SetStatus, _raw: Mapping[str,
 
 
 async def _assign_to_me(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    """The caller joins the item's assignees (nobody else is taken off it)."""
-
-    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
-        assigned = [user.id for user in before.assigned_to]
-        if ctx.actor.user_id in assigned:
-            return
-        patch = patch_of(data.kind, assignedTo=[*assigned, ctx.actor.user_id])
-        await items.update_item(uow, kind=data.kind, item_id=before.id, patch=patch)
-
-    return await _changed(ctx, data, change)
+    """The caller joins the item's assignees (nobody else is taken off it), as `assign … to me`."""
+    actor = ctx.actor
+    return await _changed(ctx, data, joining(data.kind, actor.user_id, actor.display_name))
 
 
 async def _discuss(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
