@@ -1,9 +1,10 @@
 """What a click or a command did to an item, in one line at the top of the card it answers with:
 "Ada Lovelace moved #2 to In Progress", "Nothing changed"."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.directory.schemas import UserOut
 from bot.items.schemas import BugDetails, TaskDetails
 from cards.layout import GOOD, Element, rich_text, shorten, text_run
 
@@ -38,6 +39,16 @@ def copied(actor: str, original: TaskDetails, copy: TaskDetails) -> Note:
     return Note(f"{_who(actor)} copied #{original.internal_id} as #{copy.internal_id}")
 
 
+def already_assigned(name: str, item: TaskDetails) -> Note:
+    """An assignment that found the person assigned: nothing changed, and why."""
+    return Note(f"{_who(name)} is already assigned to #{item.internal_id}", changed=False)
+
+
+def not_assigned(name: str, item: TaskDetails) -> Note:
+    """An unassignment that found the person not assigned: nothing changed, and why."""
+    return Note(f"{_who(name)} is not assigned to #{item.internal_id}", changed=False)
+
+
 def change(actor: str, before: TaskDetails, after: TaskDetails, *, actor_id: str) -> Note:
     """The difference between the item before and after, said the way a teammate would."""
     number = f"#{after.internal_id}"
@@ -65,16 +76,23 @@ def _assignment(
 ) -> str:
     was = {user.id for user in before.assigned_to}
     now = {user.id for user in after.assigned_to}
-    added = [user.display_name for user in after.assigned_to if user.id not in was]
-    removed = [user.display_name for user in before.assigned_to if user.id not in now]
+    added = [user for user in after.assigned_to if user.id not in was]
+    removed = [user for user in before.assigned_to if user.id not in now]
     if added and not removed:
-        if [user.id for user in after.assigned_to if user.id not in was] == [actor_id]:
+        if [user.id for user in added] == [actor_id]:
             return f"{who} assigned themselves to {number}"
-        return f"{who} assigned {number} to {_names(added)}"
+        return f"{who} assigned {number} to {_names_of(added)}"
     if removed and not added:
-        return f"{who} unassigned {_names(removed)} from {number}"
-    shown = [user.display_name for user in after.assigned_to]
-    return f"{who} assigned {number} to {_names(shown)} instead"
+        if [user.id for user in removed] == [actor_id]:
+            return f"{who} unassigned themselves from {number}"
+        return f"{who} unassigned {_names_of(removed)} from {number}"
+    if [user.id for user in after.assigned_to] == [actor_id]:
+        return f"{who} assigned themselves to {number} instead"
+    return f"{who} assigned {number} to {_names_of(after.assigned_to)} instead"
+
+
+def _names_of(users: Sequence[UserOut]) -> str:
+    return _names([user.display_name for user in users])
 
 
 def _severity(item: TaskDetails) -> str | None:

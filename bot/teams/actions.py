@@ -16,6 +16,7 @@ from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
 from bot.schemas import ApiModel, ItemKind
 from bot.teams import commands, grammar, listing, settings_commands, views
+from bot.teams.assign_commands import joining
 from bot.teams.context import BotContext
 from bot.teams.item_commands import discussion_view, patch_of, typed_in
 from bot.teams.problems import problem_of
@@ -110,16 +111,9 @@ async def _set_status(ctx: BotContext, data: verbs.SetStatus, _raw: Mapping[str,
 
 
 async def _assign_to_me(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    """The caller joins the item's assignees (nobody else is taken off it)."""
-
-    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
-        assigned = [user.id for user in before.assigned_to]
-        if ctx.actor.user_id in assigned:
-            return
-        patch = patch_of(data.kind, assignedTo=[*assigned, ctx.actor.user_id])
-        await items.update_item(uow, kind=data.kind, item_id=before.id, patch=patch)
-
-    return await _changed(ctx, data, change)
+    """The caller joins the item's assignees (nobody else is taken off it), as `assign … to me`."""
+    actor = ctx.actor
+    return await _changed(ctx, data, joining(data.kind, actor.user_id, actor.display_name))
 
 
 async def _discuss(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
@@ -173,10 +167,16 @@ async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) 
     return await save_form(ctx, data)
 
 
-async def _form_again(
-    ctx: BotContext, target: verbs.FormTarget, raw: Mapping[str, Any], problem: Problem
+async def form_again(
+    ctx: BotContext,
+    target: verbs.FormTarget,
+    raw: Mapping[str, Any],
+    problem: Problem,
+    *,
+    in_dialog: bool = False,
 ) -> Card:
-    """The form as the user filled it, the problem beside its input."""
+    """The form as the user filled it, the problem beside its input (in a dialog too: the
+    messaging extension's keeps the dialog open with it)."""
     ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
     kind = target.kind
     async with ctx.work(write=False) as uow:
@@ -190,6 +190,7 @@ async def _form_again(
         choices=choices,
         item=item,
         prefill=Prefill.typed(raw),
+        in_dialog=in_dialog,
         problem=problem,
     )
 
@@ -282,7 +283,7 @@ ACTIONS: dict[Verb, Action] = {
     Verb.ASSIGN_TO_ME: Action(verbs.ItemAction, _assign_to_me, again=_item_again),
     Verb.EDIT_ITEM: Action(verbs.ItemAction, _edit, again=_item_again),
     Verb.DISCUSS: Action(verbs.ItemAction, _discuss, again=_item_again),
-    Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, _form_again),
+    Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, form_again),
     Verb.MORE: Action(verbs.More, _more),
     Verb.BULK_EDIT: Action(verbs.BulkEdit, _bulk_edit, again=_list_again),
     Verb.APPLY_BULK_EDIT: Action(

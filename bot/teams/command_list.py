@@ -13,7 +13,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("new bug {title}", "Create a bug; without a title, open the form", everyday=True),
     CommandHelp(
         "assign bug {id} to {name}",
-        "Assign a bug to a teammate, by name or @mention",
+        "Add a teammate to a bug's assignees, by name or @mention",
         everyday=True,
     ),
     CommandHelp("tasks, my tasks, task {id}, …", "The same for tasks", everyday=True),
@@ -31,7 +31,8 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("bug/{id}", "One bug, e.g. bug/12"),
     CommandHelp("bug/update/{id}/status/{status}", "Change a bug's status"),
     CommandHelp("bug/update/{id}/priority/{priority}", "Change a bug's priority"),
-    CommandHelp("bug/update/{id}/assigned/{name, upn or me}", "Assign a bug"),
+    CommandHelp("bug/update/{id}/assigned/{name, upn or me}", "Make someone a bug's only assignee"),
+    CommandHelp("unassign bug {id} from {name}", "Take someone off a bug: a name, @mention or me"),
     CommandHelp("bug/clone/{id}", "Copy a bug"),
     CommandHelp("close bug {id}", "Move a bug to Done"),
     CommandHelp("discuss bug {id}", "Start the bug's thread in this channel, or link to it"),

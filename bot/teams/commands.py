@@ -7,6 +7,7 @@ from typing import Any
 from botbuilder.core import TurnContext
 
 from bot.teams import (
+    assign_commands,
     grammar,
     item_commands,
     listing,
@@ -57,7 +58,8 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.ShowItem: item_commands.show,
     grammar.SetStatus: item_commands.set_status,
     grammar.SetPriority: item_commands.set_priority,
-    grammar.Assign: item_commands.assign,
+    grammar.Assign: assign_commands.assign,
+    grammar.Unassign: assign_commands.unassign,
     grammar.Close: item_commands.close,
     grammar.Clone: item_commands.clone,
     grammar.Discuss: item_commands.discuss,

@@ -9,8 +9,9 @@ from typing import Any
 from botbuilder.core import CardFactory, TurnContext
 from botbuilder.schema import Activity, ActivityTypes, CardAction, ThumbnailCard
 from odata_query import ast
+from pydantic import ValidationError
 
-from bot.errors import BadRequest, NotFound
+from bot.errors import BadRequest, DomainError, NotFound
 from bot.fields.schemas import StatusOut
 from bot.items import read, shortcuts
 from bot.items.queries import entity_set
@@ -20,6 +21,7 @@ from bot.schemas import ItemKind
 from bot.teams import actions, links, personal, views
 from bot.teams.context import BotContext
 from bot.teams.listing import name_contains
+from bot.teams.problems import problem_of
 from bot.teams.replies import ADAPTIVE
 from cards import verbs
 from cards.form import Prefill, item_form
@@ -33,6 +35,7 @@ PAGE_MAX = 25
 TITLE_MAX = 255
 IN_A_CHANNEL = "Use this in a channel where the app is installed: bugs belong to a channel."
 NOT_AN_ITEM_LINK = "This link names no bug or task of this app."
+DIALOG_TITLE = "Create a bug"
 _TAG = re.compile(r"<[^>]*>")
 _BREAK = re.compile(r"<\s*(br|/p|/div|/li)\s*/?>", re.IGNORECASE)
 
@@ -139,25 +142,34 @@ async def fetch_task(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
         prefill=Prefill(title=title, description=text),
         in_dialog=True,
     )
-    return {
-        "task": {
-            "type": "continue",
-            "value": {
-                "title": "Create a bug",
-                "card": {"contentType": ADAPTIVE, "content": card},
-            },
-        }
-    }
+    return _dialog(card)
+
+
+def _dialog(card: Card) -> dict[str, Any]:
+    """The answer that opens the dialog with the card, or keeps it open with this one."""
+    content = {"contentType": ADAPTIVE, "content": card}
+    return {"task": {"type": "continue", "value": {"title": DIALOG_TITLE, "card": content}}}
 
 
 async def submit_action(
     turn_context: TurnContext, ctx: BotContext, value: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Create the bug, reply in the message's thread with its card, and close the dialog."""
+    """Create the bug, reply in the message's thread with its card, and close the dialog; a
+    refusal keeps the dialog open on the form as typed, the problem beside its input."""
     if ctx.channel is None:
         raise BadRequest(IN_A_CHANNEL)
-    data = verbs.SaveItem.model_validate({**(value.get("data") or {}), "itemId": None})
-    card = await actions.save_form(ctx, data)
+    typed = value.get("data")
+    typed = typed if isinstance(typed, dict) else {}
+    # The dialog creates a bug in the channel it was opened in, whatever the data says.
+    target = verbs.FormTarget(
+        verb=verbs.Verb.SAVE_ITEM, kind=ItemKind.BUG, channel_id=ctx.channel.teams_channel_id
+    )
+    try:
+        data = verbs.SaveItem.model_validate({**typed, **target.model_dump()})
+        card = await actions.save_form(ctx, data)
+    except (DomainError, ValidationError) as exc:
+        problem = problem_of(exc)
+        return _dialog(await actions.form_again(ctx, target, typed, problem, in_dialog=True))
     root = str((value.get("messagePayload") or {}).get("id") or "")
     await _reply_in_thread(turn_context, ctx.channel.teams_channel_id, root, card)
     return {}

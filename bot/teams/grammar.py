@@ -16,7 +16,7 @@ _AT_TAG = re.compile(r"</?at>", re.IGNORECASE)
 _NUMBER = re.compile(r"#?([0-9]{1,10})")
 # A typo is looked for near the start of the text only, and not in a long text at all.
 _SUGGEST_WORDS = 4
-_VALUE_AFTER = ("name", "status", "priority", "assigned", "to")
+_VALUE_AFTER = ("name", "status", "priority", "assigned", "to", "from")
 _SUGGEST_MAX_CHARS = 200
 
 
@@ -89,6 +89,19 @@ class SetPriority:
 
 @dataclass(frozen=True)
 class Assign:
+    """`assign bug 4 to Grace` adds Grace to the assignees, keeping the others; the path form
+    `bug/update/4/assigned/Grace` sets the field, as `…/status/…` does: Grace alone (`only`)."""
+
+    kind: ItemKind
+    internal_id: int
+    assignee: Assignee
+    only: bool = False
+
+
+@dataclass(frozen=True)
+class Unassign:
+    """`unassign bug 4 from Grace`: Grace taken off the assignees, the others kept."""
+
     kind: ItemKind
     internal_id: int
     assignee: Assignee
@@ -156,6 +169,7 @@ Command = (
     | SetStatus
     | SetPriority
     | Assign
+    | Unassign
     | Close
     | Clone
     | Discuss
@@ -171,9 +185,10 @@ HELP_ALL = "help all"  # every command, where `help` shows the everyday ones
 _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _SWITCHES = {"on": True, "off": False}
+_ASSIGNING = (("assign", "to"), ("unassign", "from"))
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss notify settings open all"
+    "rules discuss notify settings open all unassign from"
 ).split()
 _FULL_HELP = ("all", "more")
 # Complete commands a typo is compared with when no keyword-wise correction parses.
@@ -294,12 +309,13 @@ def _parse_item(kind: ItemKind, rest: str, mentions: Sequence[Mention]) -> Comma
     if field == "priority":
         return SetPriority(kind, number, normalise_words(value))
     if field == "assigned":
-        return Assign(kind, number, _assignee(value, mentions))
+        return Assign(kind, number, _assignee(value, mentions), only=True)
     return None
 
 
 def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
-    """The natural forms: help, my bugs, bug 12, new bug <title>, close bug 12, assign … to …."""
+    """The natural forms: help, my bugs, bug 12, new bug <title>, close bug 12, assign … to …,
+    unassign … from …."""
     words = said.split(" ")
     lowered = [word.casefold() for word in words]
     if lowered == ["help"] or lowered == ["?"]:
@@ -330,10 +346,12 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
     if len(words) == 3 and lowered[0] == "discuss" and lowered[1] in _KINDS:
         number = _internal_id(words[2])
         return Discuss(_KINDS[lowered[1]], number) if number is not None else None
-    if len(words) >= 5 and lowered[0] == "assign" and lowered[1] in _KINDS and lowered[3] == "to":
+    if len(words) >= 5 and lowered[1] in _KINDS and (lowered[0], lowered[3]) in _ASSIGNING:
         number = _internal_id(words[2])
-        who = " ".join(words[4:])
-        return Assign(_KINDS[lowered[1]], number, _assignee(who, mentions)) if number else None
+        if number is None:
+            return None
+        kind, who = _KINDS[lowered[1]], _assignee(" ".join(words[4:]), mentions)
+        return Assign(kind, number, who) if lowered[0] == "assign" else Unassign(kind, number, who)
     return None
 
 

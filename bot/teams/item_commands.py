@@ -1,6 +1,6 @@
-"""Commands on one item, or a new one: show, set status or priority, assign, close, clone,
-create. In a chat, where numbers are per channel, the item's channel is found first, or asked.
-A change answers with the item card saying what it did."""
+"""Commands on one item, or a new one: show, set status or priority, close, clone, discuss,
+create (assign and unassign: assign_commands). In a chat, where numbers are per channel, the
+item's channel is found first, or asked. A change answers with the item card saying what it did."""
 
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -8,25 +8,21 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from bot.db.uow import UnitOfWork
-from bot.directory.schemas import UserOut
 from bot.errors import Invalid, NotFound
 from bot.items import service as items
 from bot.items import shortcuts
-from bot.items.rules import not_a_member
 from bot.items.schemas import CREATE, PATCH, TaskDetails, TaskPatch
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import grammar, people, views
+from bot.teams import grammar, views
 from bot.teams.context import BotContext
 from bot.teams.problems import validation_problem
 from bot.teams.views import Change
 from cards.changes import Note
-from cards.choice import channel_choice, person_choice
+from cards.choice import channel_choice
 from cards.form import item_form
 from cards.layout import Card
 
 NO_CHANNEL = "You are not in any channel I work in yet: add the app to your team first."
-NOBODY_CALLED = "Nobody on this team is called “{name}”: check the name, or @mention them."
-NAME_SHOWN_MAX = 60
 NUL_REFUSED = "must not contain the NUL character (U+0000)"
 
 Fields = TypeVar("Fields", bound=ApiModel)
@@ -63,13 +59,13 @@ async def _on_item(
 ) -> Card:
     """Apply `change` to the item numbered `number` (in a chat: in its one channel, or ask
     which), then show its card."""
-    located = await _channel_of_number(ctx, kind, number, command)
+    located = await channel_of_number(ctx, kind, number, command)
     if not isinstance(located, BotContext):
         return located
-    return await _apply(located, kind, number, change)
+    return await apply_change(located, kind, number, change)
 
 
-async def _apply(ctx: BotContext, kind: ItemKind, number: int, change: Change | None) -> Card:
+async def apply_change(ctx: BotContext, kind: ItemKind, number: int, change: Change | None) -> Card:
     """The item's card (the caller acting in its channel), after `change` if there is one."""
     async with ctx.work(write=change is not None) as uow:
         item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
@@ -78,7 +74,7 @@ async def _apply(ctx: BotContext, kind: ItemKind, number: int, change: Change | 
         return await views.changed_view(uow, kind=kind, item_id=item_id, change=change)
 
 
-async def _channel_of_number(
+async def channel_of_number(
     ctx: BotContext, kind: ItemKind, number: int, command: str
 ) -> BotContext | Card:
     """The caller acting in the channel of the item numbered `number`: the command's own, or
@@ -119,62 +115,6 @@ async def _set_field(ctx: BotContext, kind: ItemKind, number: int, field: str, v
     return await _on_item(ctx, kind, number, text, change)
 
 
-async def assign(ctx: BotContext, command: grammar.Assign) -> Card:
-    """Assign to one person (a mention, `me`, a UPN or a teammate's name), replacing the
-    assignees; a name several teammates answer to asks which one."""
-    kind, number, who = command.kind, command.internal_id, command.assignee
-    ref, said = _assignee(ctx, who)
-    text = f"{kind.value}/update/{number}/assigned/{ref}"
-    located = await _channel_of_number(ctx, kind, number, text)
-    if not isinstance(located, BotContext):
-        return located
-    if isinstance(who, str) and not people.is_reference(who):
-        chosen = await _teammate(located, kind, number, who)
-        if not isinstance(chosen, UserOut):
-            return chosen
-        ref, said = chosen.id, chosen.display_name
-
-    async def change(uow: UnitOfWork, before: TaskDetails) -> None:
-        patch = patch_of(kind, assignedTo=[ref])
-        try:
-            await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
-        except Invalid as exc:
-            if exc.field != "assignedTo":
-                raise
-            # A mention reaches the service as an Entra id: name the person as the caller did.
-            raise not_a_member(said) from None
-
-    return await _apply(located, kind, number, change)
-
-
-async def _teammate(ctx: BotContext, kind: ItemKind, number: int, name: str) -> UserOut | Card:
-    """The one member of the channel's team called `name`; several: a card asking which."""
-    assert ctx.channel is not None
-    async with ctx.work(write=False) as uow:
-        found = await people.named(uow, name=name)
-    if not found:
-        raise NotFound(NOBODY_CALLED.format(name=name[:NAME_SHOWN_MAX]))
-    if len(found) == 1:
-        return found[0]
-    return person_choice(
-        f"Several people on this team are called “{name[:NAME_SHOWN_MAX]}”: which one?",
-        command_for=lambda user: f"{kind.value}/update/{number}/assigned/{user.username}",
-        people=found,
-        team_id=ctx.channel.teams_team_id,
-        channel_id=ctx.channel.teams_channel_id,
-    )
-
-
-def _assignee(ctx: BotContext, who: grammar.Assignee) -> tuple[str, str]:
-    """The reference a mention, `me` or a UPN gives the service, and how the caller named it;
-    nobody is looked up here, so a refusal cannot name a user the caller did not."""
-    if isinstance(who, grammar.Me):
-        return ctx.actor.user_id, ctx.actor.username
-    if isinstance(who, str):
-        return who, who
-    return who.aad_object_id or who.teams_id, who.name
-
-
 async def close(ctx: BotContext, command: grammar.Close) -> Card:
     kind, number = command.kind, command.internal_id
 
@@ -198,7 +138,7 @@ async def clone(ctx: BotContext, command: grammar.Clone) -> Card:
 async def discuss(ctx: BotContext, command: grammar.Discuss) -> Card:
     """Start the item's thread in its channel (or find the one it has): its card, linking there."""
     kind, number = command.kind, command.internal_id
-    located = await _channel_of_number(ctx, kind, number, f"discuss {kind.value} {number}")
+    located = await channel_of_number(ctx, kind, number, f"discuss {kind.value} {number}")
     if not isinstance(located, BotContext):
         return located
     async with located.work(write=False) as uow:

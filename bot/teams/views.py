@@ -24,8 +24,9 @@ from cards.item import item_card, kind_of
 from cards.layout import Card, Problem
 from cards.listing import ListRow
 
-# A change to an item, given it as it was; it may name another item to show.
-Change = Callable[[UnitOfWork, TaskDetails], Awaitable[str | None]]
+# A change to an item, given it as it was; it may name another item to show, or, having found
+# nothing to do, say why (a Note in place of "Nothing changed").
+Change = Callable[[UnitOfWork, TaskDetails], Awaitable[str | Note | None]]
 
 
 def status_shown(status: FieldValue) -> StatusOut:
@@ -135,7 +136,10 @@ async def changed_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str, change:
     assert uow.actor is not None, "someone makes every change"
     actor = uow.actor.display_name
     before = await details(uow, kind=kind, item_id=item_id)
-    shown = await change(uow, before) or item_id
+    outcome = await change(uow, before)
+    if isinstance(outcome, Note):
+        return await card_of(uow, before, note=outcome)
+    shown = outcome or item_id
     after = await details(uow, kind=kind, item_id=shown)
     if shown != item_id:
         return await card_of(uow, after, note=changes.copied(actor, before, after))

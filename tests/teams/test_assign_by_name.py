@@ -1,5 +1,6 @@
-"""`assign bug 4 to Grace`: teammates named as people name them, found on the channel's team by
-display name (any case, the whole name or some of its words); namesakes are asked about."""
+"""`assign bug 4 to Grace`, `unassign bug 4 from Grace`: teammates named as people name them,
+found on the channel's team by display name (any case, the whole name or some of its words);
+namesakes are asked about."""
 
 from dataclasses import replace
 
@@ -76,6 +77,35 @@ async def test_two_matches_ask_which_one_and_the_answer_assigns(
     card = await chat.click(action(choice, "Grace Kelly (kelly@contoso.test)"))
     assert said(card) == "Ada Lovelace assigned #1 to Grace Kelly"
     assert await assignees(bot, factory) == [GRACE_KELLY.name]
+
+
+async def test_unassign_asks_which_namesake_and_takes_that_one_off(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug First")
+    await chat.say("assign bug 1 to grace hopper")
+    await chat.say("assign bug 1 to grace kelly")
+    choice = await chat.say("unassign bug 1 from Grace")
+    assert "Several people on this team are called “Grace”: which one?" in text_of(choice)
+    assert await assignees(bot, factory) == [GRACE.name, GRACE_KELLY.name]
+    card = await chat.click(action(choice, "Grace Hopper (grace@contoso.test)"))
+    assert said(card) == "Ada Lovelace unassigned Grace Hopper from #1"
+    assert await assignees(bot, factory) == [GRACE_KELLY.name]
+
+
+async def test_the_chosen_namesake_joins_the_others(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug First")
+    await chat.say("assign bug 1 to Lin")
+    choice = await chat.say("assign bug 1 to Grace")
+    card = await chat.click(action(choice, "Grace Kelly (kelly@contoso.test)"))
+    assert said(card) == "Ada Lovelace assigned #1 to Grace Kelly"
+    assert await assignees(bot, factory) == [LIN.name, GRACE_KELLY.name]
+    choice = await chat.say("bug/update/1/assigned/Grace")  # the path form: the only one
+    card = await chat.click(action(choice, "Grace Hopper (grace@contoso.test)"))
+    assert said(card) == "Ada Lovelace assigned #1 to Grace Hopper instead"
+    assert await assignees(bot, factory) == [GRACE.name]
 
 
 async def test_nobody_of_that_name_says_who_was_looked_for(

@@ -56,7 +56,8 @@ async def test_assign_to_me_adds_the_caller_to_the_assignees(
     assert facts(changed)["Assigned to"] == f"{GRACE.name}, {ADA.name}"
     [stored] = await rest_items(bot, factory, GRACE)
     assert [person["displayName"] for person in stored["assignedTo"]] == [GRACE.name, ADA.name]
-    assert said(await chat.click(action(changed, "Assign to me"))) == "Nothing changed"
+    again = await chat.click(action(changed, "Assign to me"))
+    assert said(again) == "Ada Lovelace is already assigned to #1"
 
 
 async def test_the_card_says_who_created_it_and_who_changed_it_when(

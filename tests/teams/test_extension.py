@@ -7,10 +7,11 @@ from aiohttp.test_utils import TestClient
 
 from bot.clock import FrozenClock
 from bot.fields.defaults import STATUSES
-from tests.cards.samples import assert_valid, inputs, text_of
+from bot.teams.extension import IN_A_CHANNEL
+from tests.cards.samples import actions, assert_valid, beside_input, inputs, text_of, values
 from tests.factories import CHANNEL, Factory
-from tests.teams.activities import GRACE, MALLORY, installed, invoke
-from tests.teams.bot import ADAPTIVE, Chat, Post, rest_items, sent_cards
+from tests.teams.activities import GRACE, GROUP_CHAT, MALLORY, installed, invoke
+from tests.teams.bot import ADAPTIVE, Chat, Post, facts, rest_items, sent_cards
 from tests.teams.connector import Connector
 
 PUBLIC = "http://127.0.0.1:3978"  # the test settings' PUBLIC_URL default
@@ -149,12 +150,83 @@ async def test_submit_action_creates_and_replies_in_the_thread(
     assert stored["Checkout crashes"]["body"] == "On iOS 18"
 
 
-async def test_submit_action_without_a_title_creates_nothing(
-    chat: Chat, bot: TestClient, factory: Factory
+TYPED = {"description": "On iOS 18", "priority": "High"}
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "reason"),
+    [
+        ({**TYPED, "title": ""}, "title", "A title is required"),
+        ({**TYPED, "title": "   "}, "title", "A title is required"),
+        ({**TYPED}, "title", "A title is required"),
+        ({**TYPED, "title": "Crash", "dueDate": "not-a-date"}, "dueDate", "“not-a-date”: must be"),
+        ({**TYPED, "title": "Crash", "dueDate": "2026-02-30"}, "dueDate", "“2026-02-30”: must be"),
+        ({**TYPED, "title": "Crash", "status": "Shipped"}, "status", "'Shipped' does not exist"),
+        ({**TYPED, "title": "Crash", "severity": "Apocalyptic"}, "severity", "'Apocalyptic'"),
+        ({**TYPED, "title": 42}, "title", "Input should be a valid string"),
+        ({**TYPED, "title": "Crash", "dueDate": 20261201}, "dueDate", "valid string"),
+        (None, "title", "A title is required"),  # no data at all
+        ("title=Crash", "title", "A title is required"),  # data that is no object
+    ],
+)
+async def test_a_bad_submit_keeps_the_dialog_open_on_the_form_as_typed(
+    chat: Chat,
+    bot: TestClient,
+    factory: Factory,
+    connector: Connector,
+    data: object,
+    field: str,
+    reason: str,
 ) -> None:
-    value = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE, "data": {"title": ""}}
+    value: dict = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE}
+    if data is not None:
+        value["data"] = data
+    connector.calls.clear()
     body = await _invoke(chat, "composeExtension/submitAction", value)
-    assert body["task"]["type"] == "message"
+    task = body["task"]
+    assert task["type"] == "continue" and task["value"]["title"] == "Create a bug"
+    card = task["value"]["card"]["content"]
+    assert task["value"]["card"]["contentType"] == ADAPTIVE
+    assert_valid(card)
+    assert reason in beside_input(card, field)
+    if isinstance(data, dict):  # what was typed is kept
+        assert (inputs(card)["description"]["value"], inputs(card)["priority"]["value"]) == (
+            "On iOS 18",
+            "High",
+        )
+    # Still the dialog's form: its submit closes a dialog, and it creates a bug.
+    submit = next(a for a in actions(card) if a["type"] == "Action.Submit")
+    assert submit["data"]["verb"] == "item.save" and submit["data"]["kind"] == "bug"
+    assert len(await rest_items(bot, factory, GRACE)) == 2
+    assert connector.sent() == []
+
+
+async def test_the_form_answered_again_creates_once_fixed(
+    chat: Chat, bot: TestClient, factory: Factory, connector: Connector
+) -> None:
+    value = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE}
+    bad = {"title": "Checkout crashes", "description": "On iOS 18", "dueDate": "soon"}
+    task = (await _invoke(chat, "composeExtension/submitAction", {**value, "data": bad}))["task"]
+    form = task["value"]["card"]["content"]
+    assert inputs(form)["title"]["value"] == "Checkout crashes"
+    submit = next(a for a in actions(form) if a["type"] == "Action.Submit")
+    fixed = {**submit["data"], **values(form), "dueDate": "2026-12-01"}
+    connector.calls.clear()
+    assert await _invoke(chat, "composeExtension/submitAction", {**value, "data": fixed}) == {}
+    [card] = sent_cards(connector)
+    assert facts(card)["Due"] == "2026-12-01"
+    stored = {item["name"]: item for item in await rest_items(bot, factory, GRACE)}
+    assert stored["Checkout crashes"]["body"] == "On iOS 18"
+
+
+@pytest.mark.parametrize("where", [{"group_chat": GROUP_CHAT}, {"team": None, "channel": None}])
+async def test_a_submit_from_outside_a_channel_says_where_to_use_it(
+    chat: Chat, bot: TestClient, factory: Factory, where: dict
+) -> None:
+    data = {"title": "Checkout crashes"}
+    value = {"commandId": "createBugFromMessage", "messagePayload": MESSAGE, "data": data}
+    body = await _invoke(chat, "composeExtension/submitAction", value, **where)
+    assert body == {"task": {"type": "message", "value": IN_A_CHANNEL}}
     assert len(await rest_items(bot, factory, GRACE)) == 2
 
 

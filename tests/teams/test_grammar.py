@@ -22,6 +22,7 @@ from bot.teams.grammar import (
     SetPriority,
     SetStatus,
     ShowItem,
+    Unassign,
     Unknown,
     parse,
     strip_mentions,
@@ -55,8 +56,8 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("bug/update/12/status/in-progress", SetStatus(BUG, 12, "in progress")),
         ("Bug/Update/12/Status/Done", SetStatus(BUG, 12, "Done")),
         ("bug/update/12/priority/very-high", SetPriority(BUG, 12, "very high")),
-        ("bug/update/12/assigned/Ada@Contoso.com", Assign(BUG, 12, "Ada@Contoso.com")),
-        ("bug/update/12/assigned/me", Assign(BUG, 12, Me())),
+        ("bug/update/12/assigned/Ada@Contoso.com", Assign(BUG, 12, "Ada@Contoso.com", only=True)),
+        ("bug/update/12/assigned/me", Assign(BUG, 12, Me(), only=True)),
         ("bug/clone/12", Clone(BUG, 12)),
         ("tasks", ListItems(TASK)),
         ("help all", Help(full=True)),
@@ -65,7 +66,7 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("bugs/open", ListItems(BUG, open=True)),
         ("Open Tasks", ListItems(TASK, open=True)),
         ("assign bug 12 to Grace Hopper", Assign(BUG, 12, "Grace Hopper")),
-        ("bug/update/12/assigned/grace", Assign(BUG, 12, "grace")),
+        ("bug/update/12/assigned/grace", Assign(BUG, 12, "grace", only=True)),
         ("tasks/my", ListItems(TASK, mine=True)),
         ("tasks/name/deploy", ListItems(TASK, name="deploy")),
         ("tasks/status/not-started", ListItems(TASK, status="not started")),
@@ -74,7 +75,7 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("task/7", ShowItem(TASK, 7)),
         ("task/update/7/status/completed", SetStatus(TASK, 7, "completed")),
         ("task/update/7/priority/urgent", SetPriority(TASK, 7, "urgent")),
-        ("task/update/7/assigned/grace@contoso.com", Assign(TASK, 7, "grace@contoso.com")),
+        ("task/update/7/assigned/grace@contoso.com", Assign(TASK, 7, "grace@contoso.com", True)),
         ("task/clone/7", Clone(TASK, 7)),
         ('new bug Login fails on "Safari"', Create(BUG, 'Login fails on "Safari"')),
         ("NEW BUG Ünïcödé ✓ 🐞", Create(BUG, "Ünïcödé ✓ 🐞")),
@@ -90,6 +91,10 @@ ADA = Mention("29:ada", "00000000-0000-0000-0000-0000000000a1", "Ada Lovelace", 
         ("Close Task 3", Close(TASK, 3)),
         ("assign bug 12 to me", Assign(BUG, 12, Me())),
         ("assign task 3 to grace@contoso.com", Assign(TASK, 3, "grace@contoso.com")),
+        ("unassign bug 12 from Grace Hopper", Unassign(BUG, 12, "Grace Hopper")),
+        ("Unassign Bug #12 From me", Unassign(BUG, 12, Me())),
+        ("unassign task 3 from grace@contoso.com", Unassign(TASK, 3, "grace@contoso.com")),
+        ("unassign task 3 from @Grace", Unassign(TASK, 3, "Grace")),
         ("  bugs/my \n", ListItems(BUG, mine=True)),
         ("bugs/my\xa0", ListItems(BUG, mine=True)),
         ("rules", Rules()),
@@ -124,6 +129,10 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("setings", "settings"),
         ("opne bugs", "open bugs"),
         ("help al", "help all"),
+        ("asign bug 4 to Grace", "assign bug 4 to Grace"),
+        ("unasign bug 4 from Grace", "unassign bug 4 from Grace"),
+        ("unassign bug 4 form me", "unassign bug 4 from me"),
+        ("unassing tsak 4 frm Grace Hopper", "unassign task 4 from Grace Hopper"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:
@@ -151,6 +160,11 @@ def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: 
         "close bug twelve",
         "assign bug 12",
         "assign bug 12 to",
+        "assign bug 12 from Grace",
+        "unassign bug 12",
+        "unassign bug 12 from",
+        "unassign bug 12 to Grace",
+        "unassign bug twelve from Grace",
         "bugs/my/extra",
         "features",
         "rules/all",
@@ -168,7 +182,9 @@ def test_largest_database_id_still_parses() -> None:
 def test_mentioned_person_is_resolved_in_assign() -> None:
     assert parse("assign bug 12 to <at>Ada</at>", [ADA]) == Assign(BUG, 12, ADA)
     assert parse("assign bug 12 to @Ada Lovelace", [ADA]) == Assign(BUG, 12, ADA)
-    assert parse("bug/update/12/assigned/<at>Ada</at>", [ADA]) == Assign(BUG, 12, ADA)
+    assert parse("bug/update/12/assigned/<at>Ada</at>", [ADA]) == Assign(BUG, 12, ADA, True)
+    assert parse("unassign bug 12 from <at>Ada</at>", [ADA]) == Unassign(BUG, 12, ADA)
+    assert parse("unassign bug 12 from @Ada Lovelace", [ADA]) == Unassign(BUG, 12, ADA)
     assert parse("bugs/assigned/<at>Ada</at>", [ADA]) == ListItems(BUG, assignee=ADA)
 
 
