@@ -1,5 +1,6 @@
 """Rules every item change obeys, whether it comes from create, PATCH, bulk edit or the bot."""
 
+from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import select
@@ -40,8 +41,12 @@ def completed_date(
     return current
 
 
-async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -> list[User]:
-    """Users named by the refs, each a member of the request's team, in order, once each."""
+async def resolve_assignees(
+    uow: UnitOfWork, *, refs: list[AssigneeRef | str], kept: Collection[str] = ()
+) -> list[User]:
+    """Users named by the refs, each a member of the request's team, in order, once each. The
+    users in `kept` (ids of those assigned already) may stay after leaving the team: an edit that
+    sends the assignees back as they were must not fail because one of them has left."""
     assert uow.channel is not None
     users: dict[str, str] = {}  # user id → the reference that named it
     found: list[User] = []
@@ -63,7 +68,7 @@ async def resolve_assignees(uow: UnitOfWork, *, refs: list[AssigneeRef | str]) -
             )
         )
         for user_id, reference in users.items():
-            if user_id not in members:
+            if user_id not in members and user_id not in kept:
                 raise not_a_member(reference)
     return found
 

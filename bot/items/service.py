@@ -235,7 +235,8 @@ async def update_item(
     ]
     if "assigned_to" in sent:
         before = await _assignee_ids(uow, item.id)
-        after = [u.id for u in await rules.resolve_assignees(uow, refs=sent["assigned_to"] or [])]
+        refs = sent["assigned_to"] or []
+        after = [u.id for u in await rules.resolve_assignees(uow, refs=refs, kept=before)]
         if after != before:
             changes.append(events.change("assigned_to", before, after))
             await set_assignees(uow, item_ids=[item.id], user_ids=after, replace=True)

@@ -9,7 +9,8 @@ from sqlalchemy import select
 
 from bot.clock import FrozenClock
 from bot.db.tables import Item, ItemAssignee
-from tests.factories import Factory, Member
+from bot.directory.users import remove_member
+from tests.factories import TEAM, Factory, Member
 from tests.factories import create_item as create
 
 
@@ -122,6 +123,33 @@ async def test_patch_assigned_to_empty_clears_and_a_list_replaces_in_order(
     await patch(client, ada, bug["_id"], assignedTo=[])
     assert await assignee_rows(factory) == []
     assert (await details(client, ada, bug["_id"]))["assignedTo"] == []
+
+
+async def test_an_assignee_who_left_the_team_may_stay_but_not_be_added_again(
+    client, factory: Factory
+) -> None:
+    ada, grace, lin = [await factory.member(name) for name in ("Ada", "Grace", "Lin")]
+    bug = await create(client, ada, assignedTo=[ada.user.id, grace.user.id])
+    async with factory.work() as uow:
+        await remove_member(uow, team_id=TEAM, user_ref=grace.user.id)
+    # A client sending the assignees back as they were, plus one, is not refused for Grace.
+    await patch(client, ada, bug["_id"], assignedTo=[ada.user.id, grace.user.id, lin.user.id])
+    assert [row[1] for row in await assignee_rows(factory)] == [
+        ada.user.id,
+        grace.user.id,
+        lin.user.id,
+    ]
+    await patch(client, ada, bug["_id"], assignedTo=[ada.user.id])
+    response = await client.patch(
+        f"/odata/bugs({bug['_id']})",
+        json={"assignedTo": [ada.user.id, grace.user.id]},
+        headers=ada.in_channel(),
+    )
+    assert response.status == 400
+    assert await response.json() == {
+        "error": f"assignedTo: '{grace.user.id}' is not a member of this team"
+    }
+    assert [row[1] for row in await assignee_rows(factory)] == [ada.user.id]
 
 
 async def test_patch_into_done_fills_the_completed_date_and_out_of_done_clears_it(
