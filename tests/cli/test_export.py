@@ -16,17 +16,9 @@ from bot.ids import new_id
 from tests.cli.helpers import Cli
 from tests.factories import CHANNEL, TEAM, Factory, Member, create_item
 from tests.files.helpers import uploaded
-from tests.projects.bodies import ADO_STATES, SECRET_TOKEN
+from tests.projects.bodies import ADO_PROJECT, SECRET_TOKEN
 
 CHANNEL_B = "19:channel-b@thread.tacv2"
-ADO = {
-    "displayName": "Web",
-    "source": "Microsoft.Vsts",
-    "sourceId": "web-project",
-    "hostname": "dev.azure.com/contoso",
-    "states": ADO_STATES,
-    "token": SECRET_TOKEN,
-}
 RULE = {
     "eventName": "Urgent bugs to the pager",
     "entityType": "bug",
@@ -54,7 +46,7 @@ async def a_channel_with_everything(
     await post(
         client, ada, "/odata/status", {"name": "In Review", "type": "Bug", "category": "Active"}
     )
-    await post(client, ada, "/api/projects", ADO)
+    await post(client, ada, "/api/projects", ADO_PROJECT)
     rule = await post(client, ada, "/odata/eventDefinitions", RULE)
     bug = await create_item(
         client,
@@ -195,7 +187,7 @@ async def test_an_exported_item_of_a_project_neither_file_nor_channel_has_is_ref
     cli: Cli, database: str, factory: Factory, client: TestClient, tmp_path: Path
 ) -> None:
     ada = await factory.member()
-    project = await post(client, ada, "/api/projects", ADO)
+    project = await post(client, ada, "/api/projects", ADO_PROJECT)
     await create_item(client, ada, name="In Azure", projectId=project["_id"])
     out = tmp_path / "channel.json"
     await run(cli, "admin", "export", "--team-id", TEAM, "--channel-id", CHANNEL, "--out", str(out))

@@ -15,18 +15,10 @@ from aiohttp.test_utils import TestClient
 from bot.events.notification_rules import add_default_rules
 from tests.cli.helpers import Cli
 from tests.factories import CHANNEL, TEAM, Factory, Member, create_item
-from tests.projects.bodies import ADO_STATES, SECRET_TOKEN
+from tests.projects.bodies import ADO_PROJECT, ADO_STATES
 
 CHANNEL_B = "19:channel-b@thread.tacv2"
 CHANNEL_C = "19:channel-c@thread.tacv2"
-ADO = {
-    "displayName": "Web",
-    "source": "Microsoft.Vsts",
-    "sourceId": "web-project",
-    "hostname": "dev.azure.com/contoso",
-    "states": ADO_STATES,
-    "token": SECRET_TOKEN,
-}
 HEADER_VALUE = "Bearer s3cr3t-pager-token"
 PAGER = {
     "eventName": "Urgent bugs to the pager",
@@ -95,7 +87,7 @@ async def exported_channel(
     status; a priority mapped), an HTTP rule with a header, a Notification rule on, a default
     one switched on and one changed, and a bug in the project; written to `out`."""
     await with_default_rules(factory, CHANNEL, "Bugs")
-    project = await call(client, ada, "POST", "/api/projects", ADO)
+    project = await call(client, ada, "POST", "/api/projects", ADO_PROJECT)
     review = await call(
         client,
         ada,
@@ -203,7 +195,7 @@ async def test_an_import_recreates_the_projects_mappings_and_rules_of_the_export
     assert (web["source"], web["sourceId"], web["hostname"]) == (
         "Microsoft.Vsts",
         "web-project",
-        ADO["hostname"],
+        ADO_PROJECT["hostname"],
     )
     assert web["states"] == ADO_STATES and web["hasCredentials"] is False
     mapped = {
@@ -260,9 +252,7 @@ async def test_a_dry_run_says_what_it_would_add_and_leaves_nothing(
     assert len(answer["rulesAdded"]) == 14  # a channel without defaults takes every rule
     [native] = await listed(client, ada, "/api/projects", CHANNEL_C)
     assert native["source"] == "Svc.Native"
-    assert await listed(client, ada, "/odata/_fieldMappings", CHANNEL_C) == []
-    assert await listed(client, ada, "/api/events", CHANNEL_C) == []
-    assert await listed(client, ada, "/api/bugs", CHANNEL_C) == []
+    await assert_nothing_imported(client, ada, CHANNEL_C)
 
 
 async def test_a_rule_the_target_refuses_makes_the_import_write_nothing(
@@ -296,9 +286,7 @@ async def test_a_rule_the_target_refuses_makes_the_import_write_nothing(
         },
     ]
     assert len(await listed(client, ada, "/api/projects", CHANNEL_C)) == 1
-    assert await listed(client, ada, "/odata/_fieldMappings", CHANNEL_C) == []
-    assert await listed(client, ada, "/api/events", CHANNEL_C) == []
-    assert await listed(client, ada, "/api/bugs", CHANNEL_C) == []
+    await assert_nothing_imported(client, ada, CHANNEL_C)
 
 
 async def test_a_project_the_target_refuses_is_named_and_so_is_what_needs_it(
@@ -336,7 +324,7 @@ async def test_a_project_the_target_has_keeps_its_own_mappings(
     document["bugs"] = []
     out.write_bytes(json.dumps(document).encode())
     await factory.channel(CHANNEL_C, name="Configured")
-    await call(client, ada, "POST", "/api/projects", ADO, channel=CHANNEL_C)  # its defaults
+    await call(client, ada, "POST", "/api/projects", ADO_PROJECT, channel=CHANNEL_C)  # its defaults
     into_c = ("--team-id", TEAM, "--channel-id", CHANNEL_C)
 
     answer = await run(cli, "admin", "import", *into_c, str(out))
@@ -360,3 +348,9 @@ async def test_a_project_the_target_has_keeps_its_own_mappings(
         == ("status", "Bug", "Resolved")
     ]
     assert resolved["fieldName"] == "In Progress"
+
+
+async def assert_nothing_imported(client: TestClient, member: Member, channel: str) -> None:
+    """No mapping, rule or bug in `channel` (an empty channel has only its native project)."""
+    for path in ("/odata/_fieldMappings", "/api/events", "/api/bugs"):
+        assert await listed(client, member, path, channel) == [], path

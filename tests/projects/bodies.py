@@ -114,3 +114,14 @@ async def field_ids(factory: Factory, field: str, type_label: str) -> dict[str, 
             )
         )
         return {row.name: row.id for row in rows}
+
+
+# An Azure DevOps project as a channel configures it, with a token.
+ADO_PROJECT = {
+    "displayName": "Web",
+    "source": "Microsoft.Vsts",
+    "sourceId": "web-project",
+    "hostname": "dev.azure.com/contoso",
+    "states": ADO_STATES,
+    "token": SECRET_TOKEN,
+}
