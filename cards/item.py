@@ -126,17 +126,19 @@ def item_card(
     body.append({"type": "FactSet", "facts": stated})
     history = text_run(_history(item, now), size="small", isSubtle=True)
     body.append(rich_text(history, spacing="small"))
-    body.append(
-        choice_set(
-            STATUS_INPUT,
-            "Change status",
-            choices,
-            value=current,
-            isRequired=True,
-            errorMessage=CHOOSE_STATUS,
+    if choices:  # a channel without statuses of the kind has none to choose (and no Set status)
+        body.append(
+            choice_set(
+                STATUS_INPUT,
+                "Change status",
+                choices,
+                value=current,
+                isRequired=True,
+                errorMessage=CHOOSE_STATUS,
+            )
         )
-    )
-    card = envelope(with_problem(body, problem), _buttons(item, statuses, discussion_url))
+    buttons = _buttons(item, statuses, discussion_url, can_choose=bool(choices))
+    card = envelope(with_problem(body, problem), buttons)
     # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
     # as it is now, whoever changed it since (Universal Actions' refresh).
     card["refresh"] = {"action": execute(None, item_action(item, Verb.SHOW_ITEM))}
@@ -194,14 +196,19 @@ def _history(item: TaskDetails, now: datetime | None) -> str:
 
 
 def _buttons(
-    item: TaskDetails, statuses: Sequence[StatusOut], discussion_url: str | None
+    item: TaskDetails,
+    statuses: Sequence[StatusOut],
+    discussion_url: str | None,
+    *,
+    can_choose: bool,
 ) -> list[Element]:
+    """`can_choose`: the card has the status input, which Set status sends."""
     discuss = (
         {"type": "Action.OpenUrl", "title": "Open discussion", "url": discussion_url}
         if discussion_url
         else execute("Discuss", item_action(item, Verb.DISCUSS), associatedInputs=NO_INPUTS)
     )
-    buttons = [execute("Set status", item_action(item, Verb.SET_STATUS))]
+    buttons = [execute("Set status", item_action(item, Verb.SET_STATUS))] if can_choose else []
     move = _move(item, statuses)
     if move:
         buttons.append(move)

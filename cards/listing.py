@@ -148,8 +148,9 @@ def _table(kind: ItemKind, rows: Sequence[ListRow], *, selectable: bool) -> Elem
     return {
         "type": "Table",
         "columns": [{"width": width} for _title, width in COLUMNS],
+        # The first row is the header by default; the schema spells the property
+        # firstRowAsHeader, the renderers firstRowAsHeaders, so it is left to the default.
         "rows": [header, *(_row(kind, item, selectable=selectable) for item in rows)],
-        "firstRowAsHeader": True,
         "showGridLines": False,
         "verticalCellContentAlignment": "center",
     }
