@@ -13,6 +13,7 @@ from cards.layout import (
     Card,
     Element,
     Problem,
+    action_set,
     choice,
     choice_set,
     envelope,
@@ -137,8 +138,9 @@ def item_card(
                 errorMessage=CHOOSE_STATUS,
             )
         )
-    buttons = _buttons(item, statuses, discussion_url, can_choose=bool(choices))
-    card = envelope(with_problem(body, problem), buttons)
+        # Under its input, not in the row below: five buttons there are cut short in Teams.
+        body.append(action_set([execute("Set status", item_action(item, Verb.SET_STATUS))]))
+    card = envelope(with_problem(body, problem), _buttons(item, statuses, discussion_url))
     # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
     # as it is now, whoever changed it since (Universal Actions' refresh).
     card["refresh"] = {"action": execute(None, item_action(item, Verb.SHOW_ITEM))}
@@ -196,22 +198,15 @@ def _history(item: TaskDetails, now: datetime | None) -> str:
 
 
 def _buttons(
-    item: TaskDetails,
-    statuses: Sequence[StatusOut],
-    discussion_url: str | None,
-    *,
-    can_choose: bool,
+    item: TaskDetails, statuses: Sequence[StatusOut], discussion_url: str | None
 ) -> list[Element]:
-    """`can_choose`: the card has the status input, which Set status sends."""
     discuss = (
         {"type": "Action.OpenUrl", "title": "Open discussion", "url": discussion_url}
         if discussion_url
         else execute("Discuss", item_action(item, Verb.DISCUSS), associatedInputs=NO_INPUTS)
     )
-    buttons = [execute("Set status", item_action(item, Verb.SET_STATUS))] if can_choose else []
     move = _move(item, statuses)
-    if move:
-        buttons.append(move)
+    buttons = [move] if move else []
     # These ignore the status input, so an item whose status is gone can still change.
     buttons += [
         execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associatedInputs=NO_INPUTS),

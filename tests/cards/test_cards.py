@@ -423,8 +423,8 @@ def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
         data = ItemAction.model_validate(action(card, title)["data"])
         assert (data.verb, data.item_id, data.kind) == (verb, item.id, BUG)
         assert action(card, title)["associatedInputs"] == "none"
-    assert [button["title"] for button in card["actions"]] == [
-        "Set status",
+    assert [button["title"] for button in actions(card) if "title" in button] == [
+        "Set status",  # under the status input
         "Close",
         "Assign to me",
         "Edit",
@@ -435,7 +435,11 @@ def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
 def test_an_item_card_without_statuses_to_choose_has_no_status_input() -> None:
     card = CARDS["item no statuses"]
     assert "status" not in inputs(card)
-    assert [button["title"] for button in card["actions"]] == ["Assign to me", "Edit", "Discuss"]
+    assert [button["title"] for button in actions(card) if "title" in button] == [
+        "Assign to me",
+        "Edit",
+        "Discuss",
+    ]
 
 
 @pytest.mark.parametrize(
