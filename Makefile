@@ -17,7 +17,7 @@ PYTEST_WORKERS ?= auto
 NPM_PACKAGES := @microsoft/app-manifest@1.1.2 adaptivecards@3.0.6
 NPM_STAMP := $(VENV)/npm/.installed-$(shell echo '$(NPM_PACKAGES)' | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint migrate clean chromium
+.PHONY: run test bench lint migrate clean chromium cards
 
 $(RUN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ chromium:
 
 test: $(STAMP) $(NPM_STAMP) chromium
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+
+# Each card of tools/card_gallery.py as Teams shows it, to docs/cards/*.png: Microsoft's Adaptive
+# Cards library renders it with a Teams-like host config in headless Chromium.
+cards: $(STAMP) $(NPM_STAMP) chromium
+	$(BIN)/python -m tools.render_cards docs/cards
 
 bench: $(STAMP)
 	command -v wrk >/dev/null && command -v valgrind >/dev/null || \
