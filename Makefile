@@ -9,11 +9,15 @@ RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 # One test process per core (pytest-xdist); each creates its own SQLite and PostgreSQL databases.
 PYTEST_WORKERS ?= auto
-# The official Teams app manifest schemas (npm), which tests/manifest validates against; installed
-# with the machine's Node and npm, under .venv so git ignores it, and only when missing.
-APP_MANIFEST := $(VENV)/npm/node_modules/@microsoft/app-manifest/package.json
+# npm packages, installed with the machine's Node and npm under .venv (so git ignores them), only
+# when missing: the official Teams app manifest schemas, which tests/manifest validates against,
+# and Microsoft's Adaptive Cards library, which tests/cards parses every card with and `make cards`
+# renders them with. Its carousel's peer dependency (swiper) is in its bundle already: omitted.
+# The stamp is named after the pins, so changing one installs again.
+NPM_PACKAGES := @microsoft/app-manifest@1.1.2 adaptivecards@3.0.6
+NPM_STAMP := $(VENV)/npm/.installed-$(shell echo '$(NPM_PACKAGES)' | cksum | cut -d' ' -f1)
 
-.PHONY: run test bench lint migrate clean chromium
+.PHONY: run test bench lint migrate clean chromium cards
 
 $(RUN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,8 +32,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(RUN_STAMP) $(STAMP)
 
-$(APP_MANIFEST):
-	npm install --prefix $(VENV)/npm --no-audit --no-fund --loglevel=error @microsoft/app-manifest@1.1.2
+$(NPM_STAMP):
+	npm install --prefix $(VENV)/npm --no-audit --no-fund --loglevel=error --omit=peer --save-exact $(NPM_PACKAGES)
+	touch $(NPM_STAMP)
 
 run: $(RUN_STAMP)
 	$(BIN)/python app.py
@@ -40,8 +45,13 @@ chromium:
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
 		echo "chromium is not installed: the browser tests will be skipped" >&2
 
-test: $(STAMP) $(APP_MANIFEST) chromium
+test: $(STAMP) $(NPM_STAMP) chromium
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+
+# Each card of tools/card_gallery.py as Teams shows it, to docs/cards/*.png: Microsoft's Adaptive
+# Cards library renders it with a Teams-like host config in headless Chromium.
+cards: $(STAMP) $(NPM_STAMP) chromium
+	$(BIN)/python -m tools.render_cards docs/cards
 
 bench: $(STAMP)
 	command -v wrk >/dev/null && command -v valgrind >/dev/null || \

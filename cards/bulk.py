@@ -52,29 +52,17 @@ def bulk_form(
         statuses = status_choices(choices.statuses, kind)
         priorities = [choice(name, name) for name in choices.priorities]
         people = member_choices(members[:member_count])
-        body = [
-            heading(f"Edit {count} {noun}"),
-            choice_set(
-                "status",
-                "Status",
-                statuses,
-                placeholder=UNCHANGED,
-                value=chosen("status", statuses),
-            ),
-            choice_set(
-                "priority",
-                "Priority",
-                priorities,
-                placeholder=UNCHANGED,
-                value=chosen("priority", priorities),
-            ),
-            choice_set(
-                "assignee",
-                "Assign to",
-                people,
-                placeholder=UNCHANGED,
-                value=chosen("assignee", people),
-            ),
+        fields = [
+            ("status", "Status", statuses),
+            ("priority", "Priority", priorities),
+            ("assignee", "Assign to", people),
+        ]
+        body = [heading(f"Edit {count} {noun}")]
+        # A field without values to choose has no input: an empty choice set is none.
+        body += [
+            choice_set(key, label, options, placeholder=UNCHANGED, value=chosen(key, options))
+            for key, label, options in fields
+            if options
         ]
         note = members_note(member_count, len(members))
         if note:

@@ -5,7 +5,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.directory.schemas import UserOut
-from cards.layout import Card, envelope, execute, heading, shorten, subtle
+from cards.layout import Card, action_set, envelope, execute, heading, shorten, subtle
 from cards.verbs import RunCommand, Verb
 
 # Teams folds buttons away after about six; a longer list is cut, and the card says so.
@@ -67,4 +67,8 @@ def _choice(
     if len(buttons) > MAX_PLACES:
         note = f"The first {MAX_PLACES} of {len(buttons)} {noun}; to reach another, {elsewhere}."
         body.append(subtle(note, wrap=True))
-    return envelope(body, [execute(label, data) for label, data in buttons[:MAX_PLACES]])
+    # One button a row: side by side, their long labels are cut short in Teams.
+    body.extend(
+        action_set([execute(label, data)], spacing="small") for label, data in buttons[:MAX_PLACES]
+    )
+    return envelope(body)

@@ -57,7 +57,7 @@ def _title(count: int) -> str:
 
 
 def _line(entry: Told) -> Element:
-    text = plain(shorten(entry.summary, LINE_MAX), wrap=True)
+    text = plain(shorten(entry.summary, LINE_MAX))  # a RichTextBlock always wraps
     if not entry.url:
         return text
     return {

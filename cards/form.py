@@ -94,14 +94,30 @@ def first_members(members: Sequence[UserOut], keep: Sequence[str]) -> list[UserO
     return sorted(members, key=lambda user: user.id not in keep)
 
 
+def with_assignees(members: Sequence[UserOut], item: TaskDetails | None) -> list[UserOut]:
+    """The team's members, then the item's assignees who are not among them (any more), so the
+    form shows everyone assigned and saving it keeps them."""
+    listed = {user.id for user in members}
+    others = [user for user in item.assigned_to if user.id not in listed] if item else []
+    return [*members, *others]
+
+
 def members_note(shown: int, total: int) -> Element | None:
+    if total == 0:  # no input to assign with: an empty choice set is no input
+        return subtle("No team members to assign yet.", wrap=True, size="small")
     if shown >= total:
         return None
     note = f"{shown} of {total} members listed; assign others in a chat command."
     return subtle(note, wrap=True, size="small")
 
 
-def _named_choice(input_id: str, label: str, names: Sequence[str], value: str | None) -> Element:
+def _named_choice(
+    input_id: str, label: str, names: Sequence[str], value: str | None
+) -> Element | None:
+    """A choice among the channel's names of a field; None when it has none (the default
+    applies)."""
+    if not names:
+        return None
     return choice_set(
         input_id,
         label,
@@ -131,7 +147,7 @@ def item_form(
     title = _first(start.title, item.name if item else "")
     description = _first(start.description, item.body if item else None) or ""
     assigned = list(_first(start.assignees, [user.id for user in item.assigned_to] if item else []))
-    members = first_members(choices.members, assigned)
+    members = first_members(with_assignees(choices.members, item), assigned)
     due = _first(
         start.due_date, item.due_date.date().isoformat() if item and item.due_date else None
     )
@@ -159,31 +175,31 @@ def item_form(
         ]
         if len(description) <= DESCRIPTION_MAX:
             body.append(_input_text("description", "Description", description, isMultiline=True))
-        body.append(
-            choice_set(
-                "status",
-                "Status",
-                status_choices(choices.statuses, kind),
-                value=_status_value(choices.statuses, kind, item, typed=start.status),
-            )
-        )
+        # A field without values to choose has no input: an empty choice set is none.
+        statuses = status_choices(choices.statuses, kind)
+        if statuses:
+            status = _status_value(choices.statuses, kind, item, typed=start.status)
+            body.append(choice_set("status", "Status", statuses, value=status))
         priority = _first(start.priority, item.priority if item else None)
-        body.append(_named_choice("priority", "Priority", choices.priorities, priority))
+        named = [_named_choice("priority", "Priority", choices.priorities, priority)]
         if kind is ItemKind.BUG:
             severity = _first(
                 start.severity, item.severity if isinstance(item, BugDetails) else None
             )
-            body.append(_named_choice("severity", "Severity", choices.severities, severity))
-        body.append(
-            choice_set(
-                "assignees",
-                "Assigned to",
-                member_choices(members[:member_count]),
-                value=",".join(assigned) or None,
-                isMultiSelect=True,
-                placeholder="Nobody",
+            named.append(_named_choice("severity", "Severity", choices.severities, severity))
+        body.extend(element for element in named if element)
+        people = member_choices(members[:member_count])
+        if people:
+            body.append(
+                choice_set(
+                    "assignees",
+                    "Assigned to",
+                    people,
+                    value=",".join(assigned) or None,
+                    isMultiSelect=True,
+                    placeholder="Nobody",
+                )
             )
-        )
         note = members_note(member_count, len(members))
         if note:
             body.append(note)

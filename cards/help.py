@@ -8,6 +8,7 @@ from cards.layout import (
     ATTENTION,
     Card,
     Element,
+    action_set,
     envelope,
     execute,
     heading,
@@ -47,10 +48,14 @@ def help_card(commands: Sequence[CommandHelp], *, more: str | None = None) -> Ca
         for entry in shown
     )
     shortcuts = [entry for entry in commands if entry.shortcut][: MAX_SHORTCUTS - bool(more)]
-    actions = [execute(entry.shortcut or entry.command, _run(entry.command)) for entry in shortcuts]
-    if more:
-        actions.append(execute("More commands", _run(more)))
-    return envelope(body, actions)
+    buttons = [execute(entry.shortcut or entry.command, _run(entry.command)) for entry in shortcuts]
+    if not more:
+        return envelope(body, buttons)
+    # The shortcuts in a row of their own, above "More commands": five buttons in one row are
+    # cut short in Teams.
+    if buttons:
+        body.append(action_set(buttons))
+    return envelope(body, [execute("More commands", _run(more))])
 
 
 def suggestion_card(said: str, suggestion: str, *, help_command: str) -> Card:

@@ -13,6 +13,7 @@ from cards.layout import (
     Card,
     Element,
     Problem,
+    action_set,
     choice,
     choice_set,
     envelope,
@@ -126,16 +127,19 @@ def item_card(
     body.append({"type": "FactSet", "facts": stated})
     history = text_run(_history(item, now), size="small", isSubtle=True)
     body.append(rich_text(history, spacing="small"))
-    body.append(
-        choice_set(
-            STATUS_INPUT,
-            "Change status",
-            choices,
-            value=current,
-            isRequired=True,
-            errorMessage=CHOOSE_STATUS,
+    if choices:  # a channel without statuses of the kind has none to choose (and no Set status)
+        body.append(
+            choice_set(
+                STATUS_INPUT,
+                "Change status",
+                choices,
+                value=current,
+                isRequired=True,
+                errorMessage=CHOOSE_STATUS,
+            )
         )
-    )
+        # Under its input, not in the row below: five buttons there are cut short in Teams.
+        body.append(action_set([execute("Set status", item_action(item, Verb.SET_STATUS))]))
     card = envelope(with_problem(body, problem), _buttons(item, statuses, discussion_url))
     # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
     # as it is now, whoever changed it since (Universal Actions' refresh).
@@ -201,10 +205,8 @@ def _buttons(
         if discussion_url
         else execute("Discuss", item_action(item, Verb.DISCUSS), associatedInputs=NO_INPUTS)
     )
-    buttons = [execute("Set status", item_action(item, Verb.SET_STATUS))]
     move = _move(item, statuses)
-    if move:
-        buttons.append(move)
+    buttons = [move] if move else []
     # These ignore the status input, so an item whose status is gone can still change.
     buttons += [
         execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associatedInputs=NO_INPUTS),

@@ -34,7 +34,8 @@ LINK = "accent"  # a title that opens its item reads as a link
 CURRENT = "positive"  # the quick filter the list shows
 NO_DUE = "–"
 # The table's columns: heading and relative width.
-COLUMNS = (("#", 2), ("Title", 7), ("Status", 3), ("Priority", 2), ("Assignee", 3), ("Due", 2))
+# A due date (2026-11-22) fits its column in a full-width card on a laptop's Teams.
+COLUMNS = (("#", 2), ("Title", 6), ("Status", 3), ("Priority", 2), ("Assignee", 3), ("Due", 3))
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +149,9 @@ def _table(kind: ItemKind, rows: Sequence[ListRow], *, selectable: bool) -> Elem
     return {
         "type": "Table",
         "columns": [{"width": width} for _title, width in COLUMNS],
+        # The first row is the header by default; the schema spells the property
+        # firstRowAsHeader, the renderers firstRowAsHeaders, so it is left to the default.
         "rows": [header, *(_row(kind, item, selectable=selectable) for item in rows)],
-        "firstRowAsHeader": True,
         "showGridLines": False,
         "verticalCellContentAlignment": "center",
     }
@@ -172,7 +174,11 @@ def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
             _cell(title, execute_data(None, show)),
             _cell(text_block(shorten(item.status, ROW_NAME_MAX), wrap=True)),
             _cell(text_block(shorten(item.priority, ROW_NAME_MAX), wrap=True)),
-            _cell(text_block(assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX))),
+            _cell(
+                text_block(
+                    assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX), wrap=True
+                )
+            ),
             _cell(text_block(due)),
         ],
     }

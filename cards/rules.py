@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 
 from bot.events.schemas import ActionType, DeliveryState, RuleSummary, display_name
+from cards.help import MONOSPACE
 from cards.layout import (
     Card,
     Element,
@@ -120,10 +121,15 @@ def notifications_failing_card(*, failures: int, error: str) -> Card:
             heading("Notifications here are failing"),
             plain(f"{failures} notifications of this channel failed in the last day. The last:"),
             plain(shorten(error, REASON_MAX * 2)),
-            subtle(
-                "Check that the app is still installed in this team. Each rule's delivery log "
-                "lists what failed and why; type `rules` to see the rules.",
-                wrap=True,
+            # Teams' markdown has no code span: the command is a monospace run, as help shows it.
+            rich_text(
+                text_run(
+                    "Check that the app is still installed in this team. Each rule's delivery "
+                    "log lists what failed and why; type ",
+                    isSubtle=True,
+                ),
+                text_run("rules", fontType=MONOSPACE, isSubtle=True),
+                text_run(" to see the rules.", isSubtle=True),
             ),
         ]
     )

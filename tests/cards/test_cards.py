@@ -12,12 +12,19 @@ from cards import verbs
 from cards.bulk import bulk_form
 from cards.changes import Note
 from cards.choice import MAX_PLACES, Place, channel_choice, person_choice
+from cards.digest import Told, digest_card
 from cards.form import ChannelChoices, Prefill, item_form
 from cards.help import CommandHelp, error_card, help_card, suggestion_card
 from cards.item import item_card
 from cards.layout import Card, Problem, action_data, execute
 from cards.listing import MAX_ROWS, ItemList, QuickFilters, list_card
-from cards.rules import NEVER_FIRED, last_delivery, rule_switched_off_card, rules_card
+from cards.rules import (
+    NEVER_FIRED,
+    last_delivery,
+    notifications_failing_card,
+    rule_switched_off_card,
+    rules_card,
+)
 from cards.settings import Note as SettingsNote
 from cards.settings import Typed, settings_card
 from cards.verbs import (
@@ -55,6 +62,7 @@ from tests.cards.samples import (
 )
 
 BUG, TASK = ItemKind.BUG, ItemKind.TASK
+URL = "https://tracker.example.test/bugs/000000000000000000abc00c"
 LATER = datetime(2026, 11, 21, 9, 35, tzinfo=UTC)  # five minutes after the samples' WHEN
 FILTERS = QuickFilters(mine="my bugs", open="open bugs", all="bugs", current="bugs")
 MANY_MEMBERS = ChannelChoices(
@@ -207,6 +215,9 @@ def every_card() -> dict[str, Card]:
             typed={"status": "Completed"},
             problem=Problem(LONG * 3, "assignedTo"),
         ),
+        "bulk nothing to choose": bulk_form(
+            TASK, channel_id=CHANNEL, ids=[rows[0].id], choices=ChannelChoices([], [], [], [])
+        ),
         "help": help_card(
             [CommandHelp("bugs/my", "Bugs assigned to you", "My bugs", everyday=True)] * 40
         ),
@@ -240,6 +251,20 @@ def every_card() -> dict[str, Card]:
             name="Pager " * 40, reason="The receiver answered 410 Gone. " * 20
         ),
         "rules longest": rules_card(LONGEST_RULES, total=120),
+        "notifications failing": notifications_failing_card(
+            failures=12, error="POST hooks.example.com answered 503 Service Unavailable"
+        ),
+        "digest": digest_card(
+            [
+                Told("Bug #12: Login fails on Safari 12: Ada moved it to Done", URL),
+                Told("Task #4: Write the release notes: deleted", None),
+            ],
+            channel_id=CHANNEL,
+            kinds={"bugs", "tasks"},
+        ),
+        "digest longest": digest_card(
+            [Told(LONG * 3, f"{URL}{n}") for n in range(500)], channel_id=CHANNEL, kinds={"bugs"}
+        ),
         "settings": settings_card(
             channel_id=CHANNEL, rules=NOTIFICATION_RULES, total=3, current=DEFAULT_SETTINGS
         ),
@@ -278,6 +303,9 @@ def test_card_is_valid_adaptive_card_under_teams_limit(name: str) -> None:
 @pytest.mark.parametrize("name", CARDS)
 def test_every_button_is_an_execute_with_its_verb_in_data(name: str) -> None:
     for found in actions(CARDS[name]):
+        if found["type"] == "Action.OpenUrl":  # a link: nothing is sent to the bot
+            assert found["url"].startswith("https://")
+            continue
         if found["type"] == "Action.Submit":
             assert name == "form from message"
             continue
@@ -395,9 +423,19 @@ def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
         data = ItemAction.model_validate(action(card, title)["data"])
         assert (data.verb, data.item_id, data.kind) == (verb, item.id, BUG)
         assert action(card, title)["associatedInputs"] == "none"
-    assert [button["title"] for button in card["actions"]] == [
-        "Set status",
+    assert [button["title"] for button in actions(card) if "title" in button] == [
+        "Set status",  # under the status input
         "Close",
+        "Assign to me",
+        "Edit",
+        "Discuss",
+    ]
+
+
+def test_an_item_card_without_statuses_to_choose_has_no_status_input() -> None:
+    card = CARDS["item no statuses"]
+    assert "status" not in inputs(card)
+    assert [button["title"] for button in actions(card) if "title" in button] == [
         "Assign to me",
         "Edit",
         "Discuss",
@@ -584,6 +622,31 @@ def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
     assert listed[0] == last.id
     if len(listed) < 50:
         assert f"{len(listed)} of 50 members listed" in text_of(card)
+
+
+def test_a_field_without_values_has_no_input_on_the_forms() -> None:
+    form = CARDS["form no members"]
+    assert list(inputs(form)) == ["title", "description", "dueDate"]
+    assert "No team members to assign yet." in text_of(form)
+    bulk = CARDS["bulk nothing to choose"]
+    assert inputs(bulk) == {}
+    assert "No team members to assign yet." in text_of(bulk)
+
+
+def test_assignees_who_left_the_team_stay_listed_on_the_form() -> None:
+    gone = user(99, "Grace Hopper")
+    item = details(12, assignedTo=[gone.model_dump(by_alias=True)])
+    for members in ([], [user(1)]):
+        form = item_form(
+            BUG, channel_id=CHANNEL, choices=ChannelChoices([], [], [], members), item=item
+        )
+        assignees = inputs(form)["assignees"]
+        assert choice_titles(assignees) == ["Grace Hopper", *(m.display_name for m in members)]
+        assert assignees["value"] == gone.id
+
+
+def choice_titles(element: dict[str, Any]) -> list[str]:
+    return [option["title"] for option in element["choices"]]
 
 
 def table_rows(card: Card) -> list[list[str]]:
