@@ -10,11 +10,12 @@ from bot.db.uow import UnitOfWork
 from bot.directory.schemas import UserOut
 from bot.directory.users import user_out
 from bot.errors import Invalid, NotFound
+from bot.items import read, shortcuts
 from bot.items import service as items
 from bot.items.rules import not_a_member, resolve_assignees
 from bot.items.schemas import TaskDetails
 from bot.schemas import ItemKind
-from bot.teams import grammar, people
+from bot.teams import grammar, people, views
 from bot.teams.context import BotContext
 from bot.teams.item_commands import apply_change, channel_of_number, patch_of
 from bot.teams.views import Change
@@ -52,7 +53,16 @@ async def assign(ctx: BotContext, command: grammar.Assign) -> Card:
 async def unassign(ctx: BotContext, command: grammar.Unassign) -> Card:
     kind, number = command.kind, command.internal_id
     form = f"unassign {kind.value} {number} from {{}}"
-    found = await _person(ctx, kind, number, command.assignee, form)
+    who = command.assignee
+    located = await channel_of_number(ctx, kind, number, form.format(_reference(ctx, who)[0]))
+    if not isinstance(located, BotContext):
+        return located
+    # One of the item's assignees first: someone who has left the team can still be taken off.
+    assignee = await _assignee_named(located, kind, number, who)
+    if assignee is not None:
+        change = leaving(kind, assignee.id, assignee.display_name)
+        return await apply_change(located, kind, number, change)
+    found = await _person(located, kind, number, who, form)
     if not isinstance(found, _Found):
         return found
     change = leaving(kind, found.user.id, found.user.display_name)
@@ -121,6 +131,27 @@ async def _person(
             # A mention reaches the service as an Entra id: name the person as the caller did.
             raise not_a_member(said) from None
     return _Found(located, user_out(user))
+
+
+async def _assignee_named(
+    ctx: BotContext, kind: ItemKind, number: int, who: grammar.Assignee
+) -> UserOut | None:
+    """The one assignee of the item that `who` names (by mention, `me`, UPN, id or name), if
+    exactly one does; only the item's own assignees are looked at, so nobody else is named."""
+    async with ctx.work(write=False) as uow:
+        item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
+        details = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
+    assigned = details.assigned_to
+    if isinstance(who, str) and not people.is_reference(who):
+        found = people.called(assigned, who)
+    else:
+        ref = _reference(ctx, who)[0]
+        found = [
+            user
+            for user in assigned
+            if ref in (user.id, user.source_id, user.email) or ref.lower() == user.username
+        ]
+    return found[0] if len(found) == 1 else None
 
 
 async def _teammate(

@@ -25,14 +25,20 @@ async def named(uow: UnitOfWork, *, name: str) -> list[UserOut]:
     """The team's members called `name`, without case: those whose whole display name it is,
     else those whose name holds it as whole words (`Grace`, `Hopper` for Grace Hopper)."""
     assert uow.channel is not None, "a team's members are looked for in one of its channels"
+    if not name.split():
+        return []
+    return called(await list_team_members(uow, scope=uow.channel), name)
+
+
+def called(people: list[UserOut], name: str) -> list[UserOut]:
+    """Those of `people` called `name`, as `named` finds them."""
     wanted = name.casefold().split()
     if not wanted:
         return []
-    members = await list_team_members(uow, scope=uow.channel)
-    exact = [user for user in members if user.display_name.casefold().split() == wanted]
+    exact = [user for user in people if user.display_name.casefold().split() == wanted]
     if exact:
         return exact
-    return [user for user in members if _holds(user.display_name.casefold().split(), wanted)]
+    return [user for user in people if _holds(user.display_name.casefold().split(), wanted)]
 
 
 def _holds(words: list[str], wanted: list[str]) -> bool:

@@ -5,8 +5,9 @@ answer says what happened, or why nothing did."""
 import pytest
 from aiohttp.test_utils import TestClient
 
+from bot.directory.users import remove_member
 from tests.cards.samples import action, said, text_of
-from tests.factories import Factory
+from tests.factories import TEAM, Factory
 from tests.teams.activities import ADA, GRACE, LIN
 from tests.teams.bot import Chat, facts, rest_items
 from tests.teams.connector import Connector, TeamsMember
@@ -114,6 +115,22 @@ async def test_someone_unknown_is_one_line_and_changes_nothing(
 ) -> None:
     assert line in await assigned_to_lin.line(command)
     assert await assignees(bot, factory) == [LIN.name]
+
+
+@pytest.mark.parametrize("who", ["Lin", "lin@contoso.test", f"<at>{LIN.name}</at>"])
+async def test_someone_who_left_the_team_can_still_be_taken_off(
+    assigned_to_lin: Chat, bot: TestClient, factory: Factory, who: str
+) -> None:
+    await assigned_to_lin.say("assign bug 1 to Grace")
+    async with factory.work() as uow:
+        await remove_member(uow, team_id=TEAM, user_ref=LIN.upn)
+    card = await assigned_to_lin.say("assign bug 1 to me")  # Lin stays while others join
+    assert facts(card)["Assigned to"] == f"{LIN.name}, {GRACE.name}, {ADA.name}"
+    card = await assigned_to_lin.say(f"unassign bug 1 from {who}", people=(LIN,))
+    assert said(card) == "Ada Lovelace unassigned Lin Chen from #1"
+    assert await assignees(bot, factory) == [GRACE.name, ADA.name]
+    line = await assigned_to_lin.line("assign bug 1 to lin@contoso.test")
+    assert line == "assignedTo: 'lin@contoso.test' is not a member of this team"
 
 
 async def test_unassigning_someone_of_another_tenant_never_names_them(
