@@ -3,7 +3,7 @@ and whether they want them (`notify on` / `notify off`, on until they say otherw
 
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import Table, bindparam, delete, select
 from sqlalchemy.dialects.postgresql import insert
 
 from bot.db.statements import Prepared
@@ -73,6 +73,19 @@ async def remember(uow: UnitOfWork, *, object_id: str, reference: dict[str, Any]
     reference = {key: value for key, value in reference.items() if key != "activityId"}
     await references.save(uow, reference=reference)
     await uow.execute(_REMEMBER, _values(uow, user_id, reference["conversation"]["id"], True))
+
+
+async def forget(uow: UnitOfWork, *, object_id: str, conversation_id: str) -> None:
+    """The sender removed the app from their personal scope: their chat is no place to send to
+    any more (adding the app again brings it back, with notifications on)."""
+    user_id = await uow.value(_USER_ID, {"object_id": object_id})
+    if user_id is None:
+        return
+    await uow.execute(
+        delete(PersonalChat).where(
+            PersonalChat.user_id == user_id, PersonalChat.conversation_id == conversation_id
+        )
+    )
 
 
 async def wants_notifications(uow: UnitOfWork) -> bool:

@@ -123,6 +123,15 @@ class TrackerBot(TeamsActivityHandler):
         async with self._work() as uow:  # a group chat: keep its reference for later messages
             await references.save(uow, reference=self._reference(turn_context))
 
+    async def on_installation_update_remove(self, turn_context: TurnContext) -> None:
+        # The SDK also routes "remove-upgrade" here: only a removal ends the chat.
+        object_id = TeamsAddress.of(turn_context).user_object_id
+        chat = personal_chat_of(turn_context.activity)
+        if turn_context.activity.action != "remove" or not chat or not object_id:
+            return
+        async with self._work() as uow:
+            await chats.forget(uow, object_id=object_id, conversation_id=chat)
+
     async def _keep_personal_chat(self, turn_context: TurnContext) -> None:
         """Remember the sender's 1:1 chat, where their personal notifications go; read first, so
         the chat's every message does not write."""

@@ -14,7 +14,14 @@ from cards.listing import MAX_ROWS
 from tests.cards.samples import action, text_of
 from tests.factories import insert_copies
 from tests.notifications.conftest import PUBLIC_URL, Office
-from tests.teams.activities import ADA, GRACE, LIN, personal_installed, personal_message
+from tests.teams.activities import (
+    ADA,
+    GRACE,
+    LIN,
+    personal_installed,
+    personal_message,
+    personal_removed,
+)
 from tests.teams.bot import facts, sent_cards
 from tests.teams.connector import TeamsMember
 
@@ -68,6 +75,29 @@ async def test_notify_off_stops_them_and_notify_on_brings_them_back(
     )
 
     assert (await say(office, GRACE, "notify on")).startswith("Personal notifications are on")
+    await office.assign(ada, second["_id"], GRACE)
+    await office.work_off()
+    [card] = office.personal_cards(GRACE)
+    assert "Second" in text_of(card)
+
+
+async def test_removing_the_app_from_the_personal_scope_stops_them_and_adding_it_resumes(
+    office: Office, caplog: pytest.LogCaptureFixture
+) -> None:
+    await office.teams(personal_installed(office.service_url, GRACE))
+    ada = await office.member(ADA)
+    first, second = await office.bug(ada, name="First"), await office.bug(ada, name="Second")
+    await office.teams(personal_removed(office.service_url, GRACE))
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        await office.assign(ada, first["_id"], GRACE)
+        await office.work_off()
+    assert office.connector.sent() == []
+    assert (
+        f"personal notification for {GRACE.upn} on item {first['_id']} not sent: {NO_CHAT}"
+        in caplog.messages
+    )
+
+    await office.teams(personal_installed(office.service_url, GRACE))
     await office.assign(ada, second["_id"], GRACE)
     await office.work_off()
     [card] = office.personal_cards(GRACE)

@@ -103,6 +103,13 @@ def personal_installed(service_url: str, sender: TeamsMember = ADA) -> dict[str,
     )
 
 
+def personal_removed(service_url: str, sender: TeamsMember = ADA) -> dict[str, Any]:
+    """The installationUpdate Teams sends when someone removes the app from their personal scope."""
+    return teams_activity(
+        "installationUpdate", service_url, sender=sender, team=None, channel=None, action="remove"
+    )
+
+
 def mention(
     service_url: str, text: str, *, people: tuple[TeamsMember, ...] = (), **fields: Any
 ) -> dict[str, Any]:
