@@ -24,6 +24,10 @@ class Reads(Protocol):
         """The dialect, and the driver connection to read on."""
         ...
 
+    async def session_bind(self) -> AsyncConnection | None:
+        """The connection the unit's ORM session must use, if not one of its own."""
+        ...
+
 
 class TransactionReads:
     """A writing unit's statements, in its transaction, on its connection (`driver`, the
@@ -37,6 +41,9 @@ class TransactionReads:
 
     async def connection(self) -> tuple[Dialect, Any]:
         return self.transaction_connection.dialect, self._driver
+
+    async def session_bind(self) -> AsyncConnection | None:
+        return None  # the writing unit's session is made bound to its transaction
 
     async def begun(self) -> tuple[Dialect, Any]:
         """The connection, its transaction begun on the server: PostgreSQL's adapter begins it
@@ -52,20 +59,46 @@ _BEGIN = select(literal(1))
 
 class PooledReads:
     """Reads on a connection of the engine's pool, taken at the first read; `close` gives it
-    back (the pool's reset rolls back whatever the driver may have begun)."""
+    back (the pool's reset rolls back whatever the driver may have begun).
 
-    __slots__ = ("_engine", "_taken")
+    A unit never holds two: once it opens an ORM session, the session and the reads share one
+    connection. Units each holding one and waiting for a second would drain the pool, and then
+    wait on each other until the pool's timeout (60 concurrent reads of projects did)."""
+
+    __slots__ = ("_bound", "_driver", "_engine", "_taken")
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._taken: PoolProxiedConnection | None = None
+        self._bound: AsyncConnection | None = None
+        self._driver: Any = None  # the bound connection's driver connection
 
     async def connection(self) -> tuple[Dialect, Any]:
+        if self._bound is not None:
+            return self._engine.dialect, self._driver
         if self._taken is None:
             self._taken = await self._engine.raw_connection()
         return self._engine.dialect, self._taken.driver_connection
 
+    async def session_bind(self) -> AsyncConnection | None:
+        if self._bound is None:
+            await self._give_back()  # safe: each read ran to its end, outside any transaction
+            self._bound = await self._engine.connect()
+            self._driver = (await self._bound.get_raw_connection()).driver_connection
+        return self._bound
+
+    async def set_aside(self) -> None:
+        """Give the connection back while the unit waits for another (a write apart), unless
+        its session holds it: the next read takes one again."""
+        await self._give_back()
+
     async def close(self) -> None:
+        await self._give_back()
+        bound, self._bound, self._driver = self._bound, None, None
+        if bound is not None:
+            await bound.close()
+
+    async def _give_back(self) -> None:
         taken, self._taken = self._taken, None
         if taken is not None:
             await greenlet_spawn(taken.close)  # the reset awaits the driver
@@ -94,6 +127,12 @@ class SharedReads:
             if not event.contains(key, "engine_disposed", _close_shared):
                 event.listen(key, "engine_disposed", _close_shared)
         return self._engine.dialect, shared.driver_connection
+
+    async def session_bind(self) -> AsyncConnection | None:
+        return None  # SQLite: the session reads on a pooled connection of its own
+
+    async def set_aside(self) -> None:
+        """Nothing to give back: the connection is every reading unit's."""
 
     async def close(self) -> None:
         """Nothing to give back: the connection stays for the next unit."""

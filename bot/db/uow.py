@@ -86,7 +86,7 @@ class UnitOfWork:
         *,
         clock: Clock,
         reads: Reads,
-        sessions: Callable[[], AsyncSession],
+        sessions: Callable[..., AsyncSession],
         cache: VersionedCache | None = None,
         write_apart: Callable[[Statement], Awaitable[None]] | None = None,
     ) -> None:
@@ -197,31 +197,32 @@ class UnitOfWork:
 
     async def get(self, model: type[E], key: Any, *, for_update: bool = False) -> E | None:
         """The entity of `model` with this primary key, or None; `for_update` locks its row."""
-        return await self.session.get(model, key, with_for_update=for_update or None)
+        session = await self._opened()
+        return await session.get(model, key, with_for_update=for_update or None)
 
     async def entity(self, statement: AnySelect) -> Any | None:
         """The first entity (or value) a select of entities gives, or None."""
-        return await self.session.scalar(statement)
+        return await (await self._opened()).scalar(statement)
 
     async def entities(self, statement: AnySelect) -> list[Any]:
         """The entities (or values of the first column) a select gives."""
-        return list((await self.session.scalars(statement)).all())
+        return list((await (await self._opened()).scalars(statement)).all())
 
     async def entity_rows(self, statement: AnySelect) -> list[Any]:
         """The rows, as tuples, of a select of entities beside columns."""
-        return list((await self.session.execute(statement)).all())
+        return list((await (await self._opened()).execute(statement)).all())
 
     async def delete(self, entity: Any) -> None:
         """Delete an entity at the next flush or statement."""
-        await self.session.delete(entity)
+        await (await self._opened()).delete(entity)
 
     async def flush(self) -> None:
         """Write what the entities hold now (to see a constraint fail here, say)."""
-        await self.session.flush()
+        await (await self._opened()).flush()
 
     async def run_sync(self, work: Callable[[Connection], T]) -> T:
         """`work` on the unit's own connection, as SQLAlchemy's synchronous API takes it."""
-        connection = await self.session.connection()
+        connection = await (await self._opened()).connection()
         return await connection.run_sync(work)
 
     @property
@@ -230,6 +231,13 @@ class UnitOfWork:
         methods, tests inspect through it."""
         if self._session is None:
             self._session = self._sessions()  # begins at its first statement
+        return self._session
+
+    async def _opened(self) -> AsyncSession:
+        """The session, opened on the connection the unit's reads use when they have one."""
+        if self._session is None:
+            bind = await self._reads.session_bind()
+            self._session = self._sessions() if bind is None else self._sessions(bind=bind)
         return self._session
 
     def _keeping_in_step(self, statement: Statement) -> AsyncSession | None:
@@ -371,7 +379,10 @@ async def _reading(
 
     async def write_apart(statement: Statement) -> None:
         # Not in the read's own session: on SQLite its write lock would be held, outside the
-        # writers' queue, until the read ended, and other writers would give up waiting.
+        # writers' queue, until the read ended, and other writers would give up waiting. The
+        # read's connection is set aside meanwhile, so the unit does not hold one while it
+        # waits for another.
+        await reads.set_aside()
         async with _unit(sessions, clock, write=True, cache=cache) as apart:
             await apart.execute(statement)
 
