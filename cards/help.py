@@ -33,12 +33,13 @@ class CommandHelp:
     description: str
     shortcut: str | None = None  # only for commands complete as written (no {placeholder})
     everyday: bool = False  # on the short help, which most people never need to leave
+    listed: bool = True  # False: a button only, its line already said by an everyday one
 
 
 def help_card(commands: Sequence[CommandHelp], *, more: str | None = None) -> Card:
     """The everyday commands and a button running `more` (the command that shows every one),
     or, with no `more`, every command; buttons run the ones with a shortcut."""
-    shown = [entry for entry in commands if entry.everyday] if more else list(commands)
+    shown = [entry for entry in commands if entry.listed and (entry.everyday or not more)]
     body: list[Element] = [heading("What I can do" if more else "Every command")]
     body.extend(
         rich_text(

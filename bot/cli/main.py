@@ -99,7 +99,7 @@ def build_parser() -> Parser:
     exported = things.add_parser("export", help="a channel's items and configuration as JSON")
     exported.set_defaults(run=export.export_channel)
     _channel_arguments(exported)
-    exported.add_argument("--out", required=True, type=Path, help="the .json to write (new)")
+    exported.add_argument("--out", required=True, type=_new_file, help="the .json to write (new)")
 
     imported = things.add_parser(
         "import", help="items from a CSV, or an export's JSON with its configuration"
@@ -121,7 +121,7 @@ def build_parser() -> Parser:
 
     saved = things.add_parser("backup", help="SQLite: the database and attachments, in one tar")
     saved.set_defaults(run=backup.backup)
-    saved.add_argument("--out", required=True, type=Path, help="the .tar.gz to write (new)")
+    saved.add_argument("--out", required=True, type=_new_file, help="the .tar.gz to write (new)")
     restored = things.add_parser("restore", help="put a backup's database and attachments back")
     restored.set_defaults(run=backup.restore)
     restored.add_argument("archive", type=Path, help="a .tar.gz written by `admin backup`")
@@ -142,6 +142,17 @@ def _positive_days(value: str) -> int:
     if not 1 <= days <= 3650:
         raise argparse.ArgumentTypeError("must be a whole number of days from 1 to 3650")
     return days
+
+
+def _new_file(value: str) -> Path:
+    """A file to write in a folder that exists: a mistyped or unmounted folder is named as such,
+    not met mid-write as an error about a temporary file in it."""
+    path = Path(value)
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(
+            f"the folder of '{value}' does not exist: create it, or name one that does"
+        )
+    return path
 
 
 def _verb(things: Any, thing: str, verb: str, run: Command) -> argparse.ArgumentParser:

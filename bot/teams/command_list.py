@@ -1,6 +1,7 @@
 """The help card's lines: every chat command as typed, what it does, and the buttons it offers.
 Kept beside the grammar (a test runs every shortcut through it), in the order users need them:
-the everyday ones, which the short help shows, first."""
+the everyday ones, which the short help shows, first; then the buttons those lines already
+say, which no help lists again."""
 
 from cards.help import CommandHelp
 
@@ -17,11 +18,11 @@ COMMANDS: tuple[CommandHelp, ...] = (
         everyday=True,
     ),
     CommandHelp("tasks, my tasks, task {id}, …", "The same for tasks", everyday=True),
-    CommandHelp("bugs", "The channel's bugs", shortcut="Bugs"),
-    CommandHelp("my bugs", "Bugs assigned to you", shortcut="My bugs"),
-    CommandHelp("new bug", "Open the form for a new bug", shortcut="New bug"),
-    CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks"),
-    CommandHelp("new task", "Open the form for a new task", shortcut="New task"),
+    CommandHelp("bugs", "The channel's bugs", shortcut="Bugs", listed=False),
+    CommandHelp("my bugs", "Bugs assigned to you", shortcut="My bugs", listed=False),
+    CommandHelp("new bug", "Open the form for a new bug", shortcut="New bug", listed=False),
+    CommandHelp("my tasks", "Tasks assigned to you", shortcut="My tasks", listed=False),
+    CommandHelp("new task", "Open the form for a new task", shortcut="New task", listed=False),
     CommandHelp("help", "The everyday commands; help all: every one"),
     CommandHelp("bugs/my, bugs/open", "Bugs assigned to you, bugs not done yet"),
     CommandHelp("bugs/name/{text}", "Bugs whose title contains the text"),

@@ -813,6 +813,18 @@ def test_help_is_short_with_a_button_for_the_rest() -> None:
     assert RunCommand.model_validate(action(everything, "C4")["data"]).command == "c4"
 
 
+def test_a_shortcut_an_everyday_line_already_says_is_a_button_and_no_line() -> None:
+    commands = [
+        CommandHelp("bugs, my bugs", "The channel's bugs, yours", everyday=True),
+        CommandHelp("my bugs", "Bugs assigned to you", "My bugs", listed=False),
+        CommandHelp("bug/{id}", "One"),
+    ]
+    for card in (help_card(commands, more="help all"), help_card(commands)):
+        assert "Bugs assigned to you" not in text_of(card)
+        assert RunCommand.model_validate(action(card, "My bugs")["data"]).command == "my bugs"
+    assert "bug/{id}" in text_of(help_card(commands))
+
+
 def test_a_near_miss_offers_the_command_as_a_button() -> None:
     card = suggestion_card("bgus/my", "bugs/my", help_command="help")
     line = "".join(run["text"] for run in card["body"][0]["inlines"])

@@ -20,6 +20,14 @@ from tests.factories import TEAM
         (["admin", "token", "create", "--user", "a@b.test", "--ttl-days", "7.5"], "--ttl-days"),
         (["admin", "user", "add", "--id", "x", "--upn", "a@b.test"], "--name"),
         (["admin", "team", "delete"], "invalid choice: 'delete'"),
+        (
+            ["admin", "backup", "--out", "/nonexistent-backups/tracker.tar.gz"],
+            "argument --out: the folder of '/nonexistent-backups/tracker.tar.gz' does not exist",
+        ),
+        (
+            ["admin", "export", "--team-id", TEAM, "--channel-id", "C", "--out", "no/such/x.json"],
+            "argument --out: the folder of 'no/such/x.json' does not exist",
+        ),
         ([], "the following arguments are required"),
     ],
 )

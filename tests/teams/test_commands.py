@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient
 from bot.fields.defaults import STATUSES
 from bot.teams import views
 from bot.teams.context import NOT_ON_ROSTER
-from tests.cards.samples import action, inputs, said, text_of
+from tests.cards.samples import action, actions, inputs, said, text_of
 from tests.factories import Factory
 from tests.teams.activities import GRACE, MALLORY
 from tests.teams.bot import Chat, facts, rest_items
@@ -220,6 +220,17 @@ async def test_help_is_five_everyday_commands_and_more_shows_every_one(chat: Cha
     every = await chat.click(action(card, "More commands"))
     assert "bug/update/{id}/status/{status}" in text_of(every)
     assert text_of(every) == text_of(await chat.say("help all"))
+
+
+async def test_help_all_lists_each_command_once(chat: Chat) -> None:
+    every = await chat.say("help all")
+    lines = [
+        node["inlines"][0]["text"] for node in every["body"] if node.get("type") == "RichTextBlock"
+    ]
+    assert len(lines) == len(set(lines))
+    # The everyday line says `my bugs`; the shortcut running it is a button, not a second line.
+    assert [line for line in lines if "my bugs" in line] == ["bugs, open bugs, my bugs"]
+    assert "My bugs" in [found["title"] for found in actions(every)]
 
 
 @pytest.mark.parametrize(
