@@ -126,6 +126,7 @@ async def test_a_body_that_is_not_multipart_is_refused(
         ("*=UTF-8''tab%09here%00%01%1F%7F%0D%0A.txt", "tabhere.txt"),
         ("*=UTF-8''..%2F..%2Fetc%2Fcron.d%2Fjob", "job"),
         ("*=UTF-8''evil%E2%80%AEtxt.exe", "eviltxt.exe"),  # U+202E would disguise the type
+        ("\udce9t\udce9.txt", "\ufffdt\ufffd.txt"),  # Latin-1 "été.txt": bytes that are not UTF-8
     ],
 )
 async def test_the_stored_name_is_a_bare_base_name(
