@@ -15,11 +15,7 @@ def stored_name(raw: str | None) -> str:
     characters (NUL, newlines, bidirectional overrides), trimmed; never a path. Bytes that were
     not UTF-8 (aiohttp hands them on as lone surrogates, which no column holds) are U+FFFD."""
     base = re.split(r"[/\\]", raw or "")[-1]
-    kept = "".join(
-        REPLACEMENT if category == "Cs" else c
-        for c in base
-        if (category := unicodedata.category(c)) not in ("Cc", "Cf")
-    )
+    kept = "".join(c for c in utf8_text(base) if unicodedata.category(c) not in ("Cc", "Cf"))
     name = kept.strip()
     if name in ("", ".", ".."):
         return FALLBACK_NAME
@@ -28,6 +24,14 @@ def stored_name(raw: str | None) -> str:
         keep = dot + extension if dot and len(extension) < 16 else ""
         name = name[: MAX_NAME_LENGTH - len(keep)] + keep
     return name
+
+
+def utf8_text(text: str) -> str:
+    """`text` with U+FFFD for each lone surrogate: what aiohttp makes of a part header's bytes
+    that are not UTF-8, and what neither a column nor a JSON answer can hold."""
+    if text.isascii():
+        return text
+    return "".join(REPLACEMENT if unicodedata.category(c) == "Cs" else c for c in text)
 
 
 def stored_type(raw: str | None) -> str:

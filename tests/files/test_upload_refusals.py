@@ -92,6 +92,13 @@ async def test_empty_missing_and_extra_files_are_400(
         "groupId: must be at most 2048 bytes": raw_multipart(
             ("groupId", None, b"g" * 3000), ("file", "a.txt", b"a")
         ),
+        # A field name whose bytes are not UTF-8 (Latin-1 "é") is named with U+FFFD for them.
+        "\ufffd: must be at most 2048 bytes": raw_multipart(
+            ("\udce9", None, b"g" * 3000), ("file", "a.txt", b"a")
+        ),
+        "\ufffd: must not contain the NUL character (U+0000)": raw_multipart(
+            ("\udce9", None, b"\x00"), ("file", "a.txt", b"a")
+        ),
     }
     for message, body in cases.items():
         status, answer = await post_raw(client, ada, bug["_id"], body)
