@@ -49,7 +49,9 @@ _CALLER_IN_CHANNEL = Prepared(_LOOKUP_IN_CHANNEL)
 
 def hash_secret(secret: str) -> str:
     # Secrets carry 256 random bits, so a plain digest is enough: nothing to brute-force.
-    return hashlib.sha256(secret.encode()).hexdigest()
+    # A cookie or header that was not UTF-8 comes with lone surrogates; "surrogatepass" digests
+    # it all the same, to a hash no issued secret has (a 401, not a 500).
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 async def issue_session(uow: UnitOfWork, *, user_id: str, ttl: timedelta) -> IssuedToken:

@@ -13,7 +13,7 @@ from aiohttp.client_exceptions import ClientPayloadError
 from aiohttp.http_exceptions import HttpProcessingError
 
 from bot.errors import BadRequest, Invalid, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
-from bot.files.names import stored_name, stored_type
+from bot.files.names import stored_name, stored_type, utf8_text
 from bot.files.store import FileStore
 from bot.ids import new_id
 from bot.web.body import ClientGone
@@ -130,7 +130,7 @@ async def _save(part: BodyPartReader, store: FileStore, limit: int, stall: float
 
 async def _text(part: BodyPartReader, stall: float) -> str:
     """A text field, at most MAX_TEXT_FIELD bytes of UTF-8 without NUL."""
-    name = part.name or "field"
+    name = utf8_text(part.name or "field")  # the refusals name it, in JSON
     data = bytearray()
     while chunk := await _arriving(part.read_chunk(READ_SIZE), stall):
         data += chunk

@@ -42,7 +42,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        return json_response({"error": _http_message(exc, request)}, exc.status)
+        # A 405 names the methods the path has (RFC 9110); aiohttp put them in its own headers.
+        allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else None
+        return json_response({"error": _http_message(exc, request)}, exc.status, allow)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         return json_response(INTERNAL_ERROR, 500)

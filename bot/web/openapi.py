@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from bot.errors import MUST_RUN_IN_TEAMS
+from bot.odata.parse import MAX_LENGTH as MAX_FILTER_LENGTH
 from bot.schemas import CodedErrorBody, CollectionPage, ErrorBody
 from bot.web.routing import (
     CHANNEL_HEADER,
@@ -38,20 +39,25 @@ STATUS_TEXT = {
     503: "Unavailable",
 }
 
+# Text the service refuses when it is empty or all blanks (docs/api.md, Lists).
+_TEXT = {"type": "string", "minLength": 1, "pattern": r"\S"}
+
 # The list query options (docs/api.md, Lists), taken by every route that answers a CollectionPage.
 QUERY_OPTIONS: list[tuple[str, dict[str, Any], str]] = [
     (
         "$filter",
-        {"type": "string"},
+        {**_TEXT, "maxLength": MAX_FILTER_LENGTH},
         "A condition, e.g. `status eq 'Active' and dueDate lt 2026-12-01`",
     ),
-    ("$orderby", {"type": "string"}, "Comma-separated keys, each optionally `asc` or `desc`"),
+    ("$orderby", _TEXT, "Comma-separated keys, each optionally `asc` or `desc`"),
     ("$top", {"type": "integer", "minimum": 0}, "Page size: 100 by default, at most 1000"),
     ("$skip", {"type": "integer", "minimum": 0}, "Rows to skip"),
     ("$count", {"type": "boolean"}, "Whether to include `@odata.count`"),
-    ("$select", {"type": "string"}, "Comma-separated fields to keep; `_id` is always kept"),
-    ("$skiptoken", {"type": "string"}, "Where a page starts, as `@odata.nextLink` gives it"),
+    ("$select", _TEXT, "Comma-separated fields to keep; `_id` is always kept"),
+    ("$skiptoken", _TEXT, "Where a page starts, as `@odata.nextLink` gives it"),
 ]
+# A route that names one of them among its own query parameters reads it the same way.
+_OPTION_SCHEMAS = {name: schema for name, schema, _text in QUERY_OPTIONS}
 
 
 def openapi_document(endpoints: list[Endpoint], *, title: str, version: str, server: str) -> dict:
@@ -110,7 +116,7 @@ def _operation(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
             "name": name,
             "in": "query",
             "required": False,
-            "schema": {"type": "string"},
+            "schema": _OPTION_SCHEMAS.get(name, {"type": "string"}),
             "description": text,
         }
         for name, text in endpoint.query

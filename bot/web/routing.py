@@ -235,11 +235,22 @@ async def _caller_in_channel(uow: UnitOfWork, request: web.Request) -> tuple[Act
 
 
 def optional_header(request: web.Request, name: str) -> str | None:
-    """A context header's value, None when absent or blank; longer than its column: 400."""
+    """A context header's value, None when absent or blank; longer than its column, or bytes
+    that are not UTF-8 (aiohttp keeps them as lone surrogates, which no column holds): 400."""
     value = request.headers.get(name, "").strip()
     if len(value) > MAX_HEADER_LENGTH:
         raise BadRequest(f"{name}: must be at most {MAX_HEADER_LENGTH} characters")
+    if not value.isascii() and not _utf8(value):
+        raise BadRequest(f"{name}: must be UTF-8 text")
     return value or None
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _required_header(request: web.Request, name: str) -> str:

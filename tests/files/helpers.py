@@ -57,7 +57,9 @@ BOUNDARY = "----tracker-test-boundary"
 def raw_multipart(*parts: tuple[str, str | None, bytes]) -> bytes:
     """A multipart body written by hand (name, filename, content), so part headers can hold
     what client libraries refuse to write; a filename starting `*=` is sent as `filename*`
-    (RFC 5987: percent-encoded UTF-8), where control characters can reach the server."""
+    (RFC 5987: percent-encoded UTF-8), where control characters can reach the server. Lone
+    surrogates in a filename go out as the bytes they stand for (`surrogateescape`): bytes
+    that are not UTF-8."""
     body = b""
     for name, filename, content in parts:
         disposition = f'form-data; name="{name}"'
@@ -65,7 +67,9 @@ def raw_multipart(*parts: tuple[str, str | None, bytes]) -> bytes:
             disposition += f"; filename{filename}"
         elif filename is not None:
             disposition += f'; filename="{filename}"'
-        body += f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n".encode()
+        body += f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n".encode(
+            errors="surrogateescape"
+        )
         body += b"Content-Type: application/octet-stream\r\n\r\n" + content + b"\r\n"
     return body + f"--{BOUNDARY}--\r\n".encode()
 

@@ -18,6 +18,10 @@ from bot.files.names import stored_name, stored_type
         ("", "attachment"),
         ("\x00\x01", "attachment"),
         ("x" * 300 + ".tar.gz", "x" * 252 + ".gz"),
+        # Latin-1 bytes, as aiohttp hands on a part header that is not UTF-8 (lone surrogates):
+        # each such byte is U+FFFD, the replacement character.
+        ("\udce9t\udce9.txt", "\ufffdt\ufffd.txt"),
+        ("\ud800.txt", "\ufffd.txt"),
     ],
 )
 def test_stored_name_is_the_base_name_without_control_characters(

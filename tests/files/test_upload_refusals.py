@@ -92,6 +92,13 @@ async def test_empty_missing_and_extra_files_are_400(
         "groupId: must be at most 2048 bytes": raw_multipart(
             ("groupId", None, b"g" * 3000), ("file", "a.txt", b"a")
         ),
+        # A field name whose bytes are not UTF-8 (Latin-1 "é") is named with U+FFFD for them.
+        "\ufffd: must be at most 2048 bytes": raw_multipart(
+            ("\udce9", None, b"g" * 3000), ("file", "a.txt", b"a")
+        ),
+        "\ufffd: must not contain the NUL character (U+0000)": raw_multipart(
+            ("\udce9", None, b"\x00"), ("file", "a.txt", b"a")
+        ),
     }
     for message, body in cases.items():
         status, answer = await post_raw(client, ada, bug["_id"], body)
@@ -126,6 +133,7 @@ async def test_a_body_that_is_not_multipart_is_refused(
         ("*=UTF-8''tab%09here%00%01%1F%7F%0D%0A.txt", "tabhere.txt"),
         ("*=UTF-8''..%2F..%2Fetc%2Fcron.d%2Fjob", "job"),
         ("*=UTF-8''evil%E2%80%AEtxt.exe", "eviltxt.exe"),  # U+202E would disguise the type
+        ("\udce9t\udce9.txt", "\ufffdt\ufffd.txt"),  # Latin-1 "été.txt": bytes that are not UTF-8
     ],
 )
 async def test_the_stored_name_is_a_bare_base_name(

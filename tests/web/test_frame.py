@@ -81,6 +81,14 @@ async def test_wrong_method_answers_json_405(client) -> None:
     response = await client.put("/api/me")
     assert response.status == 405
     assert await response.json() == {"error": "Method PUT is not allowed on /api/me."}
+    assert response.headers["Allow"] == "GET"  # RFC 9110: a 405 names the methods there are
+
+
+async def test_trace_answers_405_naming_the_methods_the_path_has(client) -> None:
+    response = await client.request("TRACE", "/api/projects")
+    assert response.status == 405
+    assert set(response.headers["Allow"].split(",")) == {"GET", "POST"}
+    assert response.content_type == "application/json"
 
 
 async def test_unexpected_failure_is_a_bare_500_logged_once(probed, caplog) -> None:

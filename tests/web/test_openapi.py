@@ -47,3 +47,21 @@ async def test_docs_page_works_offline(client) -> None:
     script = await client.get("/docs/static/swagger-ui-bundle.js")
     assert script.status == 200
     assert len(await script.read()) > 100_000
+
+
+async def test_query_options_document_what_the_service_refuses(client) -> None:
+    document = await (await client.get("/openapi.json")).json()
+
+    def schemas(path: str) -> dict[str, dict]:
+        parameters = document["paths"][path]["get"]["parameters"]
+        return {p["name"]: p["schema"] for p in parameters if p["in"] == "query"}
+
+    listed = schemas("/api/bugs")
+    for name in ("$filter", "$orderby", "$select", "$skiptoken"):
+        assert listed[name]["minLength"] == 1, name  # `?$filter=` is a 400
+        assert listed[name]["pattern"] == r"\S", name  # so is `?$filter=%20`
+    assert listed["$filter"]["maxLength"] == 2048
+    # The discussion pages read $top, $skip, $count and $orderby as the lists do.
+    for path in ("/api/bugs/{id}/messages", "/api/tasks/{id}/comments"):
+        for name, schema in schemas(path).items():
+            assert schema == listed[name], (path, name)
