@@ -7,8 +7,12 @@ from pydantic import (
     Field,
     RootModel,
     StringConstraints,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from bot.directory.schemas import UserOut
 from bot.projects.schemas import ProjectRef
@@ -50,8 +54,28 @@ class AssigneeRef(ApiModel):
         return self.id or self.source_id or self.username or self.email or ""
 
 
+ASSIGNEE_FORMS = (
+    "an assignee is a user's _id, UPN or email (text of 1 to 255 characters), or an object with "
+    "one of _id, sourceId, username or email"
+)
+
+
+def _one_problem(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """One problem per assignee, in the API's words: a union's error is one line per form it
+    tried, each named by pydantic's own name for it."""
+    try:
+        return handler(value)
+    except ValidationError:
+        raise PydanticCustomError("assignee", ASSIGNEE_FORMS) from None
+
+
 Assignees = Annotated[
-    list[AssigneeRef | Annotated[str, StringConstraints(min_length=1, max_length=255)]],
+    list[
+        Annotated[
+            AssigneeRef | Annotated[str, StringConstraints(min_length=1, max_length=255)],
+            WrapValidator(_one_problem),
+        ]
+    ],
     Field(max_length=MAX_ASSIGNEES),
 ]
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from bot.items.schemas import ASSIGNEE_FORMS
 from tests.factories import Factory
 from tests.items.refusals import create, stored, team_b_member
 
@@ -54,6 +55,19 @@ BAD_FIELDS = [
     pytest.param({"bucket": "x"}, "bucket: Input should be a valid list", id="bucket-a-string"),
     pytest.param(
         {"assignedTo": "x"}, "assignedTo: Input should be a valid list", id="assignees-a-string"
+    ),
+    *(
+        pytest.param(
+            {"assignedTo": [bad]}, f"assignedTo.0: {ASSIGNEE_FORMS}", id=f"assignee-{name}"
+        )
+        for name, bad in [
+            ("empty-object", {}),
+            ("a-number", 5),
+            ("null", None),
+            ("empty-text", ""),
+            ("too-long", "x" * 256),
+            ("id-a-number", {"_id": 5}),
+        ]
     ),
     pytest.param(
         {"assignedTo": ["nobody@contoso.test"]},
