@@ -54,9 +54,14 @@ def parse_query(
     params: Mapping[str, str], entity: EntitySet, *, count_by_default: bool = False
 ) -> Query:
     """The Query that `params` (a request's query string) ask of `entity`; a mistake is a 400."""
-    for name in params:
+    seen: set[str] = set()
+    for name, _value in params.items():  # a request's MultiDict: each name as often as given
         if name.startswith("$") and name not in OPTIONS:
             raise BadRequest(f"Unsupported query option: {name}")
+        if name.startswith("$") and name in seen:
+            # OData: a system query option appears at most once; which one was meant is a guess.
+            raise BadRequest(f"{name} is given more than once")
+        seen.add(name)
     text = params.get("$filter")
     query = Query(
         filter=None if text is None else translate(parse_filter(text), entity),

@@ -105,6 +105,17 @@ async def test_bad_query_options_answer_400(client, factory: Factory) -> None:
         assert "error" in await response.json()
 
 
+async def test_an_option_given_twice_answers_400_naming_it(client, factory: Factory) -> None:
+    ada = await factory.member()
+    for query, name in (
+        ("$filter=name eq 'a'&$filter=name eq 'b'", "$filter"),
+        ("$top=1&$orderby=name&$top=2", "$top"),
+    ):
+        response = await client.get(f"/odata/bugs?{query}", headers=ada.in_channel())
+        assert response.status == 400, query
+        assert await response.json() == {"error": f"{name} is given more than once"}
+
+
 async def test_lists_never_show_another_channel(client, factory: Factory) -> None:
     ada = await factory.member()
     await make(client, ada, "/odata/bugs", name="Team A's bug")
