@@ -3,19 +3,23 @@ on it, then a failure remembered briefly, so activities are refused at once rath
 
 import asyncio
 
+import pytest
 from aiohttp import web
 from pytest_aiohttp import AiohttpClient, AiohttpServer
 
 from bot.app import create_app
+from bot.auth import key_cache
 from bot.clock import FrozenClock
 from bot.teams.endpoint import UNAUTHORIZED
 from tests.teams.activities import APP_ID, BotFrameworkIssuer, installed
 from tests.teams.conftest import FixedTokenCredentials
 
 ACTIVITIES = 6
-# Only a bound for the test: each activity fetching in turn took 10 s apiece (65 s for six);
-# one shared fetch takes its 10 s timeout once.
-TEST_TIMEOUT_SECONDS = 40
+# The fetch's timeout, shortened for the test (10 s in the app).
+FETCH_TIMEOUT_SECONDS = 1
+# Only a bound for the test: activities fetching in turn would take a timeout apiece (6 s for
+# six); one shared fetch takes its timeout once.
+TEST_TIMEOUT_SECONDS = 4
 
 
 class HangingMetadata:
@@ -44,7 +48,9 @@ async def test_a_hanging_key_server_is_asked_once_and_every_activity_is_refused(
     aiohttp_server: AiohttpServer,
     issuer: BotFrameworkIssuer,
     service_url: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(key_cache, "FETCH_TIMEOUT_SECONDS", FETCH_TIMEOUT_SECONDS)
     hanging = HangingMetadata()
     server = await aiohttp_server(hanging.app())
     settings = make_settings(
