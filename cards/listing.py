@@ -112,7 +112,10 @@ def _card(page: ItemList, rows: Sequence[ListRow], given: int, problem: Problem 
             skip=page.skip,
         )
         actions.append(execute("Bulk edit selected", bulk))
-    return envelope(with_problem(body, problem), actions, full_width=True)
+    card = envelope(with_problem(body, problem), actions, full_width=True)
+    # A list seen later shows the same page as it is then (Universal Actions' refresh).
+    card["refresh"] = {"action": execute(None, _page_at(page, page.skip))}
+    return card
 
 
 def _page_at(page: ItemList, skip: int, command: str | None = None) -> More:

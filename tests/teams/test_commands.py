@@ -194,6 +194,16 @@ async def test_a_long_list_offers_more(chat: Chat) -> None:
     assert "1–25 of 27" in text_of(back) and "Previous" not in [b["title"] for b in back["actions"]]
 
 
+async def test_a_list_seen_later_refreshes_to_the_same_page_as_it_is_now(chat: Chat) -> None:
+    for number in range(27):
+        await chat.say(f"new task Task {number}")
+    following = await chat.click(action(await chat.say("tasks"), "More"))
+    await chat.say("new task Task 27")
+    refreshed = await chat.click(following["refresh"]["action"])
+    assert "26–28 of 28" in text_of(refreshed)  # the same page, one more row after it
+    assert "Task 0" in text_of(refreshed) and "Task 27" not in text_of(refreshed)
+
+
 async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> None:
     card = await chat.say("dance")
     assert "What I can do" in text_of(card) and "Did you mean" not in text_of(card)
