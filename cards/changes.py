@@ -107,6 +107,7 @@ _FIELD_READERS: dict[str, Callable[[TaskDetails], object]] = {
     "priority": lambda item: item.priority,
     "severity": _severity,
     "assignees": lambda item: [user.id for user in item.assigned_to],
+    "start date": lambda item: item.start_date,
     "due date": lambda item: item.due_date,
 }
 _FIELDS = tuple(_FIELD_READERS.items())

@@ -62,6 +62,7 @@ class Prefill:
     priority: str | None = None
     severity: str | None = None
     assignees: Sequence[str] | None = None  # user _ids
+    start_date: str | None = None  # as typed: shown again only if it is a date
     due_date: str | None = None  # as typed: shown again only if it is a date
 
     @classmethod
@@ -81,6 +82,7 @@ class Prefill:
             priority=given("priority"),
             severity=given("severity"),
             assignees=[part for part in assignees.split(",") if part] if assignees else None,
+            start_date=given("startDate"),
             due_date=given("dueDate"),
         )
 
@@ -148,10 +150,13 @@ def item_form(
     description = _first(start.description, item.body if item else None) or ""
     assigned = list(_first(start.assignees, [user.id for user in item.assigned_to] if item else []))
     members = first_members(with_assignees(choices.members, item), assigned)
+    begins = _first(
+        start.start_date, item.start_date.date().isoformat() if item and item.start_date else None
+    )
     due = _first(
         start.due_date, item.due_date.date().isoformat() if item and item.due_date else None
     )
-    problem = _on_input(problem, start.due_date)
+    problem = _on_input(problem, {"startDate": start.start_date, "dueDate": start.due_date})
     save = FormTarget(
         verb=Verb.SAVE_ITEM, kind=kind, channel_id=channel_id, item_id=item.id if item else None
     )
@@ -203,13 +208,20 @@ def item_form(
         note = members_note(member_count, len(members))
         if note:
             body.append(note)
-        due_input: Element = {"type": "Input.Date", "id": "dueDate", "label": "Due date"}
-        if due and _is_date(due):
-            due_input["value"] = due
-        body.append(due_input)
+        body.append(_date_input("startDate", "Start date", begins))
+        body.append(_date_input("dueDate", "Due date", due))
         return envelope(with_problem(body, problem), actions)
 
     return largest_fitting(build, len(members))
+
+
+def _date_input(input_id: str, label: str, value: str | None) -> Element:
+    """A date input showing `value` if it is a date (what was typed otherwise is quoted in the
+    problem beside it)."""
+    element: Element = {"type": "Input.Date", "id": input_id, "label": label}
+    if value and _is_date(value):
+        element["value"] = value
+    return element
 
 
 def _input_text(input_id: str, label: str, value: str, **options: Any) -> Element:
@@ -246,13 +258,14 @@ def _is_date(text: str) -> bool:
         return False
 
 
-def _on_input(problem: Problem | None, typed_due: str | None) -> Problem | None:
-    """The problem beside its input, named by the field's API name or the input's id; a due
-    date the date input cannot show again is quoted, so what was typed is not lost."""
+def _on_input(problem: Problem | None, typed_dates: Mapping[str, str | None]) -> Problem | None:
+    """The problem beside its input, named by the field's API name or the input's id; a date
+    the date input cannot show again is quoted, so what was typed is not lost."""
     if problem is None:
         return None
     field = INPUTS.get(problem.field or "", problem.field)
     message = problem.message
-    if field == "dueDate" and typed_due and not _is_date(typed_due):
-        message = f"“{shorten(typed_due, TYPED_MAX)}”: {message}"
+    typed = typed_dates.get(field or "")
+    if typed and not _is_date(typed):
+        message = f"“{shorten(typed, TYPED_MAX)}”: {message}"
     return Problem(message, field)

@@ -94,7 +94,8 @@ class FormTarget(ActionData):
 
 class SaveItem(FormTarget):
     """The form's submit with its inputs: title, description, status, priority, severity,
-    assignees, dueDate. An input absent or empty leaves its field as it is (or the default)."""
+    assignees, startDate, dueDate. An input absent or empty leaves its field as it is (or the
+    default)."""
 
     title: str = Field(min_length=1)
     description: Entered = None
@@ -102,6 +103,7 @@ class SaveItem(FormTarget):
     priority: Entered = None
     severity: Entered = None
     assignees: CommaList = Field(default_factory=list, description="User _ids")
+    start_date: Entered = Field(None, alias="startDate", description="YYYY-MM-DD")
     due_date: Entered = Field(None, alias="dueDate", description="YYYY-MM-DD")
 
 

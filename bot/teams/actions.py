@@ -137,6 +137,7 @@ def form_fields(data: verbs.SaveItem) -> dict[str, Any]:
         "body": data.description,
         "status": data.status,
         "priority": data.priority,
+        "startDate": data.start_date,
         "dueDate": data.due_date,
     }
     if data.kind is ItemKind.BUG:

@@ -499,6 +499,7 @@ def test_create_form_offers_the_channel_choices_and_defaults() -> None:
         "priority",
         "severity",
         "assignees",
+        "startDate",
         "dueDate",
     ]
     assert fields["status"]["value"] == "Not Started"  # the primary status
@@ -626,7 +627,7 @@ def test_assigned_members_stay_listed_when_the_member_list_is_cut() -> None:
 
 def test_a_field_without_values_has_no_input_on_the_forms() -> None:
     form = CARDS["form no members"]
-    assert list(inputs(form)) == ["title", "description", "dueDate"]
+    assert list(inputs(form)) == ["title", "description", "startDate", "dueDate"]
     assert "No team members to assign yet." in text_of(form)
     bulk = CARDS["bulk nothing to choose"]
     assert inputs(bulk) == {}

@@ -102,6 +102,27 @@ async def test_edit_then_save(chat: Chat, bot: TestClient, factory: Factory) -> 
     )
 
 
+async def test_the_form_sets_the_start_date_and_keeps_it_before_the_due_date(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    form = await chat.click(action(await chat.say("new bug First"), "Edit"))
+    typed = {**values(form), "startDate": "2026-12-10", "dueDate": "2026-12-01"}
+    again = await chat.click(action(form, "Save bug"), **typed)
+    assert beside_input(again, "dueDate") == "must not be before startDate"
+    assert inputs(again)["startDate"]["value"] == "2026-12-10"
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert (stored["startDate"], stored["dueDate"]) == (None, None)
+
+    saved = await chat.click(
+        action(again, "Save bug"), **{**values(again), "dueDate": "2026-12-24"}
+    )
+    assert said(saved) == "Ada Lovelace changed the start date and due date of #1"
+    [stored] = await rest_items(bot, factory, GRACE)
+    assert (stored["startDate"][:10], stored["dueDate"][:10]) == ("2026-12-10", "2026-12-24")
+    edited = await chat.click(action(saved, "Edit"))
+    assert inputs(edited)["startDate"]["value"] == "2026-12-10"
+
+
 async def test_the_create_form_creates(chat: Chat, bot: TestClient, factory: Factory) -> None:
     form = await chat.say("new task")
     created = await chat.click(action(form, "Create task"), title="From the form", status="")
