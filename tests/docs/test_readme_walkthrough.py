@@ -82,6 +82,20 @@ def fresh_environment(workdir: Path, port: int) -> dict[str, str]:
     return env
 
 
+def launch(workdir: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], Path]:
+    """`python app.py` started in `workdir` with `env`, and the file its output goes to."""
+    log = workdir / "server.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            [sys.executable, str(ROOT / "app.py")],
+            cwd=workdir,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    return server, log
+
+
 def wait_until_ready(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -105,15 +119,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     env = fresh_environment(tmp_path, port)
     # The walk-through runs `.venv/bin/python` from the clone's folder: here, the one running us.
     (tmp_path / ".venv").symlink_to(sys.prefix, target_is_directory=True)
-    log = tmp_path / "server.log"
-    with log.open("wb") as output:
-        server = subprocess.Popen(
-            [sys.executable, str(ROOT / "app.py")],
-            cwd=tmp_path,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+    server, log = launch(tmp_path, env)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_ready(base, server, log)

@@ -5,8 +5,6 @@ acknowledged is stored, and no job is left leased."""
 import asyncio
 import re
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +17,12 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Item, Job
 from bot.db.uow import unit_of_work
 from tests.conftest import SECRET
-from tests.docs.test_readme_walkthrough import ROOT, free_port, fresh_environment, wait_until_ready
+from tests.docs.test_readme_walkthrough import (
+    free_port,
+    fresh_environment,
+    launch,
+    wait_until_ready,
+)
 
 SHUTDOWN_SECONDS = 8
 SLOW_RECEIVER_SECONDS = 1.5
@@ -66,15 +69,7 @@ async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
         WEBHOOK_ALLOWED_HOSTS="127.0.0.1",
     )
     receiver, hook_url, begun, answered = await slow_receiver()
-    log = tmp_path / "server.log"
-    with log.open("wb") as output:
-        server = subprocess.Popen(
-            [sys.executable, str(ROOT / "app.py")],
-            cwd=tmp_path,
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+    server, log = launch(tmp_path, env)
     base = f"http://127.0.0.1:{port}"
     try:
         await asyncio.to_thread(wait_until_ready, base, server, log)
