@@ -62,7 +62,7 @@ RULE_FIELDS = (
     "actionType",
     "action",
 )
-CREDENTIALS_TODO = "set its token or password (PATCH /api/projects/{id}): an export holds none"
+SET_CREDENTIALS = "set its token or password (PATCH /api/projects/{id}): an export holds none"
 
 
 class Wrong(Exception):
@@ -139,7 +139,7 @@ class Configuration:
             {"displayName": body.display_name, "source": key[0], "sourceId": key[1]}
         )
         if exported.get("hasCredentials"):
-            self._attention(record, f"project '{body.display_name}'", CREDENTIALS_TODO)
+            self._attention(record, f"project '{body.display_name}'", SET_CREDENTIALS)
 
     async def mapping(self, record: Record) -> None:
         exported = record.fields
