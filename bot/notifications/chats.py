@@ -50,6 +50,12 @@ _SWITCH = Prepared(
         },
     )
 )
+_FORGET = Prepared(
+    delete(_CHATS).where(
+        _CHATS.c.user_id.in_(select(User.id).where(User.source_id == bindparam("object_id"))),
+        _CHATS.c.conversation_id == bindparam("conversation_id"),
+    )
+)
 _NOTIFY = Prepared(select(PersonalChat.notify).where(PersonalChat.user_id == bindparam("user_id")))
 
 
@@ -78,14 +84,7 @@ async def remember(uow: UnitOfWork, *, object_id: str, reference: dict[str, Any]
 async def forget(uow: UnitOfWork, *, object_id: str, conversation_id: str) -> None:
     """The sender removed the app from their personal scope: their chat is no place to send to
     any more (adding the app again brings it back, with notifications on)."""
-    user_id = await uow.value(_USER_ID, {"object_id": object_id})
-    if user_id is None:
-        return
-    await uow.execute(
-        delete(PersonalChat).where(
-            PersonalChat.user_id == user_id, PersonalChat.conversation_id == conversation_id
-        )
-    )
+    await uow.execute(_FORGET, {"object_id": object_id, "conversation_id": conversation_id})
 
 
 async def wants_notifications(uow: UnitOfWork) -> bool:
