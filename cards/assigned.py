@@ -1,6 +1,7 @@
 """The personal notification: in someone's 1:1 chat with the bot, who assigned them what."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from bot.items.schemas import TaskDetails
 from bot.schemas import ItemKind
@@ -25,7 +26,9 @@ def assigned_card(item: TaskDetails, *, actor: str, item_url: str) -> Card:
     return envelope(body, [{"type": "Action.OpenUrl", "title": "Open", "url": item_url}])
 
 
-def assigned_list_card(rows: Sequence[ListRow], *, kind: ItemKind, actor: str) -> Card:
+def assigned_list_card(
+    rows: Sequence[ListRow], *, kind: ItemKind, actor: str, now: datetime | None = None
+) -> Card:
     """Several items of a kind at once (a bulk edit): the list card under who assigned them,
     its first page of rows and how many there are (`my bugs` lists every one of yours)."""
     page = ItemList(
@@ -34,5 +37,6 @@ def assigned_list_card(rows: Sequence[ListRow], *, kind: ItemKind, actor: str) -
         items=rows[:MAX_ROWS],
         command=f"my {kind.plural}",
         total=len(rows),
+        now=now,
     )
     return list_card(page)

@@ -1,5 +1,11 @@
-"""The list card: a page of bugs or tasks in aligned columns, each title opening its item, quick
-filters (Mine, Open, All), Previous and More, and checkboxes for bulk edit."""
+"""The list card: a page of bugs or tasks, each title opening its item, quick filters (Mine, Open,
+All), Previous and More, and checkboxes for bulk edit.
+
+Laid out for the card's width (`cards.widths`): a full-width card in a channel shows aligned
+columns (number, title, status, priority, assignee, due); a phone or a chat on a laptop shows the
+number and the title, the other fields in a line under it, so no column is squeezed until its
+words break.
+"""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -8,6 +14,7 @@ from datetime import datetime
 from bot.schemas import ItemKind
 from cards.item import assignee_names
 from cards.layout import (
+    ATTENTION,
     Card,
     Element,
     Problem,
@@ -25,17 +32,29 @@ from cards.layout import (
     with_problem,
 )
 from cards.verbs import SELECT_PREFIX, BulkEdit, More, Verb, item_action_data
+from cards.widths import STANDARD, WIDE, at_most
 
-# A chat card is read on a phone too; a row with its button takes about 0.8 KB of the 28 KB.
-MAX_ROWS = 25
+# A chat card is read on a phone too; a row with its button, its columns for a wide card and its
+# line for a narrower one takes some 1.2 KB of the 28 KB.
+MAX_ROWS = 20
 ROW_TITLE_MAX = 80
 ROW_NAME_MAX = 24
 LINK = "accent"  # a title that opens its item reads as a link
 CURRENT = "positive"  # the quick filter the list shows
 NO_DUE = "–"
-# The table's columns: heading and relative width.
-# A due date (2026-11-22) fits its column in a full-width card on a laptop's Teams.
-COLUMNS = (("#", 2), ("Title", 6), ("Status", 3), ("Priority", 2), ("Assignee", 3), ("Due", 3))
+NO_BREAK_SPACE, NO_BREAK_HYPHEN = "\u00a0", "\u2011"
+SEPARATOR = " · "
+# The columns: heading, width (a weight, or pixels) and whether only a wide card shows it. A
+# full-width card in a channel shows them all; a phone or a chat on a laptop shows the number
+# and the title, the other fields in a line under the title.
+COLUMNS: tuple[tuple[str, str | int, bool], ...] = (
+    ("#", "72px", False),  # a tick box and "#12345" side by side
+    ("Title", 6, False),
+    ("Status", 3, True),
+    ("Priority", 2, True),
+    ("Assignee", 3, True),
+    ("Due", 3, True),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +69,7 @@ class ListRow:
     assignees: Sequence[str]  # display names, in order
     priority: str
     due_date: datetime | None
+    done: bool  # in a Done status
 
 
 @dataclass(frozen=True)
@@ -76,6 +96,7 @@ class ItemList:
     more: bool = False  # rows exist after `items`
     total: int | None = None
     filters: QuickFilters | None = None
+    now: datetime | None = None  # when the list is read; None: no due date shows as passed
 
 
 def list_card(page: ItemList, *, problem: Problem | None = None) -> Card:
@@ -95,7 +116,8 @@ def _card(page: ItemList, rows: Sequence[ListRow], given: int, problem: Problem 
     if page.filters:
         body.append(_filters(page, page.filters))
     if rows:
-        body.append(_table(page.kind, rows, selectable=selectable))
+        body.append(_header())
+        body.extend(_row(page.kind, row, selectable=selectable, now=page.now) for row in rows)
     else:
         body.append(text_block(f"No {page.kind.plural} here.", wrap=True))
     actions = []
@@ -144,23 +166,18 @@ def _filters(page: ItemList, filters: QuickFilters) -> Element:
     return action_set(buttons, spacing="small")
 
 
-def _table(kind: ItemKind, rows: Sequence[ListRow], *, selectable: bool) -> Element:
-    header = {
-        "type": "TableRow",
-        "cells": [_cell(text_block(title, weight="bolder")) for title, _width in COLUMNS],
-    }
-    return {
-        "type": "Table",
-        "columns": [{"width": width} for _title, width in COLUMNS],
-        # The first row is the header by default; the schema spells the property
-        # firstRowAsHeader, the renderers firstRowAsHeaders, so it is left to the default.
-        "rows": [header, *(_row(kind, item, selectable=selectable) for item in rows)],
-        "showGridLines": False,
-        "verticalCellContentAlignment": "center",
-    }
+def _header() -> Element:
+    """The columns' names, shown where the columns are."""
+    columns = [
+        _column(width, wide_only, [text_block(title, weight="bolder")])
+        for title, width, wide_only in COLUMNS
+    ]
+    return {"type": "ColumnSet", "columns": columns, "targetWidth": WIDE}
 
 
-def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
+def _row(kind: ItemKind, item: ListRow, *, selectable: bool, now: datetime | None) -> Element:
+    """One item: its number (a tick box for a bulk edit), its title opening it, and its fields,
+    in columns in a wide card, in a line under the title in a narrower one."""
     number = f"#{item.internal_id}"
     lead = (
         {"type": "Input.Toggle", "id": SELECT_PREFIX + item.id, "title": number}
@@ -168,27 +185,47 @@ def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
         else text_block(number)
     )
     show = item_action_data(Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id)
-    title = rich_text(text_run(shorten(item.name, ROW_TITLE_MAX), color=LINK))
+    status = shorten(item.status, ROW_NAME_MAX)
+    priority = shorten(item.priority, ROW_NAME_MAX)
+    assignee = assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX)
     due = item.due_date.date().isoformat() if item.due_date else NO_DUE
-    return {
-        "type": "TableRow",
-        "cells": [
-            _cell(lead),
-            _cell(title, execute_data(None, show)),
-            _cell(text_block(shorten(item.status, ROW_NAME_MAX), wrap=True)),
-            _cell(text_block(shorten(item.priority, ROW_NAME_MAX), wrap=True)),
-            _cell(
-                text_block(
-                    assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX), wrap=True
-                )
-            ),
-            _cell(text_block(due)),
-        ],
-    }
+    overdue = _overdue(item, now)
+    fields = [status, priority, assignee]
+    if item.due_date is not None:  # kept whole: no break at its space or hyphens
+        fields.append("due" + NO_BREAK_SPACE + due.replace("-", NO_BREAK_HYPHEN))
+    in_line = [text_run(SEPARATOR.join(fields), isSubtle=True)]
+    if overdue:  # the date in red
+        in_line = [
+            text_run(SEPARATOR.join(fields[:-1]) + SEPARATOR, isSubtle=True),
+            text_run(fields[-1], color=ATTENTION),
+        ]
+    title = [
+        rich_text(text_run(shorten(item.name, ROW_TITLE_MAX), color=LINK)),
+        rich_text(*in_line, spacing="none", targetWidth=at_most(STANDARD)),
+    ]
+    cells = [
+        [lead],
+        title,
+        [text_block(status, wrap=True)],
+        [text_block(priority, wrap=True)],
+        [text_block(assignee, wrap=True)],
+        [text_block(due, **({"color": ATTENTION} if overdue else {}))],
+    ]
+    columns = [
+        _column(width, wide_only, items)
+        for (_title, width, wide_only), items in zip(COLUMNS, cells, strict=True)
+    ]
+    columns[1]["selectAction"] = execute_data(None, show)
+    return {"type": "ColumnSet", "columns": columns}
 
 
-def _cell(item: Element, select_action: Element | None = None) -> Element:
-    cell: Element = {"type": "TableCell", "items": [item]}
-    if select_action:
-        cell["selectAction"] = select_action
-    return cell
+def _overdue(item: ListRow, now: datetime | None) -> bool:
+    """Its due date passed, and it is not done."""
+    return now is not None and item.due_date is not None and not item.done and item.due_date < now
+
+
+def _column(width: str | int, wide_only: bool, items: list[Element]) -> Element:
+    column: Element = {"type": "Column", "width": width, "items": items}
+    if wide_only:
+        column["targetWidth"] = WIDE
+    return column

@@ -49,7 +49,7 @@ BUGS: list[tuple[int, str, str, dict[str, str], str, str, list[int], int | None]
     (41, "Invoice PDF shows the wrong VAT rate", "Not Started", NEW, "High", "High", [2], 5),
     (39, "Search ignores accents (café ≠ cafe)", "In Progress", ACTIVE, "Normal", "Medium",
      [3, 4], 9),
-    (37, "Password reset mail arrives twice", "Not Started", NEW, "Normal", "Low", [], None),
+    (37, "Password reset mail arrives twice", "Not Started", NEW, "Normal", "Low", [], 1),
     (35, "Dark mode: grey text on grey buttons", "In Progress", ACTIVE, "Low", "Low", [5], 14),
     (33, "Export to CSV cuts names at 32 characters", "Completed", DONE, "High", "Medium",
      [1], -2),
@@ -78,6 +78,7 @@ def bug(number: int, **changes: Any) -> TaskDetails:
         "severity": severity,
         "assignedTo": [TEAM[n - 1].model_dump(by_alias=True) for n in assigned],
         "dueDate": (CREATED + timedelta(days=due)).isoformat() if due is not None else None,
+        "completedDate": NOW.isoformat() if category is DONE else None,
         "createdBy": {
             "source": "Teams",
             "email": "grace@contoso.com",
@@ -164,6 +165,7 @@ def gallery() -> dict[str, Card]:
                 CHANNEL,
                 total=len(bugs),
                 filters=QuickFilters(mine="my bugs", open="open bugs", all="bugs", current="bugs"),
+                now=NOW,
             )
         ),
         "form": item_form(BUG, channel_id=CHANNEL, choices=channel_choices),
@@ -251,5 +253,7 @@ def gallery() -> dict[str, Card]:
             kinds={"bugs", "tasks"},
         ),  # fmt: skip
         "assigned": assigned_card(bug(41), actor="Grace Hopper", item_url=item_url(41)),
-        "assigned-list": assigned_list_card(list_rows(*bugs[:3]), kind=BUG, actor="Grace Hopper"),
+        "assigned-list": assigned_list_card(
+            list_rows(*bugs[:3]), kind=BUG, actor="Grace Hopper", now=NOW
+        ),
     }

@@ -6,7 +6,9 @@ Microsoft's Adaptive Cards library (npm `adaptivecards`, installed by the Makefi
 .venv/npm) renders each card with a Teams-like host config (tests/cards/teams_host_config.json:
 Teams' light theme) in headless Chromium, driven over the DevTools protocol like the browser
 tests (tests/pages/chromium.py); each picture is cut to the card. A card asking for Teams' full
-width (`msteams`) gets a wider frame.
+width (`msteams`) gets a wider frame; the list card is also shown as a phone and a laptop's chat
+show it (NARROWER). Each is laid out for its frame's width as Teams does (`cards.widths`: the
+elements whose `targetWidth` excludes that width left out), which the library does not do.
 """
 
 import asyncio
@@ -15,12 +17,14 @@ import itertools
 import json
 import sys
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
 from cards.layout import Card
+from cards.widths import laid_out, width_of
 from tests.pages.chromium import EXECUTABLE, chromium
 from tools.card_gallery import gallery
 
@@ -32,6 +36,9 @@ HOST_CONFIG = ROOT / "tests" / "cards" / "teams_host_config.json"
 OUT = ROOT / "docs" / "cards"
 WIDTH = 440  # a card in a Teams conversation
 FULL_WIDTH = 720  # one asking for the full width, on a laptop's Teams window
+PHONE_WIDTH = 400  # a card on a phone held upright
+# Pictures of a gallery card in a narrower frame: {picture: (card, frame width)}.
+NARROWER = {"list-narrow": ("list", PHONE_WIDTH), "list-standard": ("list", WIDTH)}
 MARGIN = 12  # the conversation's grey around the card
 LOAD_SECONDS = 20
 
@@ -71,15 +78,21 @@ MEASURE = """document.fonts.ready.then(() => {
 })"""
 
 
-def page(card: Card, host_config: dict[str, Any]) -> str:
-    width = FULL_WIDTH if card.get("msteams", {}).get("width") == "Full" else WIDTH
+def frame_width(card: Card) -> int:
+    """The width Teams gives the card in a conversation on a laptop."""
+    return FULL_WIDTH if card.get("msteams", {}).get("width") == "Full" else WIDTH
+
+
+def page(card: Card, host_config: dict[str, Any], width: int) -> str:
+    """The card in a frame `width` pixels wide, laid out for that width."""
+    shown = laid_out(card, width_of(width))
     font = host_config["fontFamily"]
     style = STYLE % {"margin": MARGIN, "width": width, "font": font}
     return PAGE % {
         "style": style,
         "library": LIBRARY.as_uri(),
         "host_config": json.dumps(host_config),
-        "card": json.dumps(card),
+        "card": json.dumps(shown),
     }
 
 
@@ -110,8 +123,8 @@ class Tab:
             if "method" in message:
                 self._events.append(message["method"])
 
-    async def screenshot(self, url: str) -> bytes:
-        """The page at `url`, cut to the card's frame."""
+    async def open(self, url: str) -> None:
+        """Load the page at `url` and wait for it."""
         await self.call("Page.enable")
         await self.call(
             "Emulation.setDeviceMetricsOverride",
@@ -123,10 +136,17 @@ class Tab:
         self._events.clear()
         await self.call("Page.navigate", url=url)
         await self.wait_for("Page.loadEventFired")
-        measured = await self.call(
-            "Runtime.evaluate", expression=MEASURE, awaitPromise=True, returnByValue=True
+
+    async def evaluate(self, expression: str) -> Any:
+        """What a script (a promise's value, if it makes one) gives, as JSON."""
+        answer = await self.call(
+            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
         )
-        box = measured["result"]["value"]
+        return answer["result"]["value"]
+
+    async def screenshot(self) -> bytes:
+        """The page open, cut to the card's frame."""
+        box = await self.evaluate(MEASURE)
         shot = await self.call(
             "Page.captureScreenshot",
             format="png",
@@ -136,30 +156,37 @@ class Tab:
         return base64.b64decode(shot["data"])
 
 
-async def render(cards: dict[str, Card], out: Path) -> list[Path]:
-    """Each card to OUT/<name>.png, in one browser."""
+async def each_card(cards: dict[str, tuple[Card, int]]) -> AsyncIterator[tuple[str, Tab]]:
+    """Each card, in a frame of its width, open in a tab of one browser."""
     host_config = json.loads(HOST_CONFIG.read_text())
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
     with tempfile.TemporaryDirectory() as scratch:
         async with chromium(Path(scratch) / "profile") as browser:
-            for name, card in cards.items():
+            for name, (card, width) in cards.items():
                 html = Path(scratch) / f"{name}.html"
-                html.write_text(page(card, host_config))
+                html.write_text(page(card, host_config, width))
                 async with browser.http.put(f"{browser.base}/json/new?about:blank") as response:
                     target = await response.json()
                 try:
                     async with browser.http.ws_connect(
                         target["webSocketDebuggerUrl"], max_msg_size=0
                     ) as ws:
+                        tab = Tab(ws)
                         async with asyncio.timeout(LOAD_SECONDS):
-                            png = await Tab(ws).screenshot(html.as_uri())
+                            await tab.open(html.as_uri())
+                            yield name, tab
                 finally:
                     async with browser.http.get(f"{browser.base}/json/close/{target['id']}"):
                         pass
-                path = out / f"{name}.png"
-                path.write_bytes(png)
-                written.append(path)
+
+
+async def render(cards: dict[str, tuple[Card, int]], out: Path) -> list[Path]:
+    """Each card, in a frame of its width, to OUT/<name>.png."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    async for name, tab in each_card(cards):
+        path = out / f"{name}.png"
+        path.write_bytes(await tab.screenshot())
+        written.append(path)
     for stale in set(out.glob("*.png")) - set(written):  # a card no longer in the gallery
         stale.unlink()
     return written
@@ -173,7 +200,10 @@ def main(argv: list[str]) -> int:
     if not LIBRARY.exists():
         print(f"{LIBRARY} is missing (`make cards` installs it)", file=sys.stderr)
         return 1
-    for path in asyncio.run(render(gallery(), out)):
+    cards = gallery()
+    framed = {name: (card, frame_width(card)) for name, card in cards.items()}
+    framed |= {name: (cards[card], width) for name, (card, width) in NARROWER.items()}
+    for path in asyncio.run(render(framed, out)):
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: "
               f"{path.stat().st_size // 1024} KB")  # fmt: skip
     return 0

@@ -10,6 +10,7 @@ person, assigner and kind: one item gives its card, several (a bulk edit) one ca
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -92,14 +93,18 @@ class PersonalNotifications:
                 )
                 continue
             actor = people.get(actor_id or "")
-            card = self._card(ItemKind(kind), assigned, actor["display_name"] if actor else SOMEONE)
+            actor_name = actor["display_name"] if actor else SOMEONE
+            card = self._card(ItemKind(kind), assigned, actor_name, now=uow.clock.now())
             await queue_reply(
                 uow, conversation_id=person["conversation_id"], activity=message(card=card)
             )
 
-    def _card(self, kind: ItemKind, assigned: list[read.Details], actor: str) -> dict[str, Any]:
+    def _card(
+        self, kind: ItemKind, assigned: list[read.Details], actor: str, *, now: datetime
+    ) -> dict[str, Any]:
         if len(assigned) > 1:
-            return assigned_list_card([list_row(item) for item in assigned], kind=kind, actor=actor)
+            rows = [list_row(item) for item in assigned]
+            return assigned_list_card(rows, kind=kind, actor=actor, now=now)
         [item] = assigned
         url = item_link(self._public_url, kind, item["_id"])
         return assigned_card(details_model(kind, item), actor=actor, item_url=url)

@@ -252,6 +252,7 @@ async def _apply_bulk_edit(
         items=[views.list_row(row) for row in rows],
         command=noun,
         channel_id=data.channel_id,
+        now=ctx.clock.now(),
     )
     return list_card(page)
 

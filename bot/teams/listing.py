@@ -66,6 +66,7 @@ async def list_card_for(
         more=more,
         total=total,
         filters=_quick_filters(command, in_chat=ctx.channel is None),
+        now=ctx.clock.now(),
     )
     return list_card(page, problem=problem)
 

@@ -60,6 +60,8 @@ def list_row(row: read.Details) -> ListRow:
         assignees=[user["displayName"] for user in row["assignedTo"]],
         priority=row["priority"],
         due_date=parse_timestamp(row["dueDate"]) if row["dueDate"] else None,
+        # The Done rule keeps a completed date exactly while the item is in a Done status.
+        done=row["completedDate"] is not None,
     )
 
 

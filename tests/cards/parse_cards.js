@@ -16,9 +16,20 @@ const path = require("path");
 const [nodeModules, hostConfigPath] = process.argv.slice(2);
 const AC = require(path.resolve(nodeModules, "adaptivecards", "dist", "adaptivecards.js"));
 const hostConfig = new AC.HostConfig(JSON.parse(fs.readFileSync(hostConfigPath, "utf8")));
-// Teams' own key on a card, which the library has no notion of: `msteams` ({"width": "Full"}),
-// documented by Teams ("Format cards in Microsoft Teams"); removed before parsing.
-const TEAMS_KEYS = ["msteams"];
+// Teams' own keys, which the library has no notion of, documented by Teams ("Format cards in
+// Microsoft Teams"): the card's `msteams` ({"width": "Full"}, mentions) and any element's
+// `targetWidth` (the card widths it shows at); removed, wherever they sit, before parsing.
+const TEAMS_KEYS = ["msteams", "targetWidth"];
+
+function withoutTeamsKeys(node) {
+    if (Array.isArray(node)) return node.map(withoutTeamsKeys);
+    if (node === null || typeof node !== "object") return node;
+    return Object.fromEntries(
+        Object.entries(node)
+            .filter(([key]) => !TEAMS_KEYS.includes(key))
+            .map(([key, value]) => [key, withoutTeamsKeys(value)])
+    );
+}
 
 // Keys a class reads itself rather than through its declared schema (the library's collections,
 // parsed in its `internalParse`), so they are known though its schema does not list them.
@@ -65,9 +76,7 @@ function unknownProperties() {
 function problems(json) {
     const card = new AC.AdaptiveCard();
     card.hostConfig = hostConfig;
-    const official = Object.fromEntries(
-        Object.entries(json).filter(([key]) => !TEAMS_KEYS.includes(key))
-    );
+    const official = withoutTeamsKeys(json);
     const context = new AC.SerializationContext(AC.Versions.v1_5);
     parsed.length = 0;
     card.parse(official, context);

@@ -41,9 +41,11 @@ from cards.verbs import (
     Verb,
     selected_ids,
 )
+from cards.widths import NARROW, STANDARD, WIDE, laid_out
 from tests.cards.samples import (
     CHANNEL,
     LONG,
+    WHEN,
     action,
     actions,
     assert_valid,
@@ -650,18 +652,20 @@ def choice_titles(element: dict[str, Any]) -> list[str]:
     return [option["title"] for option in element["choices"]]
 
 
-def table_rows(card: Card) -> list[list[str]]:
-    """A list card's table, row by row, as the text of each cell."""
-    [table] = [node for node in walk(card) if node.get("type") == "Table"]
-    return [[text_of(cell) for cell in row["cells"]] for row in table["rows"]]
+def list_rows_at(card: Card, width: str) -> list[list[str]]:
+    """A list card's rows as Teams shows them at `width`: the text of each column (a line under
+    the title joins the title's)."""
+    shown = laid_out(card, width)
+    rows = [node for node in shown["body"] if node.get("type") == "ColumnSet"]
+    return [[text_of(column).replace("\n", " / ") for column in row["columns"]] for row in rows]
 
 
-def test_list_card_is_one_table_of_aligned_columns() -> None:
+def test_a_wide_list_card_is_aligned_columns() -> None:
     card = list_card(
         ItemList("Bugs", BUG, list_rows(details(4), bare(5)), "bugs", CHANNEL, total=2)
     )
     assert "1–2 of 2" in text_of(card)
-    assert table_rows(card) == [
+    assert list_rows_at(card, WIDE) == [
         ["#", "Title", "Status", "Priority", "Assignee", "Due"],
         ["#4", "Login fails on Safari 4", "In Progress", "High", "Ada Lovelace", "2026-12-01"],
         ["#5", "Login fails on Safari 5", "In Progress", "High", "Nobody", "–"],
@@ -670,14 +674,53 @@ def test_list_card_is_one_table_of_aligned_columns() -> None:
     assert "Previous" not in [found.get("title") for found in actions(card)]
 
 
+@pytest.mark.parametrize("width", [NARROW, STANDARD])
+def test_a_narrower_list_card_keeps_the_number_and_puts_the_fields_under_the_title(
+    width: str,
+) -> None:
+    """A phone or a laptop's chat has no room for six columns: the number and the title stay,
+    the other fields read as a line under the title, the date kept whole."""
+    card = list_card(
+        ItemList("Bugs", BUG, list_rows(details(4), bare(5)), "bugs", CHANNEL, total=2)
+    )
+    assert list_rows_at(card, width) == [
+        ["#4", "Login fails on Safari 4 / In Progress · High · Ada Lovelace · due\u00a02026‑12‑01"],
+        ["#5", "Login fails on Safari 5 / In Progress · High · Nobody"],
+    ]
+
+
+def due_colors(card: Card, width: str) -> dict[str, str | None]:
+    """Each row's due date as Teams shows it at `width`, and its colour."""
+    found = {}
+    for node in walk(laid_out(card, width)):
+        text = node.get("text")
+        if node.get("type") in ("TextBlock", "TextRun") and isinstance(text, str):
+            date = text.rsplit("\u00a0", 1)[-1].replace("‑", "-")
+            if date[:4].isdigit():
+                found[date] = node.get("color")
+    return found
+
+
+@pytest.mark.parametrize("width", [NARROW, WIDE])
+def test_a_due_date_passed_on_an_item_not_done_shows_in_red(width: str) -> None:
+    now = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    rows = list_rows(
+        details(1, dueDate="2026-12-01T00:00:00.000Z"),  # passed, in progress
+        details(2, dueDate="2026-12-02T00:00:00.000Z", completedDate=WHEN),  # passed, done
+        details(3, dueDate="2026-12-09T00:00:00.000Z"),  # still to come
+    )
+    card = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL, now=now))
+    assert due_colors(card, width) == {
+        "2026-12-01": "attention",
+        "2026-12-02": None,
+        "2026-12-09": None,
+    }
+
+
 def test_a_rows_title_opens_its_item_and_reads_as_a_link() -> None:
     row = list_rows(details(4))[0]
-    [table] = [
-        node
-        for node in walk(list_card(ItemList("Bugs", BUG, [row], "bugs", CHANNEL)))
-        if node.get("type") == "Table"
-    ]
-    title = table["rows"][1]["cells"][1]
+    card = list_card(ItemList("Bugs", BUG, [row], "bugs", CHANNEL))
+    title = card["body"][-1]["columns"][1]
     assert title["items"][0]["inlines"][0]["color"] == "accent"
     opened = ItemAction.model_validate(title["selectAction"]["data"])
     assert (opened.verb, opened.item_id) == (Verb.SHOW_ITEM, row.id)
@@ -687,7 +730,7 @@ def test_a_later_page_offers_previous() -> None:
     rows = list_rows(*map(details, range(1, 11)))
     card = list_card(ItemList("Bugs", BUG, rows, "bugs/status/done", CHANNEL, skip=30, more=True))
     back = More.model_validate(action(card, "Previous")["data"])
-    assert (back.command, back.skip) == ("bugs/status/done", 5)
+    assert (back.command, back.skip) == ("bugs/status/done", 30 - MAX_ROWS)
     first = list_card(ItemList("Bugs", BUG, rows, "bugs", CHANNEL, skip=10))
     assert More.model_validate(action(first, "Previous")["data"]).skip == 0
 
@@ -722,7 +765,11 @@ def test_list_card_more_continues_after_the_rows_shown() -> None:
     shown = sum(1 for key in inputs(card) if key.startswith("select:"))
     assert shown == MAX_ROWS
     more = More.model_validate(action(card, "More")["data"])
-    assert (more.command, more.skip, more.channel_id) == ("bugs/status/in progress", 45, CHANNEL)
+    assert (more.command, more.skip, more.channel_id) == (
+        "bugs/status/in progress",
+        20 + MAX_ROWS,
+        CHANNEL,
+    )
 
 
 def test_list_card_cut_for_size_still_offers_the_rest() -> None:

@@ -9,7 +9,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cards.widths import WIDE, shown_at
+
 Card = Mapping[str, Any]
+# A terminal is as wide as a full-width card in a channel: it shows what Teams shows there.
+WIDTH = WIDE
 BUTTON_TITLE_MAX = 60
 NO_INPUTS = "none"  # an action's associatedInputs that sends none of the card's inputs
 TOGGLE_ON = frozenset({"true", "yes", "on", "x", "1"})
@@ -137,7 +141,11 @@ class _Reader:
     def elements(self, elements: Iterable[Any]) -> list[_Line]:
         lines: list[_Line] = []
         for element in elements:
-            if isinstance(element, Mapping) and element.get("isVisible", True) is not False:
+            if (
+                isinstance(element, Mapping)
+                and element.get("isVisible", True) is not False
+                and shown_at(element, WIDTH)
+            ):
                 lines.extend(self.element(element))
         return lines
 
@@ -154,7 +162,11 @@ class _Reader:
             lines = [_Line(f"{fact.get('title', '')}: {fact.get('value', '')}") for fact in facts]
         elif kind == "ColumnSet":
             lines = self._side_by_side(
-                [self.element(column) for column in _each(element, "columns")]
+                [
+                    self.element(column)
+                    for column in _each(element, "columns")
+                    if shown_at(column, WIDTH)
+                ]
             )
         elif kind == "Table":
             lines = [line for row in _each(element, "rows") for line in self._row(row)]
