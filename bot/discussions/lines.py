@@ -13,6 +13,8 @@ from datetime import date, datetime
 from html import escape, unescape
 from typing import Any
 
+from cards.mentions import mention_tag
+
 SOMEONE = "Someone"
 _TAG = re.compile(r"<[^>]*>")
 # Fields told as "<label> old → new" (the rest have their own words, or none).
@@ -87,11 +89,6 @@ def say(lines: Sequence[Pending], names: Mapping[str, str], *, this_year: int) -
 def plain_text(html: str) -> str:
     """A line's words without its markup (a digest lists them as text)."""
     return unescape(_TAG.sub("", html)).strip()
-
-
-def mention_tag(name: str) -> str:
-    """How a reply's text marks a mention (its entity carries the same text)."""
-    return f"<at>{escape(name)}</at>"
 
 
 @dataclass

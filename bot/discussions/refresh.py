@@ -34,7 +34,8 @@ from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.notifications import digests, gate, told
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.notifier import Notifier, Sent
+from bot.teams.notifier import ADAPTIVE_CARD, Notifier, Sent, message
+from cards.mentions import mentioning
 from cards.thread import deleted_card, root_attachment
 
 log = logging.getLogger(__name__)
@@ -423,10 +424,15 @@ def _reply(said: Said) -> dict[str, Any]:
 
 
 def _root(plan: _Plan) -> dict[str, Any]:
-    """A thread's first post: the item's card, @mentioning the people the notification names."""
+    """A thread's first post: the item's card, @mentioning the people the notification names.
+    An Adaptive Card holds them itself, as a text beside a card is shown by some clients in
+    place of the card; a connector card cannot, so they are named beside it."""
     assert plan.card is not None
-    activity: dict[str, Any] = {"type": "message", "attachments": [root_attachment(plan.card)]}
     people = plan.said.mentions if plan.said is not None else []
+    attachment = root_attachment(plan.card)
+    if attachment["contentType"] == ADAPTIVE_CARD:
+        return message(card=mentioning(plan.card, people))
+    activity: dict[str, Any] = {"type": "message", "attachments": [attachment]}
     if people:
         activity.update(
             textFormat="xml",

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from botbuilder.core import CardFactory, TurnContext
-from botbuilder.schema import Activity, ActivityTypes, CardAction, ThumbnailCard
+from botbuilder.schema import Activity, ActivityTypes, ThumbnailCard
 from odata_query import ast
 from pydantic import ValidationError
 
@@ -62,18 +62,13 @@ def message(text: str) -> dict[str, Any]:
     return {"composeExtension": {"type": "message", "text": text}}
 
 
-def _attachment(ctx: BotContext, item: TaskDetails, card: Card) -> dict[str, Any]:
-    """The item card to insert, a thumbnail to preview it, and the item's link."""
-    kind = ItemKind.BUG if "severity" in type(item).model_fields else ItemKind.TASK
-    link = links.item_link(ctx.public_url, kind, item.id)
+def _attachment(item: TaskDetails, card: Card) -> dict[str, Any]:
+    """The item card to insert, and a thumbnail to preview it: with no tap action of its own,
+    as tapping a preview is how Teams inserts the card (the card opens the item)."""
     summary = " · ".join(
         value for label, value in facts(item) if label in ("Status", "Assigned to")
     )
-    preview = ThumbnailCard(
-        title=f"#{item.internal_id} {item.name}",
-        text=summary,
-        tap=CardAction(type="openUrl", value=link),
-    )
+    preview = ThumbnailCard(title=f"#{item.internal_id} {item.name}", text=summary)
     return {
         "contentType": ADAPTIVE,
         "content": card,
@@ -112,7 +107,7 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
     results = []
     for row in rows:
         item = views.details_model(kind, row)
-        results.append(_attachment(ctx, item, item_card(item, statuses=statuses)))
+        results.append(_attachment(item, item_card(item, statuses=statuses)))
     return _result(results)
 
 
@@ -203,7 +198,7 @@ async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
     async with ctx.work(write=False) as uow:
         item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
         statuses = await views.statuses(uow, kind=kind)
-    return _result([_attachment(ctx, item, item_card(item, statuses=statuses))])
+    return _result([_attachment(item, item_card(item, statuses=statuses))])
 
 
 def no_card() -> dict[str, Any]:

@@ -18,6 +18,7 @@ from cards.help import CommandHelp, error_card, help_card, suggestion_card
 from cards.item import item_card
 from cards.layout import Card, Problem, action_data, execute
 from cards.listing import MAX_ROWS, ItemList, QuickFilters, list_card
+from cards.mentions import mentioning
 from cards.rules import (
     NEVER_FIRED,
     last_delivery,
@@ -151,6 +152,10 @@ def every_card() -> dict[str, Card]:
         "item bare task": item_card(bare(bug=False), statuses=statuses("Task")),
         "item longest": item_card(longest(), statuses=statuses()),
         "item no statuses": item_card(details(status="Invalid"), statuses=[]),
+        "item mentioning": mentioning(
+            item_card(details(), statuses=statuses()),
+            [{"id": f"29:{n}", "name": LONG[:255]} for n in range(50)],
+        ),
         "item changed": item_card(
             longest(),
             statuses=statuses(),

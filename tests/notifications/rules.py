@@ -6,7 +6,7 @@ from aiohttp.test_utils import TestClient
 
 from tests.events.engine.helpers import add_rule
 from tests.factories import Member
-from tests.teams.connector import Call
+from tests.teams.connector import Call, seen
 
 CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
 
@@ -36,8 +36,9 @@ def root_card(call: Call) -> dict[str, Any]:
 
 
 def mentioned(activity: dict[str, Any]) -> list[str]:
-    """The ids a message @mentions."""
-    return [e["mentioned"]["id"] for e in activity.get("entities") or [] if e["type"] == "mention"]
+    """The ids of the people a message @mentions where Teams shows the mention (a card's inside
+    the card, never in a text beside it)."""
+    return seen(activity).mentioned
 
 
 async def log_of(client: TestClient, member: Member, rule_id: str) -> list[dict[str, Any]]:

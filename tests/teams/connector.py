@@ -2,13 +2,71 @@
 
 import asyncio
 import itertools
+import re
 import time
 from dataclasses import dataclass, field
+from html import unescape
 from typing import Any
 
 from aiohttp import web
 
 GROUP_ID = "a0a0a0a0-0000-0000-0000-0000000000c1"
+ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"
+_AT = re.compile(r"<at>(.*?)</at>")
+_TAG = re.compile(r"<[^>]*>")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What Teams shows of a message, and whom it notifies."""
+
+    text: str  # every word a person reads, one text or card element a line; <at>Name</at> as Name
+    mentioned: list[str]  # the ids of the people its mentions reach
+
+
+def seen(activity: dict[str, Any]) -> Seen:
+    """A message as Teams shows it. An Adaptive Card is the whole message: a text sent beside one
+    is shown by some clients instead of the card (Teams' simulator showed "@Alex Wilber" and no
+    card), so it is refused here; a card's mentions are its `msteams` entities whose text stands
+    in one of its TextBlocks (Teams' card-based mentions). A message without one is its text,
+    its mentions the entities whose text it holds."""
+    cards = [
+        attachment["content"]
+        for attachment in activity.get("attachments") or ()
+        if attachment.get("contentType") == ADAPTIVE_CARD
+    ]
+    if cards:
+        assert not activity.get("text"), f"a text beside a card: {activity['text']!r}"
+        nodes = [node for card in cards for node in _walk(card.get("body"))]
+        texts = [
+            (node["type"], node["text"])
+            for node in nodes
+            if node.get("type") in ("TextBlock", "TextRun") and isinstance(node.get("text"), str)
+        ]
+        blocks = [text for kind, text in texts if kind == "TextBlock"]  # where mentions work
+        entities = [e for card in cards for e in (card.get("msteams") or {}).get("entities", ())]
+        said = "\n".join(_AT.sub(r"\1", text) for _kind, text in texts)
+        mentioned = [
+            e["mentioned"]["id"]
+            for e in entities
+            if e.get("type") == "mention" and any(e["text"] in block for block in blocks)
+        ]
+        return Seen(unescape(said), mentioned)
+    text = str(activity.get("text") or "")
+    mentioned = [
+        e["mentioned"]["id"]
+        for e in activity.get("entities") or ()
+        if e.get("type") == "mention" and e.get("text") and e["text"] in text
+    ]
+    return Seen(unescape(_TAG.sub("", _AT.sub(r"\1", text))), mentioned)
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    if isinstance(node, list):
+        return [found for item in node for found in _walk(item)]
+    if isinstance(node, dict):
+        return [node, *(found for value in node.values() for found in _walk(value))]
+    return []
 
 
 @dataclass
@@ -73,6 +131,10 @@ class Connector:
     def sent(self) -> list[Call]:
         """Messages posted (sends, replies, new threads), in order."""
         return [c for c in self.calls if c.method == "POST" and "members" not in c.path]
+
+    def seen(self) -> list[Seen]:
+        """The messages posted, as Teams shows them."""
+        return [seen(c.body.get("activity") or c.body) for c in self.sent()]
 
     def texts(self) -> list[str]:
         return [c.body.get("text", "") for c in self.sent() if "text" in (c.body or {})]

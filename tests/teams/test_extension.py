@@ -15,6 +15,7 @@ from tests.teams.bot import ADAPTIVE, Chat, Post, facts, rest_items, sent_cards
 from tests.teams.connector import Connector
 
 PUBLIC = "http://127.0.0.1:3978"  # the test settings' PUBLIC_URL default
+THUMBNAIL = "application/vnd.microsoft.card.thumbnail"
 TEAM_B, CHANNEL_B = "19:team-b@thread.tacv2", "19:channel-b@thread.tacv2"
 
 
@@ -47,10 +48,22 @@ async def test_search_by_title_returns_previews_and_item_cards(chat: Chat) -> No
     [found] = result["attachments"]
     assert found["contentType"] == ADAPTIVE and "Login fails on Safari" in text_of(found["content"])
     assert_valid(found["content"])
+    assert found["preview"]["contentType"] == THUMBNAIL
     preview = found["preview"]["content"]
     assert preview["title"] == "#1 Login fails on Safari"
-    assert preview["tap"]["type"] == "openUrl"
-    assert preview["tap"]["value"].startswith(f"{PUBLIC}/bugs/")
+    assert preview["text"] == "Not Started · Nobody"
+
+
+async def test_tapping_a_result_inserts_its_card_and_opens_nothing(chat: Chat) -> None:
+    """Teams inserts a result's card when its preview is tapped; a preview with a tap action of
+    its own runs that instead (a link, which Teams' simulator refuses to open)."""
+    body = await _invoke(chat, "composeExtension/query", search("i"))
+    results = body["composeExtension"]["attachments"]
+    assert len(results) == 2
+    for found in results:
+        assert set(found) == {"contentType", "content", "preview"}
+        assert "tap" not in found["preview"]["content"]
+        assert "buttons" not in found["preview"]["content"]
 
 
 async def test_search_by_number(chat: Chat) -> None:

@@ -11,10 +11,11 @@ from bot.clock import FrozenClock
 from bot.db.tables import Job
 from bot.keys import NOTIFIER, WORKER
 from bot.teams import notifier
+from cards.mentions import mentioning
 from tests.factories import CHANNEL, Factory
-from tests.teams.activities import TENANT, installed
+from tests.teams.activities import GRACE, LIN, TENANT, installed
 from tests.teams.bot import Post
-from tests.teams.connector import Connector
+from tests.teams.connector import Connector, seen
 
 CARD = {
     "type": "AdaptiveCard",
@@ -185,3 +186,52 @@ async def test_sends_to_one_thread_are_paced_to_seven_a_second(
     # The first seven go at once; the eighth waits for the first second to pass.
     assert let_go[6] - let_go[0] < 1.0
     assert let_go[7] - let_go[0] >= 0.95
+
+
+PEOPLE = [
+    {"id": GRACE.object_id, "name": "Grace Hopper"},
+    {"id": LIN.object_id, "name": "Lin <Chen>"},
+]
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_a_card_that_mentions_people_is_the_whole_message(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    """The people a card tells are @mentioned inside it: a text beside a card is shown by some
+    clients in place of the card (a notification read "@Alex Wilber" and nothing else)."""
+    async with factory.work() as uow:
+        await notifier.queue_reply(
+            uow, conversation_id=THREAD, activity=notifier.message(card=mentioning(CARD, PEOPLE))
+        )
+    await bot.app[WORKER].run_once()
+    [reply] = connector.sent()
+    assert "text" not in reply.body
+    [shown] = connector.seen()
+    assert shown.text.splitlines() == [
+        "Grace Hopper Lin <Chen>",
+        'Bug 12 "quoted" <b>moved</b> to Done',
+    ]
+    assert shown.mentioned == [GRACE.object_id, LIN.object_id]
+
+
+def test_teams_shows_a_card_not_a_text_beside_it() -> None:
+    """What the stub checks of every card sent: a card with a text beside it is refused, and a
+    mention counts only where its tag stands in the card."""
+    beside = {
+        "type": "message",
+        "text": "<at>Grace Hopper</at>",
+        "entities": [
+            {
+                "type": "mention",
+                "text": "<at>Grace Hopper</at>",
+                "mentioned": {"id": GRACE.object_id, "name": "Grace Hopper"},
+            }
+        ],
+        "attachments": [{"contentType": notifier.ADAPTIVE_CARD, "content": CARD}],
+    }
+    with pytest.raises(AssertionError, match="a text beside a card"):
+        seen(beside)
+    untagged = mentioning(CARD, PEOPLE[:1])
+    untagged["body"] = untagged["body"][1:]  # the entity without its tag in the card
+    assert seen(notifier.message(card=untagged)).mentioned == []
