@@ -7,6 +7,7 @@ from aiohttp.test_utils import TestClient
 from bot.fields.defaults import STATUSES
 from bot.teams import views
 from bot.teams.context import NOT_ON_ROSTER
+from cards.listing import MAX_ROWS
 from tests.cards.samples import action, actions, inputs, said, text_of
 from tests.factories import Factory
 from tests.teams.activities import GRACE, MALLORY
@@ -183,25 +184,29 @@ async def test_the_item_card_reads_its_kinds_statuses_not_the_roster(
 
 
 async def test_a_long_list_offers_more(chat: Chat) -> None:
-    for number in range(27):
+    last = MAX_ROWS + 2
+    for number in range(last):
         await chat.say(f"new task Task {number}")
     card = await chat.say("tasks")
-    assert "1–25 of 27" in text_of(card)
+    assert f"1–{MAX_ROWS} of {last}" in text_of(card)
     following = await chat.click(action(card, "More"))
-    assert "26–27 of 27" in text_of(following)
-    assert "Task 0" in text_of(following) and "Task 26" in text_of(card)  # newest first
+    assert f"{MAX_ROWS + 1}–{last} of {last}" in text_of(following)
+    assert "Task 0" in text_of(following) and f"Task {last - 1}" in text_of(card)  # newest first
     back = await chat.click(action(following, "Previous"))
-    assert "1–25 of 27" in text_of(back) and "Previous" not in [b["title"] for b in back["actions"]]
+    assert f"1–{MAX_ROWS} of {last}" in text_of(back)
+    assert "Previous" not in [b["title"] for b in back["actions"]]
 
 
 async def test_a_list_seen_later_refreshes_to_the_same_page_as_it_is_now(chat: Chat) -> None:
-    for number in range(27):
+    last = MAX_ROWS + 2
+    for number in range(last):
         await chat.say(f"new task Task {number}")
     following = await chat.click(action(await chat.say("tasks"), "More"))
-    await chat.say("new task Task 27")
+    await chat.say(f"new task Task {last}")
     refreshed = await chat.click(following["refresh"]["action"])
-    assert "26–28 of 28" in text_of(refreshed)  # the same page, one more row after it
-    assert "Task 0" in text_of(refreshed) and "Task 27" not in text_of(refreshed)
+    # the same page, one more row after it
+    assert f"{MAX_ROWS + 1}–{last + 1} of {last + 1}" in text_of(refreshed)
+    assert "Task 0" in text_of(refreshed) and f"Task {last}" not in text_of(refreshed)
 
 
 async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> None:
