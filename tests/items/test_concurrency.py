@@ -57,7 +57,7 @@ def _sqlite_writers_queued(factory: Factory) -> int:
     BEGIN IMMEDIATE, and the others wait behind it, in the order they came."""
     own = factory.engine.sync_engine
     return sum(
-        lock.locked() + len(lock._waiters or ())  # type: ignore[attr-defined]
+        lock.locked() + len(lock._waiters or ())
         for engine, lock in list(uow_module._sqlite_writers.items())
         if engine is not own
     )
