@@ -8,6 +8,7 @@ import hashlib
 import json
 import sqlite3
 import tarfile
+import threading
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,14 @@ import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import Table, select
 
+from bot.db import backup as backup_files
 from bot.db.engine import create_engine
 from bot.db.tables import Attachment, Item, Team
 from bot.files.store import FileStore
 from tests.cli.helpers import Cli
 from tests.factories import Factory, create_item
 from tests.files.helpers import uploaded
+from tests.waiting import PATIENCE, until
 
 ITEMS = Item.__table__
 ATTACHMENTS = Attachment.__table__
@@ -69,25 +72,39 @@ async def test_a_backup_under_write_load_restores_one_moments_rows_and_files(
     created: list[str] = []
     stop = asyncio.Event()
 
+    # The backup, once it has copied the database, goes on only after the app has written more:
+    # rows and files made while it archives the files are certainly there.
+    copied_at: list[int] = []
+    wrote_since = threading.Event()
+    copy_database = backup_files.copy_database
+
+    def copy_then_let_the_app_write(source: Path, target: Path) -> None:
+        copy_database(source, target)
+        copied_at.append(len(created))
+        assert wrote_since.wait(PATIENCE), "the app wrote nothing after the copy"
+
+    environment.setattr(backup_files, "copy_database", copy_then_let_the_app_write)
+
     async def writer() -> None:
         while not stop.is_set():
             item = await create_item(client, member, name=f"Bug {len(created)}")
             created.append(item["_id"])
             if len(created) % 3 == 0:
                 await uploaded(client, member, item["_id"], content=item["_id"].encode() * 100)
+            if copied_at and len(created) >= copied_at[0] + 6:
+                wrote_since.set()
 
     writing = asyncio.create_task(writer())
-    while len(created) < 30:
-        await asyncio.sleep(0.01)
+    await until(lambda: len(created) >= 30 or writing.done(), "the app to write 30 items")
     before = len(created)
     archive = tmp_path / "backup.tar.gz"
     made = await asyncio.to_thread(cli, "admin", "backup", "--out", str(archive))
     during = len(created)
-    while len(created) < during + 10:  # the app went on writing after the copy too
-        await asyncio.sleep(0.01)
+    # The app went on writing after the backup too.
+    await until(lambda: len(created) >= during + 10 or writing.done(), "more writes")
     stop.set()
     await writing
-    assert during > before, "the writer wrote while the backup ran"
+    assert copied_at and during > before, "the writer wrote while the backup ran"
     assert made["missingFiles"] == [] and made["revision"]
 
     restored_dir = tmp_path / "restored"

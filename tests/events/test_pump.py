@@ -21,6 +21,7 @@ from bot.jobs.worker import Worker
 from bot.keys import EVENT_PUMP
 from bot.settings import Settings
 from tests.factories import Factory, create_item
+from tests.waiting import until, until_set
 
 
 @pytest.fixture
@@ -99,15 +100,16 @@ async def test_a_created_bug_reaches_an_observer_at_once_without_a_poll(
 
     bug = await create_item(client, ada, name="Printer on fire")
 
-    await asyncio.wait_for(seen.arrived.wait(), timeout=10)  # the poll is an hour
+    await until_set(seen.arrived, "the event to reach the observer")  # the poll is an hour
     assert [(event.trigger, event.item_id, event.kind) for event in seen.events] == [
         ("ITEM_CREATED", bug["_id"], "bug")
     ]
-    for _ in range(100):  # the pass commits just after the observer returns
-        if await unprocessed(factory) == 0:
-            break
-        await asyncio.sleep(0.05)
-    assert await unprocessed(factory) == 0
+    # The pass commits just after the observer returns.
+    await until(lambda: _all_processed(factory), "the pass to mark the event processed", poll=0.05)
+
+
+async def _all_processed(factory: Factory) -> bool:
+    return await unprocessed(factory) == 0
 
 
 async def test_an_observer_that_fails_leaves_the_events_for_the_next_pass_and_enqueues_nothing(
@@ -160,19 +162,29 @@ async def test_work_written_elsewhere_wakes_a_waiting_worker(
     worker; on SQLite (one process) a commit of this process rings its bell."""
     seen = Seen()
     worker = Worker(sessions_of(factory), clock)
-    worker.add_pass(EventPump(sessions_of(factory), clock, [seen]).run_once, batch=BATCH)
+    pump = EventPump(sessions_of(factory), clock, [seen])
+    first_pass_done = asyncio.Event()
+
+    async def pass_once() -> int:
+        try:
+            return await pump.run_once()
+        finally:
+            first_pass_done.set()
+
+    worker.add_pass(pass_once, batch=BATCH)
     postgresql = factory.engine.dialect.name == "postgresql"
     with bell.listening(worker.wake):
         async with signals.listening(factory.engine, signals.WORK_TOPIC, worker.wake):
             task = asyncio.create_task(worker.run_forever(poll=3600))
             try:
-                await asyncio.sleep(0.2)  # its first turn finds nothing; now it waits
+                # Its first pass finds nothing: only a wake-up can run another.
+                await until_set(first_pass_done, "the worker's first pass")
                 if postgresql:
                     ids = await pending(factory, 1)  # no bell: plain SQL on another engine
                 else:
                     ids = await pending(factory, 1)
                     bell.ring()  # what a service's commit of pending events does
-                await asyncio.wait_for(seen.arrived.wait(), timeout=10)
+                await until_set(seen.arrived, "the event to reach the observer")
             finally:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)

@@ -9,13 +9,23 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import select, update
 
 from bot.db.tables import Item, ItemAssignee, ItemCounter
+from bot.settings import Settings
 from tests.factories import Factory, Member, create_item
 from tests.fields.helpers import field_values, stored_item
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
+
+
+@pytest.fixture
+def settings(db: str, make_settings: Any) -> Settings:
+    # No background worker: on SQLite its writes would queue with the racing requests', which
+    # `until_a_request_waits_for_a_lock` counts.
+    return make_settings(db, JOBS_POLL_SECONDS=0)
+
 
 Request = tuple[str, str, dict[str, Any] | None]  # method, path, JSON body
 RENAMED = {"name": "Pressing"}
@@ -36,11 +46,13 @@ async def _write_paused_by(
         await holding.execute(held)
         method, path, body = write
         writing = asyncio.create_task(send(client, method, path, json=body, headers=headers))
-        await until_a_request_waits_for_a_lock(factory)
+        await until_a_request_waits_for_a_lock(factory, unless_ended=[writing])
         method, path, body = then
         changing = asyncio.create_task(send(client, method, path, json=body, headers=headers))
         # On PostgreSQL the rename or delete waits for the write, which waits for the test.
-        await until_a_request_waits_for_a_lock(factory, requests=2)
+        await until_a_request_waits_for_a_lock(
+            factory, requests=2, unless_ended=[writing, changing]
+        )
         await holding.rollback()
     written, changed = await asyncio.gather(writing, changing)
     return written, changed

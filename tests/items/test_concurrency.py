@@ -2,33 +2,65 @@
 
 import asyncio
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import select, text, update
 
+import bot.db.uow as uow_module
 from bot.db.tables import Item, ItemCounter, PendingEvent
+from bot.settings import Settings
 from tests.factories import Factory
 from tests.factories import create_item as create
+from tests.waiting import until
 
 
-async def until_a_request_waits_for_a_lock(factory: Factory, requests: int = 1) -> None:
+@pytest.fixture
+def settings(db: str, make_settings: Any) -> Settings:
+    # No background worker: on SQLite its writes would queue with the racing requests', which
+    # `until_a_request_waits_for_a_lock` counts.
+    return make_settings(db, JOBS_POLL_SECONDS=0)
+
+
+async def until_a_request_waits_for_a_lock(
+    factory: Factory, requests: int = 1, *, unless_ended: Collection[asyncio.Future] = ()
+) -> None:
     """Return once `requests` requests are blocked on locks (the test's open transaction's, or
-    one another's)."""
-    if factory.engine.dialect.name != "postgresql":
-        await asyncio.sleep(0.3)  # SQLite: the request waits in BEGIN IMMEDIATE (busy timeout)
-        return
+    one another's), or once every request in `unless_ended` has ended (where the test's lock
+    blocks no one: on SQLite, a read takes no write lock). The app must run no worker
+    (`JOBS_POLL_SECONDS=0`): on SQLite, its writes would queue with the requests'."""
+
+    async def waiting() -> bool:
+        if unless_ended and all(request.done() for request in unless_ended):
+            return True
+        if factory.engine.dialect.name == "postgresql":
+            return await _backends_waiting_for_a_lock(factory) >= requests
+        return _sqlite_writers_queued(factory) >= requests
+
+    await until(waiting, f"{requests} request(s) to wait for a lock together")
+
+
+async def _backends_waiting_for_a_lock(factory: Factory) -> int:
     waiting = text(
         "SELECT count(*) FROM pg_stat_activity"
         " WHERE datname = current_database() AND wait_event_type = 'Lock'"
     )
     async with factory.engine.connect() as conn:
-        for _ in range(200):
-            if await conn.scalar(waiting) >= requests:
-                return
-            await conn.rollback()  # a transaction sees one snapshot of pg_stat_activity
-            await asyncio.sleep(0.01)
-    raise AssertionError(f"{requests} request(s) never waited for a lock together")
+        return int(await conn.scalar(waiting))
+
+
+def _sqlite_writers_queued(factory: Factory) -> int:
+    """The app's writing units queued for its engine's writer lock (`bot.db.uow`), the one
+    holding it included: while the test holds SQLite's write lock, that one waits for it in
+    BEGIN IMMEDIATE, and the others wait behind it, in the order they came."""
+    own = factory.engine.sync_engine
+    return sum(
+        lock.locked() + len(lock._waiters or ())
+        for engine, lock in list(uow_module._sqlite_writers.items())
+        if engine is not own
+    )
 
 
 async def send(client: TestClient, method: str, path: str, **kwargs: Any) -> tuple[int, str]:

@@ -15,6 +15,7 @@ from bot.db.uow import unit_of_work
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, PermanentFailure, RetryLater, Worker
+from tests.waiting import PATIENCE, until, until_set
 
 Sessions = async_sessionmaker[AsyncSession]
 
@@ -192,14 +193,28 @@ async def test_concurrent_workers_never_claim_the_same_job(
     sessions: Sessions, clock: FrozenClock
 ) -> None:
     ids = {await enqueue(sessions, clock) for _ in range(10)}
+    # On PostgreSQL the first claim's transaction stays open until the second has claimed:
+    # the second skips the rows it holds. SQLite's writers take turns (`bot.db.uow`), so there
+    # the second claims once the first has committed.
+    overlap = sessions.kw["bind"].dialect.name == "postgresql"
+    first_claimed, second_claimed = asyncio.Event(), asyncio.Event()
 
-    async def claim(owner: str) -> list[str]:
+    async def claim(owner: str, claimed: asyncio.Event, *, hold: bool = False) -> list[str]:
         async with unit_of_work(sessions, clock) as uow:
             jobs = await queue.claim(uow, owner=owner, lease=timedelta(minutes=5), limit=6)
-            await asyncio.sleep(0.05)  # hold the rows while the other worker claims
+            claimed.set()
+            if hold:
+                await until_set(second_claimed, "the second claim")
             return [job.id for job in jobs]
 
-    first, second = await asyncio.gather(claim("a"), claim("b"))
+    holding = asyncio.create_task(claim("a", first_claimed, hold=overlap))
+    try:
+        await until_set(first_claimed, "the first claim")
+        second = await claim("b", second_claimed)
+        first = await holding
+    finally:
+        second_claimed.set()
+        await asyncio.gather(holding, return_exceptions=True)
     assert not set(first) & set(second)
     assert set(first) | set(second) == ids
 
@@ -223,10 +238,30 @@ class Gate:
         self.changed.set()
 
     async def until(self, done: Callable[[], bool]) -> None:
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(PATIENCE):
             while not done():
                 self.changed.clear()
                 await self.changed.wait()
+
+
+class Turns:
+    """A pass that counts the worker's turns (each runs its passes, then claims)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def __call__(self) -> int:
+        self.count += 1
+        return 0
+
+    async def another(self, worker: Worker) -> None:
+        """Wake the worker and wait until it has ended a turn begun after the wake-up: the
+        second pass after it, the first's turn claimed whatever it could."""
+        seen = self.count
+        worker.wake()
+        await until(lambda: self.count > seen, "the worker's next turn")
+        worker.wake()
+        await until(lambda: self.count > seen + 1, "the turn after it")
 
 
 async def enqueue_named(sessions: Sessions, clock: FrozenClock, name: str) -> str:
@@ -263,10 +298,13 @@ async def test_a_worker_runs_at_most_its_slots_at_once(
     worker.register("gate", gate)
     for n in range(3):
         await enqueue_named(sessions, clock, f"slow {n}")
+    turns = Turns()
+    worker.add_pass(turns, batch=1)
     task = asyncio.create_task(worker.run_forever(poll=0.05))
     try:
         await gate.until(lambda: len(gate.started) == 2)
-        await asyncio.sleep(0.2)  # polls come and go: no third job starts
+        for _ in range(3):  # turns come and go, each free to claim: no third job starts
+            await turns.another(worker)
         assert len(gate.started) == 2
         gate.opened.set()
         await gate.until(lambda: len(gate.ended) == 3)

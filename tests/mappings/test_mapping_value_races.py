@@ -12,9 +12,17 @@ import pytest
 from sqlalchemy import update
 
 from bot.db.tables import FieldMapping
+from bot.settings import Settings
 from tests.factories import Factory
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
 from tests.projects.bodies import add_project, jira
+
+
+@pytest.fixture
+def settings(db: str, make_settings: Any) -> Settings:
+    # No background worker: on SQLite its writes would queue with the racing requests', which
+    # `until_a_request_waits_for_a_lock` counts.
+    return make_settings(db, JOBS_POLL_SECONDS=0)
 
 
 async def _map(client, headers: dict[str, str], project: str, priority: str, source: str) -> str:  # noqa: ANN001

@@ -12,9 +12,17 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import func, select, update
 
 from bot.db.tables import FieldMapping, ItemCounter, Project
+from bot.settings import Settings
 from tests.factories import Factory
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
 from tests.projects.bodies import JIRA_STATES, add_project, azure_devops, jira, planner
+
+
+@pytest.fixture
+def settings(db: str, make_settings: Any) -> Settings:
+    # No background worker: on SQLite its writes would queue with the racing requests', which
+    # `until_a_request_waits_for_a_lock` counts.
+    return make_settings(db, JOBS_POLL_SECONDS=0)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ acknowledged is stored, and no job is left leased."""
 import asyncio
 import re
 import signal
-import time
 from pathlib import Path
 
 import aiohttp
@@ -23,22 +22,32 @@ from tests.docs.test_readme_walkthrough import (
     launch,
     wait_until_ready,
 )
+from tests.waiting import PATIENCE, until, until_set
 
 SHUTDOWN_SECONDS = 8
-SLOW_RECEIVER_SECONDS = 1.5
 
 
-async def slow_receiver() -> tuple[web.AppRunner, str, list[str], list[str]]:
-    """A webhook receiver that takes its time answering; the webhook-ids it began to receive,
-    and those it answered."""
-    begun: list[str] = []
-    answered: list[str] = []
+class Receiving:
+    """What the slow receiver saw: the webhook-ids it began to receive and those it answered;
+    it answers none before `answer` is set, and sets `arrived` at the first."""
+
+    def __init__(self) -> None:
+        self.begun: list[str] = []
+        self.answered: list[str] = []
+        self.arrived = asyncio.Event()
+        self.answer = asyncio.Event()
+
+
+async def slow_receiver() -> tuple[web.AppRunner, str, Receiving]:
+    """A webhook receiver that answers only when the test lets it: deliveries stay in flight."""
+    seen = Receiving()
 
     async def receive(request: web.Request) -> web.Response:
         await request.read()
-        begun.append(request.headers["webhook-id"])
-        await asyncio.sleep(SLOW_RECEIVER_SECONDS)
-        answered.append(request.headers["webhook-id"])
+        seen.begun.append(request.headers["webhook-id"])
+        seen.arrived.set()
+        await seen.answer.wait()
+        seen.answered.append(request.headers["webhook-id"])
         return web.Response(status=204)
 
     app = web.Application()
@@ -47,7 +56,7 @@ async def slow_receiver() -> tuple[web.AppRunner, str, list[str], list[str]]:
     await runner.setup()
     port = free_port()
     await web.TCPSite(runner, "127.0.0.1", port).start()
-    return runner, f"http://127.0.0.1:{port}/hook", begun, answered
+    return runner, f"http://127.0.0.1:{port}/hook", seen
 
 
 def demo_headers(output: str) -> dict[str, str]:
@@ -68,7 +77,7 @@ async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
         SHUTDOWN_SECONDS=str(SHUTDOWN_SECONDS),
         WEBHOOK_ALLOWED_HOSTS="127.0.0.1",
     )
-    receiver, hook_url, begun, answered = await slow_receiver()
+    receiver, hook_url, seen = await slow_receiver()
     server, log = launch(tmp_path, env)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -104,21 +113,22 @@ async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
                 await asyncio.gather(*(create(n) for n in range(120)))
 
             writers = asyncio.create_task(load())
-            async with asyncio.timeout(20):
-                while not begun:  # deliveries in flight, requests still arriving
-                    await asyncio.sleep(0.01)
+            # Deliveries in flight, requests still arriving.
+            await until_set(seen.arrived, "a delivery to reach the receiver")
             server.send_signal(signal.SIGTERM)
-            stopped = time.monotonic()
+            # The receiver answers once the server says it is shutting down: the deliveries it
+            # holds were in flight then.
+            await until(lambda: "shutting down" in log.read_text(), "the server to shut down")
+            seen.answer.set()
             await writers
-            code = await asyncio.to_thread(server.wait, SHUTDOWN_SECONDS + 15)
-            took = time.monotonic() - stopped
+            # Bounded only against a hang; the app's own bound is SHUTDOWN_SECONDS.
+            code = await asyncio.to_thread(server.wait, PATIENCE)
     finally:
         if server.poll() is None:
             server.kill()
         await receiver.cleanup()
 
     assert code == 0, log.read_text()
-    assert took < SHUTDOWN_SECONDS + 10
     assert acknowledged  # the load did reach the app before the signal
     engine = create_engine(db)
     try:
@@ -133,4 +143,5 @@ async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
         await engine.dispose()
     assert set(acknowledged) <= stored
     assert leased == [], log.read_text()[-4000:]
-    assert begun and set(begun) <= set(answered)  # deliveries in flight finished, not cut off
+    # Deliveries in flight finished, not cut off.
+    assert seen.begun and set(seen.begun) <= set(seen.answered)

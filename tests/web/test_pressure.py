@@ -4,13 +4,19 @@ lists at once (429 with Retry-After beyond that) while other callers and writes 
 
 import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 
 from bot.app import create_app
 from bot.clock import FrozenClock
+from bot.keys import LISTS_IN_FLIGHT
+from bot.web import fairness
 from tests.factories import CHANNEL, TEAM, Factory, Member, create_item, insert_copies
+from tests.waiting import until
 
 # The heaviest filter the 2,048-character limit lets through: 80 substring searches.
 HEAVY = " or ".join(f"contains(name,'zq{n:02}')" for n in range(80))
@@ -46,13 +52,45 @@ async def test_a_list_past_the_statement_bound_answers_503_and_others_still_list
     assert [bug["name"] for bug in (await light.json())["value"]] == ["Printer on fire"]
 
 
+class HeldLists:
+    """The app's list slots, with the lists of the credentials in `held` kept running inside
+    their slot until `release` is set: a list as long as the test needs, whatever the machine.
+    Counts the lists that hold a slot, by credential."""
+
+    def __init__(self, app: web.Application, held: set[str]) -> None:
+        self._slots, self._held = app[LISTS_IN_FLIGHT], held
+        self._real_slot = self._slots.slot
+        self.release = asyncio.Event()
+        self.running: Counter[str] = Counter()
+
+    @asynccontextmanager
+    async def slot(self, credentials: str | None) -> AsyncIterator[None]:
+        async with self._real_slot(credentials):
+            self.running[credentials or ""] += 1
+            try:
+                if credentials in self._held:
+                    await self.release.wait()
+                yield
+            finally:
+                self.running[credentials or ""] -= 1
+
+
 async def test_one_session_runs_at_most_its_share_of_lists_and_is_told_when_to_retry(
-    aiohttp_client, make_settings, db: str, clock: FrozenClock, factory: Factory
+    aiohttp_client,
+    make_settings,
+    db: str,
+    clock: FrozenClock,
+    factory: Factory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A list over the share is refused after waiting this long for a slot (a second in the app).
+    monkeypatch.setattr(fairness, "WAIT_S", 0.05)
     client = await _client(aiohttp_client, make_settings, db, clock, LISTS_IN_FLIGHT=2)
     ada = await factory.member("Ada")
     grace = await factory.member("Grace")
-    await _bugs(client, factory, ada, 5_000)
+    await _bugs(client, factory, ada, 50)
+    lists = HeldLists(client.app, held={ada.cookie})
+    monkeypatch.setattr(client.app[LISTS_IN_FLIGHT], "slot", lists.slot)
 
     async def heavy_list(member: Member) -> tuple[int, str | None, dict]:
         response = await client.get(
@@ -61,15 +99,17 @@ async def test_one_session_runs_at_most_its_share_of_lists_and_is_told_when_to_r
         return response.status, response.headers.get("Retry-After"), await response.json()
 
     flood = [asyncio.create_task(heavy_list(ada)) for _ in range(12)]
-    await asyncio.sleep(0.05)  # Ada's flood holds her slots
+    # Ada's two lists run (held), and every other one of hers has been refused.
+    await until(lambda: sum(task.done() for task in flood) == 10, "Ada's lists over her share")
+    assert lists.running[ada.cookie] == 2
     grace_status, _retry, grace_page = await heavy_list(grace)
-    answers = await asyncio.gather(*flood)
-
     assert grace_status == 200, grace_page
     assert grace_page["@odata.count"] == 0
+    lists.release.set()
+    answers = await asyncio.gather(*flood)
+
     statuses = Counter(status for status, _retry, _body in answers)
-    assert set(statuses) == {200, 429}, statuses
-    assert statuses[200] >= 2
+    assert statuses == {200: 2, 429: 10}, statuses
     refused = [(retry, body) for status, retry, body in answers if status == 429]
     assert refused[0] == (
         "1",
@@ -84,7 +124,7 @@ async def test_one_session_runs_at_most_its_share_of_lists_and_is_told_when_to_r
 
 
 async def test_another_members_list_is_answered_while_one_members_heavy_lists_run(
-    client: TestClient, factory: Factory
+    client: TestClient, factory: Factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ada = await factory.member("Ada")
     grace = await factory.member("Grace")
@@ -103,8 +143,10 @@ async def test_another_members_list_is_answered_while_one_members_heavy_lists_ru
         response = await client.get("/odata/bugs", params={"$filter": HEAVY}, headers=headers)
         return response.status
 
+    lists = HeldLists(client.app, held=set())  # counted, not held
+    monkeypatch.setattr(client.app[LISTS_IN_FLIGHT], "slot", lists.slot)
     floods = [asyncio.create_task(heavy_list(ada, CHANNEL)) for _ in range(4)]
-    await asyncio.sleep(0.2)  # Ada's lists are running
+    await until(lambda: lists.running[ada.cookie] == 4, "Ada's lists to be running")
     # The same filter in a small channel: on SQLite it goes straight to a reader thread, as
     # the heavy filter has been seen to run long; a thread is left for it.
     assert await heavy_list(grace, OTHER) == 200

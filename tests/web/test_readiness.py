@@ -15,6 +15,7 @@ from bot.db.migrate import head_revision
 from bot.keys import ENGINE, EVENT_PUMP, WORKER
 from tests import databases
 from tests.factories import Factory, create_item
+from tests.waiting import until, until_set
 
 STALL = 120.0  # READY_WORKER_STALL_SECONDS' default, past JOBS_POLL_SECONDS' 1 s
 BACKLOG = 300.0  # READY_EVENT_BACKLOG_SECONDS' default
@@ -29,9 +30,7 @@ async def a_turn(app: web.Application, clock: FrozenClock) -> None:
     """Wake the worker and wait until it has begun a turn at the clock's time."""
     worker = app[WORKER]
     worker.wake()
-    async with asyncio.timeout(10):
-        while worker.last_turn_at != clock.now():
-            await asyncio.sleep(0.01)
+    await until(lambda: worker.last_turn_at == clock.now(), "the worker to begin a turn")
 
 
 async def test_ready_when_every_part_is_well(client: TestClient) -> None:
@@ -87,7 +86,7 @@ async def test_not_ready_when_the_worker_stalls(
 
     app[WORKER].add_pass(stuck, batch=1)
     app[WORKER].wake()
-    await asyncio.wait_for(entered.wait(), 10)
+    await until_set(entered, "the worker to be stuck in its pass")
     clock.advance(timedelta(seconds=STALL + 2))
     assert await readiness(client) == (
         503,

@@ -8,6 +8,8 @@ from aiohttp import web
 from multidict import CIMultiDict
 from standardwebhooks import Webhook
 
+from tests.waiting import PATIENCE
+
 
 @dataclass
 class Received:
@@ -56,8 +58,8 @@ class Receiver:
         return [request for request in self.requests if request.path == path]
 
     async def until(self, count: int) -> None:
-        """Wait until `count` requests have arrived (10 s at most)."""
-        async with asyncio.timeout(10):
+        """Wait until `count` requests have arrived (bounded only against a hang)."""
+        async with asyncio.timeout(PATIENCE):
             while len(self.requests) < count:
                 self._changed.clear()
                 await self._changed.wait()

@@ -2,7 +2,6 @@
 processes on one database send each delivery once, and a process that dies mid-send leaves the
 delivery to another, which sends it again with the same webhook-id."""
 
-import asyncio
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -20,6 +19,7 @@ from tests.events.deliveries.conftest import ALLOWED
 from tests.events.deliveries.factory import attempts, delivery, rule_to, stored
 from tests.events.deliveries.receiver import Receiver
 from tests.factories import Factory, Member
+from tests.waiting import until
 
 MakeSettings = Callable[..., Settings]
 
@@ -45,11 +45,15 @@ async def until_states(
 ) -> None:
     """Wait for the deliveries to reach `state`; with `clock`, time passes meanwhile (a try
     put off while its receiver was busy comes due again)."""
-    async with asyncio.timeout(15):
-        while await states(factory, ids) != [state] * len(ids):
-            await asyncio.sleep(0.05)
-            if clock is not None:
-                clock.advance(timedelta(milliseconds=200))
+
+    async def reached() -> bool:
+        if await states(factory, ids) == [state] * len(ids):
+            return True
+        if clock is not None:
+            clock.advance(timedelta(milliseconds=200))
+        return False
+
+    await until(reached, f"the deliveries to be {state}", poll=0.05)
 
 
 async def test_a_hanging_receiver_does_not_delay_deliveries_to_another(
@@ -93,12 +97,15 @@ async def test_two_processes_on_one_database_send_each_delivery_once(
     ada: Member,
 ) -> None:
     first = await running_app(db, make_settings, clock, aiohttp_client)
-    await running_app(db, make_settings, clock, aiohttp_client)
+    second = await running_app(db, make_settings, clock, aiohttp_client)
     rule = await rule_to(first, ada, receiver.url("/ok"))
 
     made = [await delivery(factory, rule["_id"]) for _ in range(40)]
     await until_states(factory, [row.id for row in made], "succeeded", clock)
-    await asyncio.sleep(0.3)  # time for a second send, were one coming
+    # Both processes stop, finishing what they were sending: a second send, had either
+    # claimed a delivery the other sent, has reached the receiver by then.
+    await first.close()
+    await second.close()
 
     assert sorted(r.webhook_id for r in receiver.requests) == sorted(r.webhook_id for r in made)
     for row in made:

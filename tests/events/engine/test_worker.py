@@ -1,13 +1,12 @@
 """With the worker running, a committed change is matched at once: no poll, no request waits."""
 
-import asyncio
-
 import pytest
 from aiohttp.test_utils import TestClient
 
 from bot.settings import Settings
 from tests.events.engine.helpers import add_rule, deliveries, delivery_jobs
 from tests.factories import Factory, create_item
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -23,12 +22,13 @@ async def test_a_created_bug_is_matched_by_the_running_worker_without_a_poll(
     rule = await add_rule(client, ada)
     bug = await create_item(client, ada)
 
-    for _ in range(200):
-        made = await deliveries(factory)
-        if made:
-            break
-        await asyncio.sleep(0.05)
+    made: list = []
 
+    async def matched() -> bool:
+        made[:] = await deliveries(factory)
+        return bool(made)
+
+    await until(matched, "the worker to match the new bug", poll=0.05)
     assert [(d["definition_id"], d["item_id"]) for d in made] == [(rule, bug["_id"])]
     # Its send job (and, the address being unreachable here, maybe its retry) names it.
     assert {job["deliveryId"] for job in await delivery_jobs(factory)} == {made[0]["id"]}
