@@ -127,7 +127,8 @@ class Settings(BaseSettings):
         alias="TEAMS_WAIT_SECONDS",
         gt=0,
         le=60,
-        description="How long starting a discussion or posting a comment waits for Teams (502)",
+        description="How long starting a discussion or posting a comment waits for Teams (502); "
+        "no call to Teams waits longer",
     )
     jobs_concurrency: int = Field(
         32,
