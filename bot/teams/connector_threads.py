@@ -18,8 +18,10 @@ from functools import partial
 from typing import Any
 
 import requests
+from botbuilder.core import TurnContext
 from botframework.connector.aio import ConnectorClient
 from botframework.connector.aiohttp_bf_pipeline import AsyncBfPipeline
+from botframework.connector.teams import TeamsConnectorClient
 from msrest.exceptions import ClientRequestError
 from msrest.universal_http import ClientRequest
 from msrest.universal_http.async_requests import (
@@ -46,6 +48,11 @@ class ConnectorThreads:
         config.pipeline = AsyncBfPipeline(config)  # the SDK's pipeline, built on config.driver
         return client
 
+    def bound_teams(self, client: TeamsConnectorClient) -> TeamsConnectorClient:
+        """The SDK's synchronous Teams client, its waits on Teams bounded; call it with `run`."""
+        client.config.connection.timeout = self.wait_seconds
+        return client
+
     async def run(self, call: Any, *args: Any) -> Any:
         """A call of the SDK's synchronous Teams client, in this pool."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, partial(call, *args))
@@ -53,6 +60,12 @@ class ConnectorThreads:
     def close(self) -> None:
         """Queued calls are dropped; a running one ends within its bound."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def of_turn(turn_context: TurnContext) -> ConnectorThreads:
+    """The threads of the app whose adapter (`bot.teams.adapter`) runs this turn."""
+    threads: ConnectorThreads = turn_context.adapter.bot_framework_authentication.threads
+    return threads
 
 
 class _PooledDriver(AsyncRequestsHTTPSender):
