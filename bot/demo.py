@@ -57,6 +57,19 @@ class DemoOut(ApiModel):
 
 async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
     """Create the demo once (re-running changes nothing) and sign in as its first user."""
+    user_id = await ensure_demo(uow)
+    session = await auth.issue_session(uow, user_id=user_id, ttl=session_ttl)
+    return DemoOut(
+        cookie=session.secret,
+        team_id=TEAM_ID,
+        channel_id=CHANNEL_ID,
+        entity_id=ENTITY_ID,
+        user_id=user_id,
+    )
+
+
+async def ensure_demo(uow: UnitOfWork) -> str:
+    """Create the demo once (re-running changes nothing); its first user's id."""
     await upsert_team(uow, team_id=TEAM_ID, name=TEAM_NAME, tenant_id=TENANT_ID, group_id=GROUP_ID)
     channel = await workspace.add_channel(
         uow, team_id=TEAM_ID, channel_id=CHANNEL_ID, name=CHANNEL_NAME
@@ -75,14 +88,7 @@ async def seed_demo(uow: UnitOfWork, *, session_ttl: timedelta) -> DemoOut:
         uow, user_id=users[0].id, team_id=TEAM_ID, channel_id=CHANNEL_ID
     )
     await _seed_items(uow, [user.username for user in users])
-    session = await auth.issue_session(uow, user_id=users[0].id, ttl=session_ttl)
-    return DemoOut(
-        cookie=session.secret,
-        team_id=TEAM_ID,
-        channel_id=CHANNEL_ID,
-        entity_id=ENTITY_ID,
-        user_id=users[0].id,
-    )
+    return users[0].id
 
 
 async def _seed_items(uow: UnitOfWork, usernames: list[str]) -> None:

@@ -116,6 +116,14 @@ class Settings(BaseSettings):
         gt=0,
         description="How long a request's body may take to arrive before the answer is 408",
     )
+    keepalive_seconds: float = Field(
+        15.0,
+        alias="KEEPALIVE_SECONDS",
+        gt=0,
+        le=3600,
+        description="How long a connection may go without sending a complete request (its "
+        "line and headers), since it opened or since its last answer, before it is closed",
+    )
     jobs_poll_seconds: float = Field(
         1.0,
         alias="JOBS_POLL_SECONDS",
@@ -127,7 +135,8 @@ class Settings(BaseSettings):
         alias="TEAMS_WAIT_SECONDS",
         gt=0,
         le=60,
-        description="How long starting a discussion or posting a comment waits for Teams (502)",
+        description="How long starting a discussion or posting a comment waits for Teams (502); "
+        "no call to Teams waits longer",
     )
     jobs_concurrency: int = Field(
         32,

@@ -19,6 +19,7 @@ from msrest.universal_http.requests import ClientRetryPolicy
 from bot.clock import Clock
 from bot.settings import Settings
 from bot.teams import openid
+from bot.teams.connector_threads import ConnectorThreads
 from bot.teams.kept_clients import KeptClientsAuthentication
 from bot.teams.openid import OpenIdKeys
 from bot.teams.replies_http import post_activity
@@ -62,6 +63,7 @@ class BotRuntime:
     adapter: "TrackerAdapter"
     app_id: str
     keys: list[OpenIdKeys]
+    threads: ConnectorThreads
 
     @property
     def verifies_senders(self) -> bool:
@@ -81,7 +83,9 @@ class BotRuntime:
         auth = self.adapter.bot_framework_authentication
         claims = self.adapter.create_claims_identity(self.app_id)
         factory = auth.create_connector_factory(claims)
-        client = await factory.create(service_url, auth.get_originating_audience())
+        client = self.threads.bound(
+            await factory.create(service_url, auth.get_originating_audience())
+        )
         # msrest's own retries would sleep through 502/504 (and a PUT's Retry-After, in a
         # thread) without honouring our pacing. Set on the policy object itself: the client's
         # HTTP session took that object when the client was made, so a new one goes unseen.
@@ -116,11 +120,14 @@ def create_runtime(
         CALLER_ID=CallerIdConstants.public_azure_channel,
         VALIDATE_AUTHORITY=True,
     )
-    auth = KeptClientsAuthentication(configuration, credentials_factory=credentials)
+    threads = ConnectorThreads(settings.teams_wait_seconds)
+    auth = KeptClientsAuthentication(
+        configuration, credentials_factory=credentials, threads=threads
+    )
     for key_set in keys:
         openid.install(key_set)
     _cheapen_retry_policy()
-    return BotRuntime(TrackerAdapter(auth, http), settings.microsoft_app_id, keys)
+    return BotRuntime(TrackerAdapter(auth, http), settings.microsoft_app_id, keys, threads)
 
 
 def _cheapen_retry_policy() -> None:
@@ -134,3 +141,4 @@ def _cheapen_retry_policy() -> None:
 def dispose_runtime(runtime: BotRuntime) -> None:
     for key_set in runtime.keys:
         openid.uninstall(key_set)
+    runtime.threads.close()

@@ -4,7 +4,8 @@ For every activity the SDK builds a Bot Connector client and a user-token client
 configuration, a requests session and a retry policy each, ~0.3 ms apiece, a tenth of a list
 command's own work. What they are built from (the app id, the service URL, the audience) repeats
 from turn to turn, so each is built once and kept. The request is still authenticated by the
-SDK on every turn, and the clients carry the SDK's own credentials.
+SDK on every turn, and the clients carry the SDK's own credentials. Each connector is built to
+send in the app's own connector threads (`bot.teams.connector_threads`).
 """
 
 from typing import Any, TypeVar
@@ -20,6 +21,8 @@ from botframework.connector.auth import (
     ServiceClientCredentialsFactory,
     UserTokenClient,
 )
+
+from bot.teams.connector_threads import ConnectorThreads
 
 # Service URLs come from the activity; past this many, the kept clients start over.
 MAX_KEPT = 64
@@ -39,9 +42,14 @@ class KeptClientsAuthentication(ConfigurationBotFrameworkAuthentication):
     """ConfigurationBotFrameworkAuthentication whose turn clients are built once per input."""
 
     def __init__(
-        self, configuration: Any, *, credentials_factory: ServiceClientCredentialsFactory | None
+        self,
+        configuration: Any,
+        *,
+        credentials_factory: ServiceClientCredentialsFactory | None,
+        threads: ConnectorThreads,
     ) -> None:
         super().__init__(configuration, credentials_factory=credentials_factory)
+        self.threads = threads
         self._connectors: dict[ConnectorKey, ConnectorClient] = {}
         self._token_clients: dict[str | None, UserTokenClient] = {}
 
@@ -52,7 +60,7 @@ class KeptClientsAuthentication(ConfigurationBotFrameworkAuthentication):
         if result.connector_factory is not None:
             app_id = app_id_of(result.claims_identity)
             result.connector_factory = _KeptConnectors(
-                result.connector_factory, app_id, self._connectors
+                result.connector_factory, app_id, self._connectors, self.threads
             )
         return result
 
@@ -73,14 +81,16 @@ class _KeptConnectors(ConnectorFactory):
         factory: ConnectorFactory,
         app_id: str | None,
         kept: dict[ConnectorKey, ConnectorClient],
+        threads: ConnectorThreads,
     ) -> None:
         self._factory, self._app_id, self._kept = factory, app_id, kept
+        self._threads = threads
 
     async def create(self, service_url: str, audience: str | None = None) -> ConnectorClient:
         key = (self._app_id, service_url, audience)
         client = self._kept.get(key)
         if client is None:
-            client = await self._factory.create(service_url, audience)
+            client = self._threads.bound(await self._factory.create(service_url, audience))
             _keep(self._kept, key, client)
         return client
 

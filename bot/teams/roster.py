@@ -1,6 +1,5 @@
 """Installation and roster sync: the team, its channels, its members, a reference per channel."""
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +17,7 @@ from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
 from bot.events import notification_rules
-from bot.teams import references
+from bot.teams import connector_threads, references
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +62,12 @@ async def fetch_roster(
     turn_context: TurnContext, *, team_id: str, tenant_id: str | None
 ) -> TeamRoster:
     """Team details, channels and every member (following the paged API's continuation)."""
-    # botbuilder 4.17's Teams client is synchronous (blocking `requests`): run it off the loop.
-    teams = (await TeamsInfo.get_teams_connector_client(turn_context)).teams
-    details = await asyncio.to_thread(teams.get_team_details, team_id)
-    channels = (await asyncio.to_thread(teams.get_teams_channels, team_id)).conversations
+    # botbuilder 4.17's Teams client is synchronous (blocking `requests`): run it off the loop,
+    # in the connector's own threads, bounded like every call to Teams.
+    threads = connector_threads.of_turn(turn_context)
+    client = threads.bound_teams(await TeamsInfo.get_teams_connector_client(turn_context))
+    details = await threads.run(client.teams.get_team_details, team_id)
+    channels = (await threads.run(client.teams.get_teams_channels, team_id)).conversations
     roster = TeamRoster(
         team_id=team_id,
         name=details.name or team_id,

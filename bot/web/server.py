@@ -8,12 +8,15 @@ that echoes the offending line, without `x-request-id`; it offers no hook for th
 """
 
 import asyncio
+import errno
 import logging
 import signal
+import socket
 
 from aiohttp import web
 from aiohttp.http_exceptions import LineTooLong
 
+from bot.settings import SettingsError
 from bot.web.errors import INTERNAL_ERROR, json_response
 from bot.web.requestid import HEADER, choose_request_id
 
@@ -74,31 +77,89 @@ class AppRunner(web.AppRunner):
         return server
 
 
+def listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to every address of `host` (as aiohttp's TCPSite binds them), made before
+    the app starts: a port in use is one line naming the setting, and nothing half started."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise SettingsError(f"Invalid setting HOST: {host} is not a known address") from exc
+    bound: list[socket.socket] = []
+    try:
+        for family, kind, protocol, _, address in dict.fromkeys(addresses):
+            sock = socket.socket(family, kind, protocol)
+            bound.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.setblocking(False)
+    except OSError as exc:
+        for sock in bound:
+            sock.close()
+        raise _not_listening(host, port, exc) from exc
+    return bound
+
+
+def _not_listening(host: str, port: int, exc: OSError) -> SettingsError:
+    if exc.errno == errno.EADDRINUSE:
+        return SettingsError(
+            f"Invalid setting PORT: {host}:{port} is in use by another program; "
+            "stop it or choose another PORT"
+        )
+    if exc.errno == errno.EACCES:
+        return SettingsError(f"Invalid setting PORT: {port} needs privileges this user lacks")
+    return SettingsError(f"Invalid setting HOST: cannot listen on {host} ({exc.strerror})")
+
+
 async def start(
     app: web.Application,
     host: str,
     port: int,
     *,
     shutdown_seconds: float = 60.0,
+    keepalive_seconds: float = 15.0,
     signals: bool = True,
 ) -> AppRunner:
     """The app started and listening (port 0: any free port, in `runner.addresses`); on
-    shutdown, requests in flight get `shutdown_seconds` to end."""
+    shutdown, requests in flight get `shutdown_seconds` to end. A connection is closed once it
+    has sent no complete request for `keepalive_seconds`, since it opened or since its last
+    answer (aiohttp's keep-alive timer: it bounds an idle connection and a request's headers)."""
+    sockets = listening_sockets(host, port)
     # Not aiohttp's access log, which writes the raw request line (a download link's signature
     # in its query): the app's own (`bot.web.access_log`) writes one line per request.
     runner = AppRunner(
-        app, handle_signals=signals, shutdown_timeout=shutdown_seconds, access_log=None
+        app,
+        handle_signals=signals,
+        shutdown_timeout=shutdown_seconds,
+        access_log=None,
+        keepalive_timeout=keepalive_seconds,
     )
-    await runner.setup()
     try:
-        await web.TCPSite(runner, host, port).start()
+        await runner.setup()
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    try:
+        for sock in sockets:
+            await web.SockSite(runner, sock).start()
     except BaseException:
         await runner.cleanup()
+        for sock in sockets:
+            sock.close()
         raise
     return runner
 
 
-def run(app: web.Application, host: str, port: int, *, shutdown_seconds: float) -> None:
+def run(
+    app: web.Application,
+    host: str,
+    port: int,
+    *,
+    shutdown_seconds: float,
+    keepalive_seconds: float,
+) -> None:
     """Serve until SIGINT or SIGTERM, then shut down in order: listening stops, requests in
     flight get `shutdown_seconds` to end, then the app's resources close (the worker drains).
 
@@ -110,7 +171,14 @@ def run(app: web.Application, host: str, port: int, *, shutdown_seconds: float) 
         loop = asyncio.get_running_loop()
         for signal_number in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signal_number, stop.set)
-        runner = await start(app, host, port, shutdown_seconds=shutdown_seconds, signals=False)
+        runner = await start(
+            app,
+            host,
+            port,
+            shutdown_seconds=shutdown_seconds,
+            keepalive_seconds=keepalive_seconds,
+            signals=False,
+        )
         log.info("serving on http://%s:%s", host, port)
         try:
             await stop.wait()

@@ -30,8 +30,15 @@ def connector() -> Connector:
 
 
 @pytest.fixture
+def teams_wait_seconds() -> float:
+    """TEAMS_WAIT_SECONDS of the desk's app; a test module may override it."""
+    return WAIT_SECONDS
+
+
+@pytest.fixture
 async def desk(
     db: str,
+    teams_wait_seconds: float,
     make_settings,  # noqa: ANN001
     clock: FrozenClock,
     aiohttp_client: AiohttpClient,
@@ -41,7 +48,7 @@ async def desk(
 ) -> AsyncIterator[Desk]:
     server = await aiohttp_server(connector.app())
     service_url = str(server.make_url("")).rstrip("/")
-    settings = make_settings(db, JOBS_POLL_SECONDS=0, TEAMS_WAIT_SECONDS=WAIT_SECONDS)
+    settings = make_settings(db, JOBS_POLL_SECONDS=0, TEAMS_WAIT_SECONDS=teams_wait_seconds)
     client = await aiohttp_client(create_app(settings, clock=clock))
     assert (await client.post("/api/messages", json=installed(service_url))).status == 200
     connector.calls.clear()

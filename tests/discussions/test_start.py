@@ -140,6 +140,17 @@ async def test_teams_refusing_the_thread_is_a_502_with_nothing_stored_then_a_ret
     assert (len(threads), len(messages)) == (1, 1)
 
 
+async def test_teams_answering_a_plain_text_404_is_a_502_with_nothing_stored(desk: Desk) -> None:
+    bug = await desk.bug()
+    desk.connector.refusals.append((404, {"Content-Type": "text/plain"}))
+    response = await desk.start(bug["_id"])
+    assert response.status == 502
+    assert "404" in (await response.json())["error"]
+    assert await desk.stored() == ([], [])
+
+    assert (await desk.start(bug["_id"])).status == 200
+
+
 async def test_a_connector_that_is_down_is_a_502_then_a_retry_works(desk: Desk) -> None:
     bug = await desk.bug()
     await move_connector(desk.factory, "http://127.0.0.1:9")  # the discard port: refused

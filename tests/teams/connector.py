@@ -4,6 +4,7 @@ import asyncio
 import itertools
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import unescape
 from typing import Any
@@ -106,12 +107,16 @@ class Connector:
     channels: dict[str, str | None] = field(default_factory=dict)  # thread id → name
     members: list[TeamsMember] = field(default_factory=list)
     page_size: int = 2  # small, so a roster of a few people already spans pages
-    # Answers for the next sends/creates/updates, in order: (status, headers); then 2xx.
+    # Answers for the next sends/creates/updates, in order: (status, headers); then 2xx. The
+    # body is Teams' JSON error, or plain text when the headers say `Content-Type: text/plain`.
     refusals: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     missing_team_details: bool = False
     # Set: new threads and posts wait for it before answering (a connector that hangs).
     stall: asyncio.Event | None = None
+    held: int = 0  # requests waiting for the stall right now
+    dropped: int = 0  # held requests whose connection the bot closed
     calls: list[Call] = field(default_factory=list)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: Any = field(default_factory=lambda: itertools.count(1000))
 
     def app(self) -> web.Application:
@@ -142,6 +147,12 @@ class Connector:
     def paths(self, method: str) -> list[str]:
         return [c.path for c in self.calls if c.method == method]
 
+    async def until(self, condition: Callable[["Connector"], bool]) -> None:
+        """Wait until `condition` holds (checked whenever a held request arrives or ends)."""
+        while not condition(self):
+            self._changed.clear()
+            await self._changed.wait()
+
     # Handlers.
     async def _record(self, request: web.Request) -> Call:
         body = await request.json() if request.can_read_body else None
@@ -159,13 +170,25 @@ class Connector:
         if not self.refusals:
             return None
         status, headers = self.refusals.pop(0)
+        if headers.get("Content-Type", "").startswith("text/plain"):
+            return web.Response(body=b"Not Found", status=status, headers=headers)
         return web.json_response(
             {"error": {"code": "Throttled", "message": "slow down"}}, status=status, headers=headers
         )
 
     async def _stalled(self) -> None:
-        if self.stall is not None:
+        if self.stall is None:
+            return
+        self.held += 1
+        self._changed.set()
+        try:
             await self.stall.wait()
+        except asyncio.CancelledError:  # the test server cancels a handler whose client left
+            self.dropped += 1
+            raise
+        finally:
+            self.held -= 1
+            self._changed.set()
 
     async def _send(self, request: web.Request) -> web.Response:
         await self._record(request)

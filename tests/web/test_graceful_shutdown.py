@@ -3,8 +3,9 @@ deliveries in flight, gives back the jobs it could not finish, and exits 0; ever
 acknowledged is stored, and no job is left leased."""
 
 import asyncio
-import re
+import json
 import signal
+import sys
 from pathlib import Path
 
 import aiohttp
@@ -17,6 +18,7 @@ from bot.db.tables import Item, Job
 from bot.db.uow import unit_of_work
 from tests.conftest import SECRET
 from tests.docs.test_readme_walkthrough import (
+    ROOT,
     free_port,
     fresh_environment,
     launch,
@@ -59,10 +61,26 @@ async def slow_receiver() -> tuple[web.AppRunner, str, Receiving]:
     return runner, f"http://127.0.0.1:{port}/hook", seen
 
 
-def demo_headers(output: str) -> dict[str, str]:
-    team, channel = re.search(r"Demo ready: team (\S+), channel (\S+)\.", output).groups()  # type: ignore[union-attr]
-    cookie = re.search(r"graphNodeCookie=([^'\s]+)", output).group(1)  # type: ignore[union-attr]
-    return {"Cookie": f"graphNodeCookie={cookie}", "x-svc-teamid": team, "x-svc-channelId": channel}
+async def demo_headers(workdir: Path, env: dict[str, str]) -> dict[str, str]:
+    """A session of the demo's first user, as the start banner says to get one: the admin CLI."""
+    cli = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "admin",
+        "demo",
+        cwd=workdir,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE,
+    )
+    output, _ = await cli.communicate()
+    assert cli.returncode == 0, output
+    demo = json.loads(output)
+    return {
+        "Cookie": f"graphNodeCookie={demo['cookie']}",
+        "x-svc-teamid": demo["teamId"],
+        "x-svc-channelId": demo["channelId"],
+    }
 
 
 async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
@@ -82,7 +100,7 @@ async def test_sigterm_finishes_what_was_acknowledged_and_leaves_no_job_leased(
     base = f"http://127.0.0.1:{port}"
     try:
         await asyncio.to_thread(wait_until_ready, base, server, log)
-        headers = demo_headers(log.read_text())
+        headers = await demo_headers(tmp_path, env)
         async with aiohttp.ClientSession(headers=headers) as http:
             rule = {
                 "eventName": "Every new bug",
