@@ -9,7 +9,7 @@ from bot.cli.chat.cardtext import CardInput
 
 QUOTES = "\"'"
 HOW = (
-    "After a button's number, type the card's inputs as name=value (e.g. `1 status=In Review`); "
+    "After a button's number, type the card's inputs as name=value (e.g. `1 status=In Progress`); "
     "'{said}' is not one."
 )
 UNCLOSED = "The quote after {name}= is not closed."
