@@ -15,7 +15,7 @@ from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import commands, grammar, listing, settings_commands, views
+from bot.teams import commands, delete_commands, grammar, listing, settings_commands, views
 from bot.teams.assign_commands import joining
 from bot.teams.context import BotContext
 from bot.teams.item_commands import discussion_view, patch_of, typed_in
@@ -293,6 +293,7 @@ ACTIONS: dict[Verb, Action] = {
     Verb.ASSIGN_TO_ME: Action(verbs.ItemAction, _assign_to_me, again=_item_again),
     Verb.EDIT_ITEM: Action(verbs.ItemAction, _edit, again=_item_again),
     Verb.DISCUSS: Action(verbs.ItemAction, _discuss, again=_item_again),
+    Verb.DELETE_ITEM: Action(verbs.DeleteItem, delete_commands.confirm),
     Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, form_again),
     Verb.MORE: Action(verbs.More, _more),
     Verb.BULK_EDIT: Action(verbs.BulkEdit, _bulk_edit, again=_list_again),
