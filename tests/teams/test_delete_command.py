@@ -50,3 +50,14 @@ async def test_only_members_of_the_channel_may_delete(
     refused = await replace(chat, sender=MALLORY).click(action(asked, "Delete"))
     assert NOT_ON_ROSTER in text_of(refused)
     assert [item["name"] for item in await rest_items(bot, factory, GRACE)] == ["Mine"]
+
+
+async def test_in_the_personal_chat_delete_finds_the_items_channel(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    await chat.say("new bug From the channel")
+    asked = await chat.say("delete bug 1", personal=True)
+    assert "Delete #1 From the channel?" in text_of(asked)
+    done = await chat.click(action(asked, "Delete"), personal=True)
+    assert said(done) == "Ada Lovelace deleted #1 From the channel"
+    assert await rest_items(bot, factory, GRACE) == []
