@@ -1,5 +1,5 @@
 """`python -m bot chat [--url URL | --start]`: the console's loop. A typed line is said to the
-bot; a number presses that button of the last card (`1 status=In Review` types into the card's
+bot; a number presses that button of the last card (`1 status=In Progress` types into the card's
 inputs first: bot.cli.chat.typed); `exit`, `quit`, Ctrl-D or Ctrl-C leave."""
 
 import argparse
