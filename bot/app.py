@@ -206,6 +206,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
             public_url=settings.public_url,
             cache=app[LIST_CACHE],
             discussions=discussions,
+            files=app[FILE_STORE],
         )
         try:
             yield

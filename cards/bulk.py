@@ -1,4 +1,5 @@
-"""The bulk-edit form for the rows selected on a list card: status, priority and assignee."""
+"""The bulk-edit form for the rows selected on a list card (status, priority, and who replaces
+the assignees, as the API's bulk edit does), and the line saying what it changed."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +22,9 @@ from cards.layout import (
 from cards.verbs import BulkTarget, Verb
 
 UNCHANGED = "Unchanged"
+# The API's bulk edit replaces the assignees (`assign … to` adds one): the label says so.
+REPLACE_ASSIGNEES = "Replace assignees with"
+NUMBERS_SHOWN = 10  # items named in the line; the list below shows them all
 # The form's inputs by the API's name of the field each sets, where the two differ.
 INPUTS = {"assignedTo": "assignee"}
 
@@ -55,7 +59,7 @@ def bulk_form(
         fields = [
             ("status", "Status", statuses),
             ("priority", "Priority", priorities),
-            ("assignee", "Assign to", people),
+            ("assignee", REPLACE_ASSIGNEES, people),
         ]
         body = [heading(f"Edit {count} {noun}")]
         # A field without values to choose has no input: an empty choice set is none.
@@ -70,3 +74,25 @@ def bulk_form(
         return envelope(with_problem(body, problem), [execute(f"Apply to {count} {noun}", target)])
 
     return largest_fitting(build, len(members))
+
+
+def bulk_outcome(
+    kind: ItemKind,
+    *,
+    updated: Sequence[int],
+    asked: int,
+    status: str | None = None,
+    priority: str | None = None,
+    assignee: str | None = None,
+) -> str:
+    """ "2 of 2 bugs updated: status set to Done, assignees set to Grace Hopper on #3, #5": the
+    count, then each field set and the numbers of the items updated."""
+    line = f"{len(updated)} of {asked} {kind.plural} updated"
+    given = [("status", status), ("priority", priority), ("assignees", assignee)]
+    changes = [f"{field} set to {value}" for field, value in given if value]
+    if not updated or not changes:
+        return line
+    numbers = ", ".join(f"#{number}" for number in sorted(updated)[:NUMBERS_SHOWN])
+    if len(updated) > NUMBERS_SHOWN:
+        numbers += f" and {len(updated) - NUMBERS_SHOWN} more"
+    return f"{line}: {', '.join(changes)} on {numbers}"

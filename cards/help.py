@@ -36,11 +36,17 @@ class CommandHelp:
     listed: bool = True  # False: a button only, its line already said by an everyday one
 
 
-def help_card(commands: Sequence[CommandHelp], *, more: str | None = None) -> Card:
+def help_card(
+    commands: Sequence[CommandHelp], *, more: str | None = None, not_understood: str | None = None
+) -> Card:
     """The everyday commands and a button running `more` (the command that shows every one),
-    or, with no `more`, every command; buttons run the ones with a shortcut."""
+    or, with no `more`, every command; buttons run the ones with a shortcut. Help given for a
+    text that is no command (`not_understood`) first says so."""
     shown = [entry for entry in commands if entry.listed and (entry.everyday or not more)]
-    body: list[Element] = [heading("What I can do" if more else "Every command")]
+    body: list[Element] = []
+    if not_understood is not None:
+        body.append(rich_text(text_run(_not_understood(not_understood))))
+    body.append(heading("What I can do" if more else "Every command"))
     body.extend(
         rich_text(
             text_run(entry.command, fontType=MONOSPACE),
@@ -62,7 +68,7 @@ def help_card(commands: Sequence[CommandHelp], *, more: str | None = None) -> Ca
 def suggestion_card(said: str, suggestion: str, *, help_command: str) -> Card:
     """A near miss: "Did you mean `bugs`?" with a button that runs it, and one for help."""
     line = rich_text(
-        text_run(f"I don't know “{shorten(said, SAID_MAX)}”. Did you mean "),
+        text_run(f"{_not_understood(said)} Did you mean "),
         text_run(suggestion, fontType=MONOSPACE),
         text_run("?"),
     )
@@ -71,6 +77,10 @@ def suggestion_card(said: str, suggestion: str, *, help_command: str) -> Card:
         execute("Help", _run(help_command)),
     ]
     return envelope([line], actions)
+
+
+def _not_understood(said: str) -> str:
+    return f"I didn't understand '{shorten(said, SAID_MAX)}'."
 
 
 def _run(command: str) -> RunCommand:

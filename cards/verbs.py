@@ -26,6 +26,7 @@ class Verb(StrEnum):
     ASSIGN_TO_ME = "item.assignToMe"
     EDIT_ITEM = "item.edit"  # answers with the edit form in the card's place
     DISCUSS = "item.discuss"  # starts the item's thread (or finds it): the card links to it
+    DELETE_ITEM = "item.delete"  # the delete confirmation's Delete: the item goes for good
     SAVE_ITEM = "item.save"  # the create/edit form's submit: creates when itemId is absent
     MORE = "list.more"
     BULK_EDIT = "list.bulkEdit"  # answers with the bulk-edit form for the checked rows
@@ -83,6 +84,12 @@ def item_action_data(
 
 class SetStatus(ItemAction):
     status: str = Field(min_length=1, description="The status name chosen on the card")
+
+
+class DeleteItem(ItemAction):
+    """The delete confirmation's Delete: the item, and its number to name it once it is gone."""
+
+    internal_id: int = Field(alias="internalId", ge=1)
 
 
 class FormTarget(ActionData):

@@ -15,14 +15,14 @@ from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import commands, grammar, listing, settings_commands, views
+from bot.teams import commands, delete_commands, grammar, listing, settings_commands, views
 from bot.teams.assign_commands import joining
 from bot.teams.context import BotContext
 from bot.teams.item_commands import discussion_view, patch_of, typed_in
 from bot.teams.problems import problem_of
 from bot.teams.views import Change
 from cards import verbs
-from cards.bulk import bulk_form
+from cards.bulk import bulk_form, bulk_outcome
 from cards.form import Prefill, item_form
 from cards.help import error_card
 from cards.layout import Card, Element, Problem, execute
@@ -245,9 +245,18 @@ async def _apply_bulk_edit(
         results = await bulk.bulk_edit(uow, kind=data.kind, edit=edit)
         done = [result.id for result in results if result.status == bulk.SUCCESS]
         rows = await read.get_many(uow, kind=data.kind, item_ids=done)
+    chosen = [user for row in rows for user in row["assignedTo"] if user["_id"] == data.assignee]
+    title = bulk_outcome(
+        data.kind,
+        updated=[row["internalId"] for row in rows],
+        asked=len(results),
+        status=data.status,
+        priority=data.priority,
+        assignee=chosen[0]["displayName"] if chosen else None,
+    )
     noun = data.kind.plural
     page = ItemList(
-        title=f"{len(done)} of {len(results)} {noun} updated",
+        title=title,
         kind=data.kind,
         items=[views.list_row(row) for row in rows],
         command=noun,
@@ -285,6 +294,7 @@ ACTIONS: dict[Verb, Action] = {
     Verb.ASSIGN_TO_ME: Action(verbs.ItemAction, _assign_to_me, again=_item_again),
     Verb.EDIT_ITEM: Action(verbs.ItemAction, _edit, again=_item_again),
     Verb.DISCUSS: Action(verbs.ItemAction, _discuss, again=_item_again),
+    Verb.DELETE_ITEM: Action(verbs.DeleteItem, delete_commands.confirm),
     Verb.SAVE_ITEM: Action(verbs.FormTarget, _save, verbs.SaveItem, form_again),
     Verb.MORE: Action(verbs.More, _more),
     Verb.BULK_EDIT: Action(verbs.BulkEdit, _bulk_edit, again=_list_again),

@@ -36,8 +36,11 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("unassign bug {id} from {name}", "Take someone off a bug: a name, @mention or me"),
     CommandHelp("bug/clone/{id}", "Copy a bug"),
     CommandHelp("close bug {id}", "Move a bug to Done"),
+    CommandHelp("delete bug {id}", "Delete a bug for good, once you confirm"),
     CommandHelp("discuss bug {id}", "Start the bug's thread in this channel, or link to it"),
-    CommandHelp("rules", "The channel's event rules and how each last fired"),
+    CommandHelp(
+        "rules", "The channel's event rules and how each last fired (new rule: how to add one)"
+    ),
     CommandHelp("notify on, notify off", "In our 1:1 chat: a message when you're assigned an item"),
     CommandHelp(
         "settings", "Switch the channel's notifications on or off; digests, quiet hours, due soon"

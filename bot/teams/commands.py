@@ -8,6 +8,7 @@ from botbuilder.core import TurnContext
 
 from bot.teams import (
     assign_commands,
+    delete_commands,
     grammar,
     item_commands,
     listing,
@@ -49,7 +50,7 @@ async def _unknown(_ctx: BotContext, command: grammar.Unknown) -> Card:
     """A near miss: the command it resembles, to run with a click; else the short help."""
     if command.suggestion:
         return suggestion_card(command.text, command.suggestion, help_command="help")
-    return help_card(COMMANDS, more=grammar.HELP_ALL)
+    return help_card(COMMANDS, more=grammar.HELP_ALL, not_understood=command.text)
 
 
 ANSWERS: dict[type[Command], Answer] = {
@@ -63,6 +64,8 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.Close: item_commands.close,
     grammar.Clone: item_commands.clone,
     grammar.Discuss: item_commands.discuss,
+    grammar.Delete: delete_commands.delete,
+    grammar.NewRule: rule_commands.new_rule,
     grammar.Create: item_commands.create,
     grammar.Rules: rule_commands.rules,
     grammar.Notify: notify_commands.notify,

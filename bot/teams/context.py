@@ -15,6 +15,7 @@ from bot.db.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_
 from bot.directory.access import admit_to_channel, find_caller
 from bot.discussions.threads import Discussions
 from bot.errors import Forbidden
+from bot.files.store import FileStore
 from bot.settings import Settings
 
 NOT_ON_ROSTER = (
@@ -81,6 +82,8 @@ class BotContext:
     discussions: Discussions | None = None
     # The 1:1 chat's conversation id when the command comes from there: personal settings.
     personal_chat: str | None = None
+    # Where attachments live: deleting an item removes its files (None only in unit tests).
+    files: FileStore | None = None
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:

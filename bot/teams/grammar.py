@@ -122,6 +122,19 @@ class Clone:
 
 
 @dataclass(frozen=True)
+class Delete:
+    """`delete bug 9`: a card asking to confirm; its Delete button deletes the item for good."""
+
+    kind: ItemKind
+    internal_id: int
+
+
+@dataclass(frozen=True)
+class NewRule:
+    """`new rule`, `create rule`, `add rule`: rules are not made in chat; the answer says where."""
+
+
+@dataclass(frozen=True)
 class Discuss:
     """Start the item's discussion thread, or show the one it has."""
 
@@ -172,6 +185,8 @@ Command = (
     | Unassign
     | Close
     | Clone
+    | Delete
+    | NewRule
     | Discuss
     | Create
     | Rules
@@ -186,9 +201,16 @@ _KINDS = {"bug": ItemKind.BUG, "task": ItemKind.TASK}
 _PLURALS = {"bugs": ItemKind.BUG, "tasks": ItemKind.TASK}
 _SWITCHES = {"on": True, "off": False}
 _ASSIGNING = (("assign", "to"), ("unassign", "from"))
+# `close bug 12`: a verb, a kind and a number.
+_ON_ONE_ITEM: dict[str, type[Close | Discuss | Delete]] = {
+    "close": Close,
+    "discuss": Discuss,
+    "delete": Delete,
+}
+_CREATING = ("new", "create", "add")
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss notify settings open all unassign from"
+    "rules discuss notify settings open all unassign from delete"
 ).split()
 _FULL_HELP = ("all", "more")
 # Complete commands a typo is compared with when no keyword-wise correction parses.
@@ -314,8 +336,8 @@ def _parse_item(kind: ItemKind, rest: str, mentions: Sequence[Mention]) -> Comma
 
 
 def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
-    """The natural forms: help, my bugs, bug 12, new bug <title>, close bug 12, assign … to …,
-    unassign … from …."""
+    """The natural forms: help, my bugs, bug 12, new bug <title>, close bug 12, delete bug 12,
+    assign … to …, unassign … from …."""
     words = said.split(" ")
     lowered = [word.casefold() for word in words]
     if lowered == ["help"] or lowered == ["?"]:
@@ -340,12 +362,12 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
     if len(words) >= 2 and lowered[0] == "new" and lowered[1] in _KINDS:
         title = " ".join(words[2:]).strip()
         return Create(_KINDS[lowered[1]], title or None)
-    if len(words) == 3 and lowered[0] == "close" and lowered[1] in _KINDS:
+    if len(words) == 2 and lowered[0] in _CREATING and lowered[1] in ("rule", "rules"):
+        return NewRule()
+    if len(words) == 3 and lowered[0] in _ON_ONE_ITEM and lowered[1] in _KINDS:
         number = _internal_id(words[2])
-        return Close(_KINDS[lowered[1]], number) if number is not None else None
-    if len(words) == 3 and lowered[0] == "discuss" and lowered[1] in _KINDS:
-        number = _internal_id(words[2])
-        return Discuss(_KINDS[lowered[1]], number) if number is not None else None
+        command = _ON_ONE_ITEM[lowered[0]]
+        return command(_KINDS[lowered[1]], number) if number is not None else None
     if len(words) >= 5 and lowered[1] in _KINDS and (lowered[0], lowered[3]) in _ASSIGNING:
         number = _internal_id(words[2])
         if number is None:

@@ -15,6 +15,7 @@ from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, upsert_team
 from bot.discussions.threads import Discussions
 from bot.errors import DomainError
+from bot.files.store import FileStore
 from bot.notifications import chats
 from bot.settings import Settings
 from bot.teams import commands, grammar, invokes, references, roster, thread_messages
@@ -36,10 +37,11 @@ class TrackerBot(TeamsActivityHandler):
         public_url: str = "",
         cache: VersionedCache | None = None,
         discussions: Discussions | None = None,
+        files: FileStore | None = None,
     ) -> None:
         self._sessions, self._clock, self._public_url = sessions, clock, public_url
         self._settings = settings
-        self._cache, self._discussions = cache, discussions
+        self._cache, self._discussions, self._files = cache, discussions, files
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
 
@@ -110,6 +112,7 @@ class TrackerBot(TeamsActivityHandler):
             cache=self._cache,
             discussions=self._discussions,
             personal_chat=personal_chat_of(turn_context.activity),
+            files=self._files,
         )
 
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:

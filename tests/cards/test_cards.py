@@ -881,7 +881,7 @@ def test_a_shortcut_an_everyday_line_already_says_is_a_button_and_no_line() -> N
 def test_a_near_miss_offers_the_command_as_a_button() -> None:
     card = suggestion_card("bgus/my", "bugs/my", help_command="help")
     line = "".join(run["text"] for run in card["body"][0]["inlines"])
-    assert line == "I don't know “bgus/my”. Did you mean bugs/my?"
+    assert line == "I didn't understand 'bgus/my'. Did you mean bugs/my?"
     assert RunCommand.model_validate(action(card, "bugs/my")["data"]).command == "bugs/my"
     assert RunCommand.model_validate(action(card, "Help")["data"]).command == "help"
 

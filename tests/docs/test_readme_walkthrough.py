@@ -143,6 +143,13 @@ def test_the_walkthrough_is_marked_and_covers_what_a_newcomer_needs() -> None:
     assert "DELETE $BASE/api/auth/session" not in "\n".join(blocks[:-1])
 
 
+def test_the_walkthrough_names_no_calendar_date_which_would_pass() -> None:
+    """A date written out is in the past one day (the bug it creates would be overdue from the
+    start): the walk-through computes its dates from today."""
+    commands = "\n".join(walkthrough_blocks(README.read_text()))
+    assert re.findall(r"\b\d{4}-\d{2}-\d{2}\b", commands) == []
+
+
 def run_walkthrough(
     blocks: list[str], base: str, env: dict[str, str], cwd: Path
 ) -> subprocess.CompletedProcess[str]:

@@ -147,6 +147,30 @@ async def test_bulk_edit_selected_rows(chat: Chat, bot: TestClient, factory: Fac
     assert stored == {1: "Completed", 2: "Not Started", 3: "Completed"}
 
 
+async def test_bulk_edit_says_it_replaces_assignees_and_answers_what_changed(
+    chat: Chat, bot: TestClient, factory: Factory
+) -> None:
+    for title in ("One", "Two", "Three"):
+        await chat.say(f"new bug {title}")
+    await chat.say("assign bug 1 to me")
+    listing = await chat.say("bugs")
+    ids = {item["internalId"]: item["_id"] for item in await rest_items(bot, factory, GRACE)}
+    checked = {SELECT_PREFIX + ids[1]: "true", SELECT_PREFIX + ids[3]: "true"}
+    form = await chat.click(action(listing, "Bulk edit selected"), **checked)
+    assignee = inputs(form)["assignee"]
+    assert assignee["label"] == "Replace assignees with"
+    [grace] = [each["value"] for each in assignee["choices"] if each["title"] == "Grace Hopper"]
+    result = await chat.click(action(form, "Apply to 2 bugs"), assignee=grace, priority="High")
+    assert text_of(result).startswith(
+        "2 of 2 bugs updated: priority set to High, assignees set to Grace Hopper on #1, #3"
+    )
+    stored = {
+        item["internalId"]: [user["displayName"] for user in item["assignedTo"]]
+        for item in await rest_items(bot, factory, GRACE)
+    }
+    assert stored == {1: ["Grace Hopper"], 2: [], 3: ["Grace Hopper"]}
+
+
 async def test_bulk_edit_of_two_hundred_rows_lists_them_as_they_now_stand(
     chat: Chat, bot: TestClient, factory: Factory
 ) -> None:
@@ -162,8 +186,13 @@ async def test_bulk_edit_of_two_hundred_rows_lists_them_as_they_now_stand(
     # The card's page: the first rows of the 200, newest first as the list orders them.
     shown = [key.removeprefix(SELECT_PREFIX) for key in inputs(result)]
     assert len(shown) > 1 and shown == ids[: len(shown)]
-    for width in (NARROW, WIDE):  # each row says it once, wherever it shows its fields
-        assert text_of(laid_out(result, width)).count("Completed") == len(shown)
+    answer = text_of(laid_out(result, WIDE))
+    assert answer.startswith(
+        "200 of 200 bugs updated: status set to Completed on #1, #2, #3, #4, #5, #6, #7, #8, #9, "
+        "#10 and 190 more\n"
+    )
+    for width in (NARROW, WIDE):  # the line, then each row once, wherever it shows its fields
+        assert text_of(laid_out(result, width)).count("Completed") == 1 + len(shown)
     stored = await rest_items(bot, factory, GRACE, **{"$top": "1000"})
     assert {item["status"] for item in stored} == {"Completed"}
 

@@ -211,8 +211,18 @@ async def test_a_list_seen_later_refreshes_to_the_same_page_as_it_is_now(chat: C
 
 async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> None:
     card = await chat.say("dance")
+    assert said(card) == "I didn't understand 'dance'."
     assert "What I can do" in text_of(card) and "Did you mean" not in text_of(card)
     assert "bug/update/{id}/status/{status}" not in text_of(card)
+
+
+@pytest.mark.parametrize("text", ["new rule", "create rule", "Add rule"])
+async def test_asking_for_a_new_rule_says_where_rules_are_made(chat: Chat, text: str) -> None:
+    card = await chat.say(text)
+    assert said(card) == (
+        "Rules are made through the API: POST /odata/eventDefinitions (README, Rules). Here, "
+        "rules lists this channel's rules and settings switches its notifications on or off."
+    )
 
 
 async def test_a_typo_offers_the_command_it_resembles_as_a_button_that_runs_it(
@@ -221,7 +231,7 @@ async def test_a_typo_offers_the_command_it_resembles_as_a_button_that_runs_it(
     await chat.say("new bug Mine")
     await chat.say("bug/update/1/assigned/me")
     card = await chat.say("bgus/my")
-    assert "Did you mean " in text_of(card) and "bugs/my" in text_of(card)
+    assert said(card) == "I didn't understand 'bgus/my'. Did you mean bugs/my?"
     assert "What I can do" not in text_of(card)  # the line, not the help
     assert "Mine" in text_of(await chat.click(action(card, "bugs/my")))
     assert "What I can do" in text_of(await chat.click(action(card, "Help")))

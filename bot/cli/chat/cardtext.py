@@ -16,7 +16,8 @@ Card = Mapping[str, Any]
 WIDTH = WIDE
 BUTTON_TITLE_MAX = 60
 NO_INPUTS = "none"  # an action's associatedInputs that sends none of the card's inputs
-TOGGLE_ON = frozenset({"true", "yes", "on", "x", "1"})
+TOGGLE_ON = frozenset({"true", "yes", "y", "on", "x", "1"})
+TOGGLE_OFF = frozenset({"false", "no", "n", "off", "", "0"})
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,19 @@ class CardInput:
     value_on: str = "true"  # a toggle's values
     value_off: str = "false"
 
+    @property
+    def name(self) -> str:
+        """The shorter of its id and label, to type it by: `status`, a row's `#8`."""
+        return min((self.id, self.label), key=lambda name: (not name, len(name)))
+
     def typed(self, said: str) -> str:
         """The value to send when the user typed `said` for this input: a choice by its title
-        or value, a toggle by yes/no, other inputs as typed."""
+        or value (any case, hyphens read as spaces), a toggle by yes/no, other inputs as typed."""
         if self.kind == "Input.Toggle":
-            return self.value_on if said.strip().lower() in TOGGLE_ON else self.value_off
+            switch = said.strip().lower()
+            if switch not in TOGGLE_ON | TOGGLE_OFF:
+                raise ValueError(f"'{said}' is not yes or no for {self.name}.")
+            return self.value_on if switch in TOGGLE_ON else self.value_off
         if not self.choices:
             return said
         wanted = [part.strip() for part in said.split(",")] if self.multiple else [said.strip()]
@@ -44,10 +53,10 @@ class CardInput:
 
     def _choice(self, said: str) -> str:
         for title, value in self.choices:
-            if said.lower() in (title.lower(), value.lower()):
+            if _words(said) in (_words(title), _words(value)):
                 return value
         offered = ", ".join(title for title, _value in self.choices)
-        raise ValueError(f"{self.label or self.id}: choose one of {offered}")
+        raise ValueError(f"'{said}' is not a choice for {self.name}; choose one of {offered}.")
 
     def shown(self) -> str:
         """How the input reads on screen: its label, value and choices."""
@@ -84,8 +93,10 @@ class Button:
         for item in self.inputs:
             if key.lower() in (item.id.lower(), item.label.lower()):
                 return item
-        names = ", ".join(item.label or item.id for item in self.inputs) or "none"
-        raise ValueError(f"This card has no input '{key}' (its inputs: {names}).")
+        if not self.inputs:
+            raise ValueError(f"No input named '{key}' on this card; it has no inputs.")
+        names = ", ".join(item.name for item in self.inputs)
+        raise ValueError(f"No input named '{key}' on this card; inputs are: {names}.")
 
 
 @dataclass
@@ -232,6 +243,11 @@ class _Reader:
         )
         self.inputs.append(made)
         return made
+
+
+def _words(text: str) -> str:
+    """Text compared as a choice: any case, hyphens and runs of spaces as one space."""
+    return " ".join(text.replace("-", " ").split()).casefold()
 
 
 def _each(element: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:

@@ -1,12 +1,11 @@
 """`python -m bot chat [--url URL | --start]`: the console's loop. A typed line is said to the
-bot; a number presses that button of the last card (`3 status=Completed` types into the card's
-inputs first); `exit`, `quit`, Ctrl-D or Ctrl-C leave."""
+bot; a number presses that button of the last card (`1 status=In Progress` types into the card's
+inputs first: bot.cli.chat.typed); `exit`, `quit`, Ctrl-D or Ctrl-C leave."""
 
 import argparse
 import asyncio
 import concurrent.futures
 import contextlib
-import shlex
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Sequence
@@ -16,6 +15,7 @@ import aiohttp
 from bot.cli.chat import local_app
 from bot.cli.chat.connector import LocalConnector
 from bot.cli.chat.console import Answer, Console, ConsoleError
+from bot.cli.chat.typed import typed_values
 from bot.settings import Settings
 
 DEFAULT_URL = "http://127.0.0.1:3978"  # where `make run` serves
@@ -25,8 +25,10 @@ INDENT = " " * len(BOT)
 LEAVE = {"exit", "quit"}
 WELCOME = (
     "Talking to the bot at {url} as the Bot Framework Emulator would (the demo's user, in its "
-    "Bugs channel). Type a command (`help`), a button's number to press it (`3 status=Done` "
-    "fills the card's inputs first), or `exit`."
+    "Bugs channel). Type a command (`help`, `bugs`, `bug 1`), a button's number to press it, or "
+    "`exit`. Inputs go after the number as name=value: after `bug 1`, `1 status=Not Started` "
+    "sets its status; after `bugs`, `9 #1=yes #3=yes` ticks rows #1 and #3 and presses "
+    "Bulk edit selected."
 )
 
 Read = Callable[[str], Awaitable[str | None]]  # a line typed after the prompt; None at the end
@@ -70,26 +72,21 @@ async def respond(console: Console, line: str) -> list[Answer]:
     press = pressed(line)
     if press is None:
         return await console.say(line)
-    number, typed = press
+    number, rest = press
+    try:
+        typed = typed_values(rest, console.button(number).inputs)
+    except ValueError as exc:
+        raise ConsoleError(str(exc)) from None
     return await console.press(number, typed)
 
 
-def pressed(line: str) -> tuple[int, dict[str, str]] | None:
-    """`3`, or `3 status=Completed title="Two words"`: the button and the inputs typed; None for
-    any other line."""
-    try:
-        words = shlex.split(line)
-    except ValueError:  # an unclosed quote: words, not a press
+def pressed(line: str) -> tuple[int, str] | None:
+    """`3`, or `3 status=In Review title="Two words"`: the button's number and what follows it;
+    None for a line that does not start with a number (said to the bot)."""
+    first, _space, rest = line.strip().partition(" ")
+    if not first.isdigit():
         return None
-    if not words or not words[0].isdigit():
-        return None
-    typed = {}
-    for word in words[1:]:
-        key, equals, value = word.partition("=")
-        if not equals or not key:
-            return None
-        typed[key] = value
-    return int(words[0]), typed
+    return int(first), rest.strip()
 
 
 def transcript(answers: Sequence[Answer]) -> str:

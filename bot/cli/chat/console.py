@@ -74,10 +74,7 @@ class Console:
         (by id or label), as Teams sends a click: Action.Execute as an `adaptiveCard/action`
         invoke, whose answer replaces the card; Action.Submit as a message carrying the values;
         Action.OpenUrl only says where it leads; Action.ShowCard shows its card."""
-        button = self.buttons.get(number)
-        if button is None:
-            shown = ", ".join(map(str, self.buttons)) or "none now"
-            raise ConsoleError(f"There is no button {number} (buttons: {shown}).")
+        button = self.button(number)
         try:
             values = button.values(typed or {})
         except ValueError as exc:
@@ -103,6 +100,18 @@ class Console:
             )
         )
         return self._numbered([_invoke_answer(body)])
+
+    def button(self, number: int) -> Button:
+        """The button numbered `number` now, or a ConsoleError saying which numbers there are."""
+        button = self.buttons.get(number)
+        if button is not None:
+            return button
+        if not self.buttons:
+            raise ConsoleError(
+                f"Button {number} does not exist: no card with buttons yet (try `help` or `bugs`)."
+            )
+        first, last = min(self.buttons), max(self.buttons)
+        raise ConsoleError(f"Button {number} does not exist; this card has {first}–{last}.")
 
     def _numbered(self, first: Sequence[Said]) -> list[Answer]:
         """`first`, then what the bot sent meanwhile, as answers whose buttons are numbered from
