@@ -147,15 +147,31 @@ def form_fields(data: verbs.SaveItem) -> dict[str, Any]:
     return fields
 
 
+@dataclass(frozen=True, slots=True)
+class CreatedItem:
+    number: int  # in its channel: "#12"
+    title: str
+    card: Card  # the item card saying it was created
+
+
+async def create_from_form(ctx: BotContext, data: verbs.SaveItem) -> CreatedItem:
+    """Create the item the form describes (it names no itemId)."""
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    kind = data.kind
+    async with ctx.work() as uow:
+        body = typed_in(CREATE[kind], form_fields(data))
+        created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
+        card = await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
+    return CreatedItem(int(created.row["internal_id"]), str(created.row["name"]), card)
+
+
 async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
     """Create the item (no itemId) or apply the edit; the item card saying what was done."""
+    if data.item_id is None:
+        return (await create_from_form(ctx, data)).card
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     kind, fields = data.kind, form_fields(data)
     async with ctx.work() as uow:
-        if data.item_id is None:
-            body = typed_in(CREATE[kind], fields)
-            created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-            return await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
 
         async def change(uow: UnitOfWork, before: TaskDetails) -> None:
             patch = patch_of(kind, **fields)

@@ -53,6 +53,9 @@ class Connector:
     missing_team_details: bool = False
     # Set: new threads and posts wait for it before answering (a connector that hangs).
     stall: asyncio.Event | None = None
+    # Ids of messages that are replies in a thread, not its root: Teams answers 404 to a reply
+    # "to" one of them. The bot's own replies join it as it sends them.
+    replies: set[str] = field(default_factory=set)
     calls: list[Call] = field(default_factory=list)
     _ids: Any = field(default_factory=lambda: itertools.count(1000))
 
@@ -108,7 +111,20 @@ class Connector:
     async def _send(self, request: web.Request) -> web.Response:
         await self._record(request)
         await self._stalled()
-        return self._refusal() or web.json_response({"id": str(next(self._ids))})
+        _, _, root = request.match_info["conversation"].partition(";messageid=")
+        replied_to = request.match_info.get("activity")
+        if root in self.replies or replied_to in self.replies:
+            # As Teams: a thread is named by its root, and a reply is no root.
+            return web.json_response(
+                {"error": {"code": "NotFound", "message": "Activity not found"}}, status=404
+            )
+        refused = self._refusal()
+        if refused:
+            return refused
+        sent = str(next(self._ids))
+        if root or replied_to:
+            self.replies.add(sent)
+        return web.json_response({"id": sent})
 
     async def _create(self, request: web.Request) -> web.Response:
         call = await self._record(request)
