@@ -167,7 +167,9 @@ def _row(kind: ItemKind, item: ListRow, *, selectable: bool) -> Element:
         if selectable
         else text_block(number)
     )
-    show = item_action_data(Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id)
+    show = item_action_data(
+        Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id, number=item.internal_id
+    )
     title = rich_text(text_run(shorten(item.name, ROW_TITLE_MAX), color=LINK))
     due = item.due_date.date().isoformat() if item.due_date else NO_DUE
     return {

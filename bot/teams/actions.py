@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.db.uow import UnitOfWork
-from bot.errors import BadRequest, DomainError
+from bot.errors import BadRequest, DomainError, ItemNotFound
 from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
@@ -63,13 +63,24 @@ async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Car
         given = action.given.model_validate(sent) if action.given else target
         return await action.act(ctx, given, data)
     except (DomainError, ValidationError) as exc:
-        problem = problem_of(exc)
+        problem = _deleted(target, exc) or problem_of(exc)
     if action.again is not None:
         try:
             return await action.again(ctx, target, data, problem)
         except DomainError:  # its item is gone, or its channel closed to the caller
             pass
     return error_card(problem.message, _way_on(target))
+
+
+def _deleted(target: ApiModel, exc: Exception) -> Problem | None:
+    """A button of an item deleted since its card was sent: which one, by its number."""
+    if not isinstance(exc, ItemNotFound) or exc.item_id != getattr(target, "item_id", None):
+        return None
+    label = target.kind.type_label if isinstance(target, verbs.ActionData) else "Item"
+    number = getattr(target, "number", None)
+    return Problem(
+        f"{label} #{number} was deleted." if number else f"This {label.lower()} was deleted."
+    )
 
 
 def _way_on(target: ApiModel) -> list[Element]:

@@ -48,7 +48,7 @@ class TrackerBot(TeamsActivityHandler):
         try:
             await super().on_turn(turn_context)
         except DomainError as exc:
-            await self._say(turn_context, exc.message)
+            await self._say(turn_context, exc.said)
         except Exception:
             ref = logs.request_id()
             log.exception("bot turn failed (%s, ref %s)", turn_context.activity.type, ref)

@@ -24,7 +24,7 @@ Answer = Callable[[TurnContext, ContextOf], Awaitable[dict[str, Any] | None]]
 
 def _failed(exc: Exception) -> str:
     if isinstance(exc, DomainError):
-        return exc.message
+        return exc.said
     ref = logs.request_id()
     log.error("invoke failed (ref %s)", ref, exc_info=exc)
     return f"Something went wrong (ref {ref})."
