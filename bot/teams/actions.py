@@ -73,14 +73,14 @@ async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Car
 
 
 def _deleted(target: ApiModel, exc: Exception) -> Problem | None:
-    """A button of an item deleted since its card was sent: which one, by its number."""
-    if not isinstance(exc, ItemNotFound) or exc.item_id != getattr(target, "item_id", None):
-        return None
-    label = target.kind.type_label if isinstance(target, verbs.ActionData) else "Item"
+    """A button of an item deleted since its card was sent: which one, by the number the
+    button carries (data without it is an older card's, or altered: its refusal stands)."""
     number = getattr(target, "number", None)
-    return Problem(
-        f"{label} #{number} was deleted." if number else f"This {label.lower()} was deleted."
-    )
+    if not isinstance(exc, ItemNotFound) or not isinstance(target, verbs.ActionData) or not number:
+        return None
+    if exc.item_id != getattr(target, "item_id", None):
+        return None
+    return Problem(f"{target.kind.type_label} #{number} was deleted.")
 
 
 def _way_on(target: ApiModel) -> list[Element]:

@@ -122,7 +122,7 @@ class Connector:
         if refused:
             return refused
         sent = str(next(self._ids))
-        if root or replied_to:
+        if root:  # posted in a thread (elsewhere a post starts a thread, or there are none)
             self.replies.add(sent)
         return web.json_response({"id": sent})
 
