@@ -6,20 +6,27 @@ class DomainError(Exception):
 
     status = 400
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, said: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        # What the bot says in chat and on cards, where the API's ids and property names mean
+        # nothing to people; the API answers `message`.
+        self.said = said or message
 
     def body(self) -> dict[str, str]:
         return {"error": self.message}
 
 
 class Invalid(DomainError):
-    """A bad input; the message names the field and what is wrong with it."""
+    """A bad input; the message names the field and what is wrong with it. `label` and
+    `why_said` are the words of the bot's form, where they differ from the API's."""
 
-    def __init__(self, field: str, why: str) -> None:
-        super().__init__(f"{field}: {why}")
+    def __init__(
+        self, field: str, why: str, *, label: str | None = None, why_said: str | None = None
+    ) -> None:
+        super().__init__(f"{field}: {why}", said=f"{label or field}: {why_said or why}")
         self.field = field
+        self.why_said = why_said or why  # beside the field's input on a card
 
 
 class BadRequest(DomainError):
@@ -43,6 +50,14 @@ class Forbidden(DomainError):
 
 class NotFound(DomainError):
     status = 404
+
+
+class ItemNotFound(NotFound):
+    """No such bug or task (in the channel): deleted, or never there."""
+
+    def __init__(self, type_label: str, item_id: str) -> None:
+        super().__init__(f"{type_label} '{item_id}' not found.")
+        self.item_id = item_id
 
 
 class RequestTimeout(DomainError):

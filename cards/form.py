@@ -158,12 +158,22 @@ def item_form(
     )
     problem = _on_input(problem, {"startDate": start.start_date, "dueDate": start.due_date})
     save = FormTarget(
-        verb=Verb.SAVE_ITEM, kind=kind, channel_id=channel_id, item_id=item.id if item else None
+        verb=Verb.SAVE_ITEM,
+        kind=kind,
+        channel_id=channel_id,
+        item_id=item.id if item else None,
+        number=item.internal_id if item else None,
     )
     label = f"Save {kind.value}" if item else f"Create {kind.value}"
     actions = [submit(label, save) if in_dialog else execute(label, save)]
     if item and not in_dialog:
-        back = ItemAction(verb=Verb.SHOW_ITEM, kind=kind, item_id=item.id, channel_id=channel_id)
+        back = ItemAction(
+            verb=Verb.SHOW_ITEM,
+            kind=kind,
+            item_id=item.id,
+            channel_id=channel_id,
+            number=item.internal_id,
+        )
         actions.append(execute("Cancel", back, associatedInputs=NO_INPUTS))
 
     def build(member_count: int) -> Card:

@@ -55,14 +55,16 @@ def help_card(
         for entry in shown
     )
     shortcuts = [entry for entry in commands if entry.shortcut][: MAX_SHORTCUTS - bool(more)]
-    buttons = [execute(entry.shortcut or entry.command, _run(entry.command)) for entry in shortcuts]
+    buttons = [
+        execute(entry.shortcut or entry.command, run_command(entry.command)) for entry in shortcuts
+    ]
     if not more:
         return envelope(body, buttons)
     # The shortcuts in a row of their own, above "More commands": five buttons in one row are
     # cut short in Teams.
     if buttons:
         body.append(action_set(buttons))
-    return envelope(body, [execute("More commands", _run(more))])
+    return envelope(body, [execute("More commands", run_command(more))])
 
 
 def suggestion_card(said: str, suggestion: str, *, help_command: str) -> Card:
@@ -73,8 +75,8 @@ def suggestion_card(said: str, suggestion: str, *, help_command: str) -> Card:
         text_run("?"),
     )
     actions = [
-        execute(shorten(suggestion, BUTTON_MAX), _run(suggestion), style="positive"),
-        execute("Help", _run(help_command)),
+        execute(shorten(suggestion, BUTTON_MAX), run_command(suggestion), style="positive"),
+        execute("Help", run_command(help_command)),
     ]
     return envelope([line], actions)
 
@@ -83,7 +85,8 @@ def _not_understood(said: str) -> str:
     return f"I didn't understand '{shorten(said, SAID_MAX)}'."
 
 
-def _run(command: str) -> RunCommand:
+def run_command(command: str) -> RunCommand:
+    """The data of a button that runs a chat command."""
     return RunCommand(verb=Verb.RUN_COMMAND, command=command)
 
 

@@ -58,7 +58,13 @@ def kind_of(item: TaskDetails) -> ItemKind:
 
 def item_action(item: TaskDetails, verb: Verb) -> ItemAction:
     """The data a button on this item carries."""
-    return ItemAction(verb=verb, kind=kind_of(item), item_id=item.id, channel_id=item.channel_id)
+    return ItemAction(
+        verb=verb,
+        kind=kind_of(item),
+        item_id=item.id,
+        channel_id=item.channel_id,
+        number=item.internal_id,
+    )
 
 
 def facts(item: TaskDetails) -> list[tuple[str, str]]:
@@ -234,6 +240,7 @@ def _move(item: TaskDetails, statuses: Sequence[StatusOut]) -> Element | None:
         kind=kind_of(item),
         item_id=item.id,
         channel_id=item.channel_id,
+        number=item.internal_id,
         status=to.name,
     )
     return execute(title, data, associatedInputs=NO_INPUTS)

@@ -184,7 +184,9 @@ def _row(kind: ItemKind, item: ListRow, *, selectable: bool, now: datetime | Non
         if selectable
         else text_block(number)
     )
-    show = item_action_data(Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id)
+    show = item_action_data(
+        Verb.SHOW_ITEM, kind, item_id=item.id, channel_id=item.channel_id, number=item.internal_id
+    )
     status = shorten(item.status, ROW_NAME_MAX)
     priority = shorten(item.priority, ROW_NAME_MAX)
     assignee = assignee_names(item.assignees, shown=1, name_max=ROW_NAME_MAX)

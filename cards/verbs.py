@@ -72,14 +72,23 @@ class ItemAction(ActionData):
 
     item_id: str = Field(alias="itemId")
     channel_id: str = Field(alias="channelId", description="The Teams channel (thread) id")
+    number: int | None = Field(None, description="The item's #, to name it once it is deleted")
 
 
 def item_action_data(
-    verb: Verb, kind: ItemKind, *, item_id: str, channel_id: str
-) -> dict[str, str]:
+    verb: Verb, kind: ItemKind, *, item_id: str, channel_id: str, number: int | None = None
+) -> dict[str, Any]:
     """An ItemAction's data as a button carries it, without the model: a list card has one per
     row, and a model each cost more than the rest of the row (tests compare the two)."""
-    return {"verb": verb.value, "kind": kind.value, "itemId": item_id, "channelId": channel_id}
+    data: dict[str, Any] = {
+        "verb": verb.value,
+        "kind": kind.value,
+        "itemId": item_id,
+        "channelId": channel_id,
+    }
+    if number is not None:
+        data["number"] = number
+    return data
 
 
 class SetStatus(ItemAction):
@@ -97,6 +106,7 @@ class FormTarget(ActionData):
 
     channel_id: str = Field(alias="channelId")
     item_id: Entered = Field(None, alias="itemId", description="Absent: create")
+    number: int | None = Field(None, description="The edited item's #, to name it once deleted")
 
 
 class SaveItem(FormTarget):

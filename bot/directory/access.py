@@ -48,6 +48,7 @@ CHANNEL_ACCESS = (
     Channel.team_id.label("scope_channel_team_id"),
     Channel.membership_type.label("scope_membership_type"),
     Channel.deleted_at.label("scope_channel_deleted_at"),
+    Channel.name.label("scope_channel_name"),
 )
 
 
@@ -74,7 +75,8 @@ def admit_to_channel(
     if row["scope_membership_type"] != READABLE_MEMBERSHIP:
         raise Forbidden(PRIVATE_CHANNELS_UNSUPPORTED)
     if row["scope_channel_deleted_at"] is not None:
-        raise Forbidden(f"Channel '{channel_id}' has been deleted in Teams.")
+        said = f"Channel '{row['scope_channel_name']}' has been deleted in Teams."
+        raise Forbidden(f"Channel '{channel_id}' has been deleted in Teams.", said=said)
     return ChannelScope(
         team_id=row["scope_team_id"],
         teams_team_id=row["scope_teams_team_id"],

@@ -19,7 +19,7 @@ from bot.db.tables import (
 )
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.db.upserts import insert_unless_present
-from bot.errors import Conflict, DomainError, NotFound
+from bot.errors import Conflict, DomainError, ItemNotFound, NotFound
 from bot.ids import is_id, new_id
 from bot.schemas import ItemKind
 
@@ -308,7 +308,7 @@ async def _find_item(
         )
         found = await uow.value(statement.with_for_update() if for_update else statement)
     if found is None:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+        raise ItemNotFound(kind.type_label, item_id)
 
 
 async def _item_thread(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Any:
@@ -318,7 +318,7 @@ async def _item_thread(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Any:
     if is_id(item_id):
         found = await uow.row(item_thread_statement(item_id, scope.channel_id, kind.value))
     if found is None:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+        raise ItemNotFound(kind.type_label, item_id)
     return {**found, "scope": scope}
 
 

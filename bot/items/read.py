@@ -17,7 +17,7 @@ from bot.db.tables import FieldValue, Item, Project, User
 from bot.db.types import UTCDateTime, timestamp_text
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import UserOut
-from bot.errors import NotFound
+from bot.errors import ItemNotFound
 from bot.fields.catalog import STATUS
 from bot.files import service as files
 from bot.files.links import DownloadLinks
@@ -66,7 +66,7 @@ async def get_details(
         statement = items_statement(scope.channel_id, kind).where(ITEM.id == item_id)
         row = await uow.row(statement)
     if row is None:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+        raise ItemNotFound(kind.type_label, item_id)
     details = (await render(uow, kind, [row]))[0]
     if links is not None:
         details["attachments"] = await files.item_attachments(uow, item_id=item_id, links=links)

@@ -14,7 +14,12 @@ from bot.items.schemas import AssigneeRef
 
 def check_dates(start: datetime | None, due: datetime | None) -> None:
     if not dates_consistent(start, due):
-        raise Invalid("dueDate", "must not be before startDate")
+        raise Invalid(
+            "dueDate",
+            "must not be before startDate",
+            label="Due date",
+            why_said="must not be before the Start date",
+        )
 
 
 def dates_consistent(start: datetime | None, due: datetime | None) -> bool:

@@ -10,7 +10,7 @@ from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
 from bot.discussions import coalescer
-from bot.errors import Invalid, NotFound
+from bot.errors import Invalid, ItemNotFound
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.files import service as attachments
 from bot.files.store import FileStore
@@ -267,7 +267,7 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: F
         .returning(Item.id)
     )
     if not deleted:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+        raise ItemNotFound(kind.type_label, item_id)
     await events.record(
         uow,
         kind=kind,
@@ -304,7 +304,7 @@ async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Ite
             .with_for_update()
         )
     if item is None:
-        raise NotFound(f"{kind.type_label} '{item_id}' not found.")
+        raise ItemNotFound(kind.type_label, item_id)
     return item
 
 

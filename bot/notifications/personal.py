@@ -31,7 +31,10 @@ from cards.assigned import assigned_card, assigned_list_card
 log = logging.getLogger(__name__)
 
 ASSIGNED_TO = json_name("assigned_to")
-NO_CHAT = "no personal chat with the bot (the app is not in their personal scope)"
+NO_CHAT = (
+    "no personal chat stored: the bot has seen no install or message of theirs in a 1:1 chat "
+    "(or they removed the app there)"
+)
 SWITCHED_OFF = "they switched personal notifications off"
 SOMEONE = "Someone"  # an assigner no longer known (or none: a change made by the system)
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.db.uow import UnitOfWork
-from bot.errors import BadRequest, DomainError
+from bot.errors import BadRequest, DomainError, ItemNotFound
 from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
@@ -63,13 +63,24 @@ async def run_action(ctx: BotContext, verb: str, data: Mapping[str, Any]) -> Car
         given = action.given.model_validate(sent) if action.given else target
         return await action.act(ctx, given, data)
     except (DomainError, ValidationError) as exc:
-        problem = problem_of(exc)
+        problem = _deleted(target, exc) or problem_of(exc)
     if action.again is not None:
         try:
             return await action.again(ctx, target, data, problem)
         except DomainError:  # its item is gone, or its channel closed to the caller
             pass
     return error_card(problem.message, _way_on(target))
+
+
+def _deleted(target: ApiModel, exc: Exception) -> Problem | None:
+    """A button of an item deleted since its card was sent: which one, by the number the
+    button carries (data without it is an older card's, or altered: its refusal stands)."""
+    number = getattr(target, "number", None)
+    if not isinstance(exc, ItemNotFound) or not isinstance(target, verbs.ActionData) or not number:
+        return None
+    if exc.item_id != getattr(target, "item_id", None):
+        return None
+    return Problem(f"{target.kind.type_label} #{number} was deleted.")
 
 
 def _way_on(target: ApiModel) -> list[Element]:
@@ -147,15 +158,31 @@ def form_fields(data: verbs.SaveItem) -> dict[str, Any]:
     return fields
 
 
+@dataclass(frozen=True, slots=True)
+class CreatedItem:
+    number: int  # in its channel: "#12"
+    title: str
+    card: Card  # the item card saying it was created
+
+
+async def create_from_form(ctx: BotContext, data: verbs.SaveItem) -> CreatedItem:
+    """Create the item the form describes (it names no itemId)."""
+    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    kind = data.kind
+    async with ctx.work() as uow:
+        body = typed_in(CREATE[kind], form_fields(data))
+        created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
+        card = await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
+    return CreatedItem(int(created.row["internal_id"]), str(created.row["name"]), card)
+
+
 async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
     """Create the item (no itemId) or apply the edit; the item card saying what was done."""
+    if data.item_id is None:
+        return (await create_from_form(ctx, data)).card
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     kind, fields = data.kind, form_fields(data)
     async with ctx.work() as uow:
-        if data.item_id is None:
-            body = typed_in(CREATE[kind], fields)
-            created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-            return await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
 
         async def change(uow: UnitOfWork, before: TaskDetails) -> None:
             patch = patch_of(kind, **fields)

@@ -2,6 +2,7 @@
 unfurling the app's own item links."""
 
 import html
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -27,6 +28,8 @@ from cards import verbs
 from cards.form import Prefill, item_form
 from cards.item import facts, item_card
 from cards.layout import Card
+
+log = logging.getLogger(__name__)
 
 SEARCHES = {"findBug": ItemKind.BUG, "findTask": ItemKind.TASK}
 INITIAL_RUN = "initialRun"  # the parameter Teams sends, alone, when a search opens
@@ -119,14 +122,18 @@ def _typed(parameters: Iterable[Mapping[str, Any]]) -> str:
     return ""
 
 
-async def fetch_task(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
-    """The bug form in a dialog, prefilled from the message: first line as title, all as text."""
+async def fetch_task(
+    ctx: BotContext, value: Mapping[str, Any], *, bot_id: str | None
+) -> dict[str, Any]:
+    """The bug form in a dialog, prefilled from the message (the bot's @mentions left out):
+    first line as title, all as text."""
     if value.get("commandId") != CREATE_FROM_MESSAGE:
         raise BadRequest("Unknown action command.")
     if ctx.channel is None:
         raise BadRequest(IN_A_CHANNEL)
-    payload = value.get("messagePayload") or {}
-    text = plain_text(str((payload.get("body") or {}).get("content") or ""))
+    payload = _object(value.get("messagePayload"))
+    markup = str(_object(payload.get("body")).get("content") or "")
+    text = plain_text(without_bot_mentions(markup, payload.get("mentions"), bot_id=bot_id))
     title = text.split("\n", 1)[0][:TITLE_MAX]
     async with ctx.work(write=False) as uow:
         choices = await views.choices(uow, kind=ItemKind.BUG)
@@ -148,9 +155,11 @@ def _dialog(card: Card) -> dict[str, Any]:
 
 async def submit_action(
     turn_context: TurnContext, ctx: BotContext, value: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Create the bug, reply in the message's thread with its card, and close the dialog; a
-    refusal keeps the dialog open on the form as typed, the problem beside its input."""
+) -> dict[str, Any] | None:
+    """Create the bug, reply in the message's thread with its card, and close the dialog (no
+    body: Teams' "no response"); a refusal keeps the dialog open on the form as typed, the
+    problem beside its input. A bug created whose card cannot be posted is still reported
+    created: its card comes back for the user to insert, so nobody retries into a duplicate."""
     if ctx.channel is None:
         raise BadRequest(IN_A_CHANNEL)
     typed = value.get("data")
@@ -161,17 +170,69 @@ async def submit_action(
     )
     try:
         data = verbs.SaveItem.model_validate({**typed, **target.model_dump()})
-        card = await actions.save_form(ctx, data)
+        created = await actions.create_from_form(ctx, data)
     except (DomainError, ValidationError) as exc:
         problem = problem_of(exc)
         return _dialog(await actions.form_again(ctx, target, typed, problem, in_dialog=True))
-    root = str((value.get("messagePayload") or {}).get("id") or "")
-    await _reply_in_thread(turn_context, ctx.channel.teams_channel_id, root, card)
-    return {}
+    conversation = turn_context.activity.conversation
+    root = thread_root(
+        conversation.id if conversation else "", _object(value.get("messagePayload"))
+    )
+    try:
+        await _reply_in_thread(turn_context, ctx.channel.teams_channel_id, root, created.card)
+    except Exception as exc:
+        log.warning(
+            "bug #%d was created, but its card could not be posted in the thread of %s: %s",
+            created.number,
+            root or "the channel",
+            exc,
+        )
+        return _created(created)
+    return None
+
+
+def thread_root(conversation_id: str, payload: Mapping[str, Any]) -> str:
+    """The root of the thread the message is in: a reply names it (its `replyToId`, and the
+    thread's conversation `<channel>;messageid=<root>`); a root is its own."""
+    _, _, in_conversation = conversation_id.partition(";messageid=")
+    return str(payload.get("replyToId") or in_conversation or payload.get("id") or "")
+
+
+def without_bot_mentions(markup: str, mentions: Any, *, bot_id: str | None) -> str:
+    """The message's HTML without its `<at id="…">` tags that mention the bot (`bot_id`, the
+    activity's recipient, `28:<app id>`); people mentioned stay."""
+    if not bot_id or not isinstance(mentions, list):
+        return markup
+    app_id = bot_id.removeprefix("28:")
+    for mention in mentions:
+        if not isinstance(mention, Mapping):
+            continue
+        application = _object(_object(mention.get("mentioned")).get("application"))
+        if application.get("id") not in (app_id, bot_id):
+            continue
+        tag_id = re.escape(str(mention.get("id")))
+        markup = re.sub(rf"<at\b[^>]*\bid=[\"']?{tag_id}[\"']?[^>]*>.*?</at>", " ", markup)
+    return markup
+
+
+def _created(created: actions.CreatedItem) -> dict[str, Any]:
+    """The bug's card, to insert in the message, saying it was created."""
+    preview = ThumbnailCard(title=f"Created bug #{created.number}: {created.title}")
+    attachment = {
+        "contentType": ADAPTIVE,
+        "content": created.card,
+        "preview": CardFactory.thumbnail_card(preview).serialize(),
+    }
+    return _result([attachment])
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object of the invoke, or nothing: a client may send anything in its place."""
+    return value if isinstance(value, dict) else {}
 
 
 async def _reply_in_thread(turn_context: TurnContext, channel: str, root: str, card: Card) -> None:
-    """A direct reply under the message (no queued notifier job: the user waits for it)."""
+    """A direct reply under the thread's root (no queued notifier job: the user waits for it)."""
     reference = TurnContext.get_conversation_reference(turn_context.activity)
     if root:
         reference.conversation.id = f"{channel};messageid={root}"

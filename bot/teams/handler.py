@@ -20,6 +20,9 @@ from bot.notifications import chats
 from bot.settings import Settings
 from bot.teams import commands, grammar, invokes, references, roster, thread_messages
 from bot.teams.context import BotContext, TeamsAddress, personal_chat_of, resolve_caller
+from bot.teams.replies import send_card
+from cards.layout import Card
+from cards.welcome import personal_welcome, team_welcome
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +53,7 @@ class TrackerBot(TeamsActivityHandler):
         try:
             await super().on_turn(turn_context)
         except DomainError as exc:
-            await self._say(turn_context, exc.message)
+            await self._say(turn_context, exc.said)
         except Exception:
             ref = logs.request_id()
             log.exception("bot turn failed (%s, ref %s)", turn_context.activity.type, ref)
@@ -118,10 +121,11 @@ class TrackerBot(TeamsActivityHandler):
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:
         address = TeamsAddress.of(turn_context)
         if address.team_id:
-            await self._sync_team(turn_context, address)
+            await self._installed_in_team(turn_context, address)
             return
         if personal_chat_of(turn_context.activity):
             await self._keep_personal_chat(turn_context)
+            await self._greet(turn_context, personal_welcome())
             return
         async with self._work() as uow:  # a group chat: keep its reference for later messages
             await references.save(uow, reference=self._reference(turn_context))
@@ -136,8 +140,9 @@ class TrackerBot(TeamsActivityHandler):
             await chats.forget(uow, object_id=object_id, conversation_id=chat)
 
     async def _keep_personal_chat(self, turn_context: TurnContext) -> None:
-        """Remember the sender's 1:1 chat, where their personal notifications go; read first, so
-        the chat's every message does not write."""
+        """Remember the sender's 1:1 chat, where their personal notifications go (kept for
+        them if no roster names them yet); read first, so the chat's every message does not
+        write."""
         object_id = TeamsAddress.of(turn_context).user_object_id
         if not object_id:
             return
@@ -146,7 +151,13 @@ class TrackerBot(TeamsActivityHandler):
             if await chats.is_current(uow, object_id=object_id, reference=reference):
                 return
         async with self._work() as uow:
-            await chats.remember(uow, object_id=object_id, reference=reference)
+            known = await chats.remember(uow, object_id=object_id, reference=reference)
+        if not known:
+            log.info(
+                "personal chat of %s kept for later: we know no user with this Entra id yet "
+                "(their notifications start once a team roster names them)",
+                object_id,
+            )
 
     async def on_teams_members_added(
         self,
@@ -159,7 +170,7 @@ class TrackerBot(TeamsActivityHandler):
         address = TeamsAddress.of(turn_context)
         bot_id = turn_context.activity.recipient.id
         if any(member.id == bot_id for member in teams_members_added):
-            await self._sync_team(turn_context, address)
+            await self._installed_in_team(turn_context, address)
             return
         members = [m for m in map(roster.roster_member, teams_members_added) if m]
         async with self._work() as uow:
@@ -229,6 +240,21 @@ class TrackerBot(TeamsActivityHandler):
                 return
         await self._sync_team(turn_context, TeamsAddress.of(turn_context))
 
+    async def _installed_in_team(self, turn_context: TurnContext, address: TeamsAddress) -> None:
+        """Sync the roster and greet the team, once for both of Teams' announcements."""
+        assert address.team_id, "only in a team"
+        async with self._work() as uow:
+            if not await roster.claim_install(uow, team_id=address.team_id):
+                return
+        try:
+            await self._sync_team(turn_context, address)
+        except Exception:
+            async with self._work() as uow:
+                await roster.release_install(uow, team_id=address.team_id)
+            raise
+        recipient = turn_context.activity.recipient
+        await self._greet(turn_context, team_welcome(recipient.name if recipient else None))
+
     async def _sync_team(self, turn_context: TurnContext, address: TeamsAddress) -> None:
         assert address.team_id, "only in a team"
         # Teams first, outside any transaction; then one short transaction records it all.
@@ -252,6 +278,14 @@ class TrackerBot(TeamsActivityHandler):
     @staticmethod
     def _reference(turn_context: TurnContext) -> dict:
         return TurnContext.get_conversation_reference(turn_context.activity).serialize()
+
+    @staticmethod
+    async def _greet(turn_context: TurnContext, card: Card) -> None:
+        """Where the app was just installed: a greeting that fails is logged, nothing more."""
+        try:
+            await send_card(turn_context, card)
+        except Exception:
+            log.exception("could not post the greeting")
 
     @staticmethod
     async def _say(turn_context: TurnContext, line: str) -> None:

@@ -18,12 +18,13 @@ from cards.help import error_card
 log = logging.getLogger(__name__)
 
 ContextOf = Callable[[], Awaitable[BotContext]]
-Answer = Callable[[TurnContext, ContextOf], Awaitable[dict[str, Any]]]
+# None: 200 with no body (a dialog closed with nothing more to show).
+Answer = Callable[[TurnContext, ContextOf], Awaitable[dict[str, Any] | None]]
 
 
 def _failed(exc: Exception) -> str:
     if isinstance(exc, DomainError):
-        return exc.message
+        return exc.said
     ref = logs.request_id()
     log.error("invoke failed (ref %s)", ref, exc_info=exc)
     return f"Something went wrong (ref {ref})."
@@ -67,12 +68,15 @@ async def unfurl(turn_context: TurnContext, context_of: ContextOf) -> dict[str, 
 
 async def fetch_task(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
     try:
-        return await extension.fetch_task(await context_of(), _value(turn_context))
+        bot = turn_context.activity.recipient
+        return await extension.fetch_task(
+            await context_of(), _value(turn_context), bot_id=bot.id if bot else None
+        )
     except Exception as exc:
         return {"task": {"type": "message", "value": _failed(exc)}}
 
 
-async def submit_action(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
+async def submit_action(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any] | None:
     try:
         return await extension.submit_action(turn_context, await context_of(), _value(turn_context))
     except Exception as exc:

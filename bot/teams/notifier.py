@@ -133,7 +133,10 @@ class Notifier:
             sent = client.conversations.reply_to_activity(conversation_id, root, outgoing)
         else:
             sent = client.conversations.send_to_conversation(conversation_id, outgoing)
-        result = await self._call(sent)
+        personal = reference.conversation and reference.conversation.conversation_type == "personal"
+        result = await self._call(
+            sent, to=f" to the 1:1 chat {conversation_id}" if personal else ""
+        )
         return Sent(conversation_id, result.id if result else None)
 
     async def update(
@@ -190,8 +193,9 @@ class Notifier:
         ] or activity.entities
         return TurnContext.apply_conversation_reference(activity, reference)
 
-    async def _call(self, request: Any) -> Any:
-        """Await a connector call; Teams' refusals become the job's retry or failure."""
+    async def _call(self, request: Any, *, to: str = "") -> Any:
+        """Await a connector call; Teams' refusals become the job's retry or failure (`to`:
+        where the message was going, said in the failure)."""
         try:
             result = await request
         except HttpOperationError as exc:
@@ -207,7 +211,7 @@ class Notifier:
                 ) from exc
             if status is not None and 400 <= status < 500:
                 outcomes.bot_send("refused")
-                raise PermanentFailure(f"Teams refused the message: {status}") from exc
+                raise PermanentFailure(f"Teams refused the message{to}: {status}") from exc
             outcomes.bot_send("error")
             raise
         except ClientRequestError as exc:

@@ -22,8 +22,8 @@ def problem_of(exc: DomainError | ValidationError) -> Problem:
     if isinstance(exc, ValidationError):
         return validation_problem(exc)
     if isinstance(exc, Invalid):
-        return Problem(exc.message.removeprefix(f"{exc.field}: "), exc.field)
-    return Problem(exc.message)
+        return Problem(exc.why_said, exc.field)
+    return Problem(exc.said)
 
 
 def validation_problem(exc: ValidationError) -> Problem:

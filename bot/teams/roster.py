@@ -2,27 +2,47 @@
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import timedelta
+from typing import Any, cast
 
 from botbuilder.core import TurnContext
 from botbuilder.core.teams import TeamsInfo
 from botbuilder.schema.teams import TeamsChannelAccount
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, delete, select
+from sqlalchemy.dialects.postgresql import insert
 
 from bot import workspace
-from bot.db.tables import Team, TeamMember, User
+from bot.db.statements import Prepared
+from bot.db.tables import RosterSync, Team, TeamMember, User
 from bot.db.uow import UnitOfWork
 from bot.directory.schemas import ChannelOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
 from bot.events import notification_rules
+from bot.notifications import chats
 from bot.teams import connector_threads, references
 
 log = logging.getLogger(__name__)
 
 GENERAL = "General"  # Teams gives the General channel no name
 MEMBERS_PAGE_SIZE = 500  # the paged member API's maximum
+# Teams announces one install twice, moments apart: a second announcement within this finds
+# the roster just synced; a reinstall later syncs again.
+ONE_INSTALL = timedelta(minutes=1)
+
+_SYNCS = cast(Table, RosterSync.__table__)
+_NEW_SYNC = insert(_SYNCS).values(team_id=bindparam("team_id"), synced_at=bindparam("now"))
+# One statement decides which announcement syncs, however they race: the row is taken (or
+# retaken once older than ONE_INSTALL) by one of them alone.
+_CLAIM_SYNC = Prepared(
+    _NEW_SYNC.on_conflict_do_update(
+        index_elements=["team_id"],
+        set_={"synced_at": _NEW_SYNC.excluded.synced_at},
+        where=_SYNCS.c.synced_at < bindparam("cutoff"),
+    ).returning(_SYNCS.c.team_id)
+)
+_RELEASE_SYNC = Prepared(delete(_SYNCS).where(_SYNCS.c.team_id == bindparam("team_id")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +104,19 @@ async def fetch_roster(
         token = page.continuation_token
         if not token:
             return roster
+
+
+async def claim_install(uow: UnitOfWork, *, team_id: str) -> bool:
+    """Whether this announcement of an install is the one that syncs the roster and greets the
+    team (Teams sends an installationUpdate and a conversationUpdate adding the bot)."""
+    now = uow.clock.now()
+    values = {"team_id": team_id, "now": now, "cutoff": now - ONE_INSTALL}
+    return bool(await uow.execute(_CLAIM_SYNC, values))
+
+
+async def release_install(uow: UnitOfWork, *, team_id: str) -> None:
+    """The sync failed: the install's other announcement (or a retry) may sync instead."""
+    await uow.execute(_RELEASE_SYNC, {"team_id": team_id})
 
 
 async def record_team(
@@ -153,6 +186,8 @@ async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterM
             log.warning("roster of %s: skipped member %s: %s", team_id, member.object_id, exc)
             continue
         await add_member(uow, team_id=team_id, user_ref=user.id)
+    # Someone who added the app in their personal scope before any roster named them.
+    await chats.claim_waiting(uow, object_ids=[member.object_id for member in members])
 
 
 async def remove_members(uow: UnitOfWork, *, team_id: str, object_ids: list[str]) -> None:

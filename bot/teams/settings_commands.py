@@ -58,7 +58,7 @@ async def switch_rule(ctx: BotContext, data: verbs.SwitchRule, _raw: Mapping[str
             )
             note = Note(f"{ctx.actor.display_name} switched {switched} “{rule.name}”.")
     except DomainError as exc:  # the rule was deleted meanwhile, say
-        note = Note(exc.message, refused=True)
+        note = Note(exc.said, refused=True)
     async with ctx.work(write=False) as uow:
         return await _card(uow, ctx, note=note)
 

@@ -424,7 +424,12 @@ def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
     card = item_card(item, statuses=statuses())
     sent = submitted(card, "Set status", status="Completed")
     assert SetStatus.model_validate(sent) == SetStatus(
-        verb=Verb.SET_STATUS, kind=BUG, item_id=item.id, channel_id=CHANNEL, status="Completed"
+        verb=Verb.SET_STATUS,
+        kind=BUG,
+        item_id=item.id,
+        channel_id=CHANNEL,
+        number=12,  # said if the item is deleted before the click
+        status="Completed",
     )
     for title, verb in (("Assign to me", Verb.ASSIGN_TO_ME), ("Edit", Verb.EDIT_ITEM)):
         data = ItemAction.model_validate(action(card, title)["data"])
@@ -801,7 +806,13 @@ def test_list_card_selection_feeds_bulk_edit() -> None:
 def test_a_rows_button_carries_what_the_item_action_model_dumps() -> None:
     row = list_rows(details(4))[0]
     card = list_card(ItemList("Bugs", BUG, [row], "bugs", CHANNEL))
-    model = ItemAction(verb=Verb.SHOW_ITEM, kind=BUG, item_id=row.id, channel_id=row.channel_id)
+    model = ItemAction(
+        verb=Verb.SHOW_ITEM,
+        kind=BUG,
+        item_id=row.id,
+        channel_id=row.channel_id,
+        number=row.internal_id,
+    )
     assert actions(card)[0]["data"] == action_data(model)
 
 

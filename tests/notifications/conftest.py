@@ -16,7 +16,14 @@ from bot.keys import WORKER
 from cards.layout import Card
 from tests.discussions.head.conftest import bot, connector, post, rig, service_url
 from tests.factories import CHANNEL, TEAM, Factory, Member
-from tests.teams.activities import ADA, GRACE, LIN, installed, personal_chat_id
+from tests.teams.activities import (
+    ADA,
+    GRACE,
+    LIN,
+    installed,
+    personal_chat_id,
+    personal_installed,
+)
 from tests.teams.bot import ADAPTIVE
 from tests.teams.connector import Connector, TeamsMember
 
@@ -38,6 +45,12 @@ class Office:
         """Post an activity to the bot as Teams does; the bot answers 200."""
         response = await self.client.post("/api/messages", json=activity)
         assert response.status == 200, await response.text()
+
+    async def added_personally(self, who: TeamsMember) -> None:
+        """`who` adds the app in their personal scope; the greeting it answers is left out of
+        what the connector shows next."""
+        await self.teams(personal_installed(self.service_url, who))
+        self.connector.calls.clear()
 
     async def member(self, who: TeamsMember) -> Member:
         """`who` signed in to the REST API, as roster sync recorded them."""

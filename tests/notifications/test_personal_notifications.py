@@ -18,7 +18,6 @@ from tests.teams.activities import (
     ADA,
     GRACE,
     LIN,
-    personal_installed,
     personal_message,
     personal_removed,
 )
@@ -38,7 +37,7 @@ async def say(office: Office, who: TeamsMember, text: str) -> str:
 
 
 async def test_an_assignment_reaches_the_assignees_personal_chat_once(office: Office) -> None:
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     ada = await office.member(ADA)
     bug = await office.bug(ada, name="Checkout is down", priority="High")
     await office.assign(ada, bug["_id"], GRACE)
@@ -58,7 +57,7 @@ async def test_an_assignment_reaches_the_assignees_personal_chat_once(office: Of
 async def test_notify_off_stops_them_and_notify_on_brings_them_back(
     office: Office, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     ada = await office.member(ADA)
     first, second = await office.bug(ada, name="First"), await office.bug(ada, name="Second")
     assert (await say(office, GRACE, "notify")).startswith("Personal notifications are on")
@@ -84,7 +83,7 @@ async def test_notify_off_stops_them_and_notify_on_brings_them_back(
 async def test_removing_the_app_from_the_personal_scope_stops_them_and_adding_it_resumes(
     office: Office, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     ada = await office.member(ADA)
     first, second = await office.bug(ada, name="First"), await office.bug(ada, name="Second")
     await office.teams(personal_removed(office.service_url, GRACE))
@@ -97,7 +96,7 @@ async def test_removing_the_app_from_the_personal_scope_stops_them_and_adding_it
         in caplog.messages
     )
 
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     await office.assign(ada, second["_id"], GRACE)
     await office.work_off()
     [card] = office.personal_cards(GRACE)
@@ -115,7 +114,7 @@ async def test_a_message_in_the_personal_chat_is_enough_to_be_told(office: Offic
 
 
 async def test_assigning_yourself_tells_nobody(office: Office) -> None:
-    await office.teams(personal_installed(office.service_url, ADA))
+    await office.added_personally(ADA)
     ada = await office.member(ADA)
     bug = await office.bug(ada)
     await office.assign(ada, bug["_id"], ADA)
@@ -141,7 +140,7 @@ async def test_someone_without_a_personal_chat_is_not_told_and_the_log_says_why(
 
 async def test_creating_an_item_with_assignees_tells_each_but_its_creator(office: Office) -> None:
     for person in (ADA, GRACE, LIN):
-        await office.teams(personal_installed(office.service_url, person))
+        await office.added_personally(person)
     ada = await office.member(ADA)
     bug = await office.bug(ada, name="Payments fail", assignedTo=[ADA.upn, GRACE.upn, LIN.upn])
     await office.work_off()
@@ -154,7 +153,7 @@ async def test_creating_an_item_with_assignees_tells_each_but_its_creator(office
 
 async def test_only_the_people_an_update_adds_are_told(office: Office) -> None:
     for person in (GRACE, LIN):
-        await office.teams(personal_installed(office.service_url, person))
+        await office.added_personally(person)
     ada = await office.member(ADA)
     bug = await office.bug(ada, assignedTo=[GRACE.upn])
     await office.work_off()
@@ -168,7 +167,7 @@ async def test_only_the_people_an_update_adds_are_told(office: Office) -> None:
 async def test_an_assignment_undone_or_deleted_before_it_is_told_says_nothing(
     office: Office,
 ) -> None:
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     ada = await office.member(ADA)
     undone, deleted = await office.bug(ada), await office.bug(ada)
     await office.assign(ada, undone["_id"], GRACE)
@@ -183,7 +182,7 @@ async def test_an_assignment_undone_or_deleted_before_it_is_told_says_nothing(
 
 
 async def test_a_bulk_edit_assigning_50_bugs_is_one_card_listing_them(office: Office) -> None:
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     ada = await office.member(ADA)
     first = await office.bug(ada, name="Bulk")
     await insert_copies(office.factory, first["_id"], 49)
@@ -209,7 +208,7 @@ async def test_a_batch_of_150_assignments_costs_the_statements_of_one(
 ) -> None:
     """Whatever a batch holds (assignments, people without a chat, a deleted item), the pump's
     pass runs the same statements; only the messages it queues are one per person told."""
-    await office.teams(personal_installed(office.service_url, GRACE))
+    await office.added_personally(GRACE)
     ada = await office.member(ADA)
     first = await office.bug(ada, name="Many")
     await insert_copies(office.factory, first["_id"], 151)

@@ -115,6 +115,9 @@ class Connector:
     stall: asyncio.Event | None = None
     held: int = 0  # requests waiting for the stall right now
     dropped: int = 0  # held requests whose connection the bot closed
+    # Ids of messages that are replies in a thread, not its root: Teams answers 404 to a reply
+    # "to" one of them. The bot's own replies join it as it sends them.
+    replies: set[str] = field(default_factory=set)
     calls: list[Call] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
     _ids: Any = field(default_factory=lambda: itertools.count(1000))
@@ -193,7 +196,20 @@ class Connector:
     async def _send(self, request: web.Request) -> web.Response:
         await self._record(request)
         await self._stalled()
-        return self._refusal() or web.json_response({"id": str(next(self._ids))})
+        _, _, root = request.match_info["conversation"].partition(";messageid=")
+        replied_to = request.match_info.get("activity")
+        if root in self.replies or replied_to in self.replies:
+            # As Teams: a thread is named by its root, and a reply is no root.
+            return web.json_response(
+                {"error": {"code": "NotFound", "message": "Activity not found"}}, status=404
+            )
+        refused = self._refusal()
+        if refused:
+            return refused
+        sent = str(next(self._ids))
+        if root:  # posted in a thread (elsewhere a post starts a thread, or there are none)
+            self.replies.add(sent)
+        return web.json_response({"id": sent})
 
     async def _create(self, request: web.Request) -> web.Response:
         call = await self._record(request)

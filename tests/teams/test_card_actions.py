@@ -109,7 +109,7 @@ async def test_the_form_sets_the_start_date_and_keeps_it_before_the_due_date(
     form = await chat.click(action(await chat.say("new bug First"), "Edit"))
     typed = {**values(form), "startDate": "2026-12-10", "dueDate": "2026-12-01"}
     again = await chat.click(action(form, "Save bug"), **typed)
-    assert beside_input(again, "dueDate") == "must not be before startDate"
+    assert beside_input(again, "dueDate") == "must not be before the Start date"
     assert inputs(again)["startDate"]["value"] == "2026-12-10"
     [stored] = await rest_items(bot, factory, GRACE)
     assert (stored["startDate"], stored["dueDate"]) == (None, None)

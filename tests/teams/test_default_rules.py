@@ -7,7 +7,9 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from sqlalchemy import delete
 
+from bot.clock import FrozenClock
 from bot.db.tables import EventDefinition
+from bot.teams.roster import ONE_INSTALL
 from tests.factories import CHANNEL, TEAM, Factory
 from tests.teams.activities import ADA, installed, teams_activity
 from tests.teams.bot import Post, api_headers
@@ -149,7 +151,7 @@ async def test_a_deleted_default_stays_deleted(
 
 
 async def test_a_channel_from_before_gets_them_at_the_next_sync_unless_it_has_its_own(
-    post: Post, bot: TestClient, service_url: str, factory: Factory
+    post: Post, bot: TestClient, service_url: str, factory: Factory, clock: FrozenClock
 ) -> None:
     # Team A and both channels recorded before default rules existed: none of them has a rule.
     await factory.team()
@@ -167,6 +169,7 @@ async def test_a_channel_from_before_gets_them_at_the_next_sync_unless_it_has_it
     }
     assert (await bot.post("/odata/eventDefinitions", json=own, headers=headers)).status == 201
 
+    clock.advance(2 * ONE_INSTALL)  # a later install: its own sync
     await post(installed(service_url))  # the next sync
 
     assert len(await rules_listed(bot, factory, TEAM)) == 12

@@ -6,7 +6,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from bot.clock import FrozenClock
-from bot.db.tables import ConversationReference, PersonalChat
+from bot.db.tables import ConversationReference, PersonalChat, WaitingPersonalChat
 from bot.teams.context import UNKNOWN_USER
 from bot.teams.notify_commands import NOTIFY_IN_PERSONAL_CHAT, NOTIFY_USAGE
 from tests.cards.samples import text_of
@@ -77,15 +77,18 @@ async def test_a_message_in_an_unchanged_chat_writes_nothing(
         assert await uow.value(select(PersonalChat.updated_at)) == before
 
 
-async def test_an_unknown_person_in_a_personal_chat_stores_nothing(
+async def test_an_unknown_person_is_refused_and_their_chat_only_waits_for_a_roster(
     chat: Chat, connector: Connector, factory: Factory
 ) -> None:
     await chat.post(personal_installed(chat.service_url, MALLORY))
     connector.calls.clear()
     await chat.post(personal_message(chat.service_url, "notify off", sender=MALLORY))
     assert connector.texts() == [UNKNOWN_USER]
-    assert await chats(factory) == []
-    assert await stored_reference(factory, MALLORY) is None
+    assert await chats(factory) == []  # nobody's chat: no user has this Entra id
+    async with factory.work(write=False) as uow:
+        waiting = await uow.rows(select(WaitingPersonalChat.object_id))
+    assert [row["object_id"] for row in waiting] == [MALLORY.object_id]
+    assert await stored_reference(factory, MALLORY) is not None
 
 
 async def test_notify_with_another_word_says_how_to_say_it(

@@ -6,8 +6,10 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
 from bot.cli import commands as cli
+from bot.clock import FrozenClock
 from bot.db.tables import Channel, ConversationReference, Project, Team, TeamMember, User
 from bot.keys import SETTINGS
+from bot.teams.roster import ONE_INSTALL
 from tests.factories import CHANNEL, TEAM, TENANT, Factory
 from tests.teams.activities import ADA, GRACE, LIN, MALLORY, installed, teams_activity
 from tests.teams.bot import Post
@@ -112,10 +114,11 @@ async def test_people_who_join_and_leave_gain_and_lose_access(
 
 
 async def test_a_full_resync_drops_people_no_longer_in_the_team(
-    post: Post, service_url: str, connector: Connector, factory: Factory
+    post: Post, service_url: str, connector: Connector, factory: Factory, clock: FrozenClock
 ) -> None:
     await post(installed(service_url))
     connector.members.remove(LIN)
+    clock.advance(2 * ONE_INSTALL)  # a later install, not the first one's second announcement
     await post(installed(service_url))
     assert await member_upns(factory) == {ADA.upn, GRACE.upn}
 

@@ -16,7 +16,12 @@ from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.files import Attachment
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
-from bot.db.tables.teams import ConversationReference, TeamsSend
+from bot.db.tables.teams import (
+    ConversationReference,
+    RosterSync,
+    TeamsSend,
+    WaitingPersonalChat,
+)
 from bot.db.tables.threads import ChannelDigest, DigestEntry, ThreadLine, ThreadRefresh
 
 __all__ = [
@@ -42,11 +47,13 @@ __all__ = [
     "PendingEvent",
     "PersonalChat",
     "Project",
+    "RosterSync",
     "Team",
     "TeamsSend",
     "TeamMember",
     "Tenant",
     "ThreadLine",
     "ThreadRefresh",
+    "WaitingPersonalChat",
     "User",
 ]

@@ -39,3 +39,23 @@ class TeamsSend(Base):
     conversation_id: Mapped[str] = mapped_column(String(255))  # a thread counts as its own
     tenant_id: Mapped[str | None] = mapped_column(String(64))
     sent_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class WaitingPersonalChat(Base):
+    """A 1:1 chat with the bot of someone no team roster has named yet (Teams may install the
+    app in a person's personal scope before any team): kept by their Entra object id until the
+    roster sync records them, then moved to `personal_chats`."""
+
+    __tablename__ = "waiting_personal_chats"
+    object_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    conversation_id: Mapped[str] = mapped_column(String(255))  # its conversation reference's
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RosterSync(Base):
+    """When a team's roster was last synced on an install: Teams announces one install twice
+    (installationUpdate and conversationUpdate), and the second finds it done."""
+
+    __tablename__ = "roster_syncs"
+    team_id: Mapped[str] = mapped_column(String(255), primary_key=True)  # Teams' team id
+    synced_at: Mapped[datetime] = mapped_column(UTCDateTime)
