@@ -36,7 +36,7 @@ from cards.widths import STANDARD, WIDE, at_most
 
 # A chat card is read on a phone too; a row with its button, its columns for a wide card and its
 # line for a narrower one takes some 1.2 KB of the 28 KB.
-MAX_ROWS = 20
+MAX_ROWS = 18
 ROW_TITLE_MAX = 80
 ROW_NAME_MAX = 24
 LINK = "accent"  # a title that opens its item reads as a link
