@@ -85,7 +85,9 @@ def _way_on(target: ApiModel) -> list[Element]:
 async def _show(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        return await views.item_view(uow, kind=data.kind, item_id=data.item_id)
+        return await views.item_view(
+            uow, kind=data.kind, item_id=data.item_id, public_url=ctx.public_url
+        )
 
 
 async def _item_again(
@@ -93,13 +95,17 @@ async def _item_again(
 ) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        return await views.item_view(uow, kind=data.kind, item_id=data.item_id, problem=problem)
+        return await views.item_view(
+            uow, kind=data.kind, item_id=data.item_id, problem=problem, public_url=ctx.public_url
+        )
 
 
 async def _changed(ctx: BotContext, data: verbs.ItemAction, change: Change) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work() as uow:
-        return await views.changed_view(uow, kind=data.kind, item_id=data.item_id, change=change)
+        return await views.changed_view(
+            uow, kind=data.kind, item_id=data.item_id, change=change, public_url=ctx.public_url
+        )
 
 
 async def _set_status(ctx: BotContext, data: verbs.SetStatus, _raw: Mapping[str, Any]) -> Card:
@@ -155,13 +161,17 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
         if data.item_id is None:
             body = typed_in(CREATE[kind], fields)
             created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-            return await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
+            return await views.created_view(
+                uow, kind=kind, item_id=str(created.row["id"]), public_url=ctx.public_url
+            )
 
         async def change(uow: UnitOfWork, before: TaskDetails) -> None:
             patch = patch_of(kind, **fields)
             await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
 
-        return await views.changed_view(uow, kind=kind, item_id=data.item_id, change=change)
+        return await views.changed_view(
+            uow, kind=kind, item_id=data.item_id, change=change, public_url=ctx.public_url
+        )
 
 
 async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) -> Card:
