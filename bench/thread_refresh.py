@@ -32,7 +32,7 @@ from bot.db.uow import unit_of_work
 from bot.directory.schemas import MembershipType
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, upsert_user
-from bot.discussions.heads import current_card
+from bot.discussions.heads import current_root
 from bot.ids import new_id
 from bot.teams import references
 
@@ -123,7 +123,8 @@ async def start_threads(url: str, item_ids: list[str], public_url: str) -> list[
         for item_id in item_ids:
             root = new_id()[-13:]
             roots.append(root)
-            card = await current_card(uow, item_id=item_id, public_url=public_url)
+            head = await current_root(uow, item_id=item_id, public_url=public_url)
+            assert head is not None
             uow.add(
                 ItemThread(
                     item_id=item_id,
@@ -143,7 +144,7 @@ async def start_threads(url: str, item_ids: list[str], public_url: str) -> list[
                     author_user_id=None,
                     author_name="Tracker",
                     body="",
-                    card=card,
+                    card=head.described,
                     mentions=[],
                     created_at=now,
                     modified_at=now,

@@ -9,6 +9,7 @@ from bot.items.schemas import BugDetails, TaskDetails
 from bot.schemas import ItemKind
 from cards.changes import Note, note_line
 from cards.layout import (
+    ATTENTION,
     NO_INPUTS,
     Card,
     Element,
@@ -22,6 +23,7 @@ from cards.layout import (
     rich_text,
     shorten,
     subtle,
+    text_block,
     text_run,
     with_problem,
 )
@@ -35,7 +37,8 @@ NAMES_SHOWN = 3
 NAME_MAX = 40
 STATUS_INPUT = "status"
 CHOOSE_STATUS = "Choose a status"
-FACTS = ("Assigned to", "Due")  # of `facts`, those the item card states as such (not as badges)
+OVERDUE = "overdue"
+OPEN = "Open"
 DESCRIPTION_LINES = 3
 DESCRIPTION_MAX = 280
 # Adaptive Cards 1.5 has no badge: a badge is a column in a container style, which Teams paints
@@ -86,6 +89,16 @@ def due_of(item: TaskDetails) -> str:
     return item.due_date.date().isoformat() if item.due_date else NO_DATE
 
 
+def is_overdue(item: TaskDetails, now: datetime | None) -> bool:
+    """Its due date has come (as the OVERDUE sweep has it) and its status is not a Done one."""
+    return (
+        now is not None
+        and item.due_date is not None
+        and item.due_date <= now
+        and _category(item) is not Category.DONE
+    )
+
+
 def assignee_names(
     names: Sequence[str], *, shown: int = NAMES_SHOWN, name_max: int = NAME_MAX
 ) -> str:
@@ -110,6 +123,7 @@ def item_card(
     item: TaskDetails,
     *,
     statuses: Sequence[StatusOut],
+    item_url: str,
     discussion_url: str | None = None,
     now: datetime | None = None,
     note: Note | None = None,
@@ -117,20 +131,13 @@ def item_card(
 ) -> Card:
     """A bug or task as the channel sees it after any change: `note` says what the click did,
     `problem` what it could not do (beside the status when it is about the status); times are
-    relative to `now`; with `discussion_url`, a link to its thread where the Discuss button was."""
+    relative to `now`; `item_url` its page; with `discussion_url`, a link to its thread where the
+    Discuss button was."""
     kind = kind_of(item)
     choices = status_choices(statuses, kind)
     current = next((c["value"] for c in choices if c["value"] == item.status), None)
     body: list[Element] = [note_line(note)] if note else []
-    body.append(subtle(f"{kind.type_label} #{item.internal_id}", size="small"))
-    # The title as a heading, but as typed: a TextRun reads no markdown.
-    body.append(rich_text(text_run(item.name, size="large", weight="bolder"), spacing="none"))
-    description = first_lines(item.body or "")
-    if description:
-        body.append(plain(description, spacing="small"))
-    body.append(_badges(item))
-    stated = [{"title": label, "value": value} for label, value in facts(item) if label in FACTS]
-    body.append({"type": "FactSet", "facts": stated})
+    body += item_summary(item, now)
     history = text_run(_history(item, now), size="small", isSubtle=True)
     body.append(rich_text(history, spacing="small"))
     if choices:  # a channel without statuses of the kind has none to choose (and no Set status)
@@ -144,13 +151,55 @@ def item_card(
                 errorMessage=CHOOSE_STATUS,
             )
         )
-        # Under its input, not in the row below: five buttons there are cut short in Teams.
-        body.append(action_set([execute("Set status", item_action(item, Verb.SET_STATUS))]))
-    card = envelope(with_problem(body, problem), _buttons(item, statuses, discussion_url))
+        # Under its input with the one-click move, not in the row below: five buttons there are
+        # cut short in Teams.
+        set_status = execute("Set status", item_action(item, Verb.SET_STATUS))
+        move = _move(item, statuses)
+        body.append(action_set([set_status, move] if move else [set_status]))
+    buttons = _buttons(item, discussion_url, item_url)
+    card = envelope(with_problem(body, problem), buttons)
     # Teams asks for the card again whenever someone sees it, so a stale copy shows the item
     # as it is now, whoever changed it since (Universal Actions' refresh).
     card["refresh"] = {"action": execute(None, item_action(item, Verb.SHOW_ITEM))}
     return card
+
+
+def item_summary(item: TaskDetails, now: datetime | None) -> list[Element]:
+    """The item at a glance, as its card and its thread's root show it: number, title as a
+    heading, the description's first lines, badges, due date and assignees."""
+    kind = kind_of(item)
+    body = [subtle(f"{kind.type_label} #{item.internal_id}", size="small")]
+    # The title as a heading, but as typed: a TextRun reads no markdown.
+    body.append(rich_text(text_run(item.name, size="large", weight="bolder"), spacing="none"))
+    description = first_lines(item.body or "")
+    if description:
+        body.append(plain(description, spacing="small"))
+    body.append(_badges(item))
+    due = text_block(due_of(item), wrap=True)
+    if is_overdue(item, now):
+        due = text_block(f"{due_of(item)} ({OVERDUE})", color=ATTENTION, wrap=True)
+    names = assignee_names([user.display_name for user in item.assigned_to])
+    body.append(fact_columns([("Due", due), ("Assigned to", plain(names))]))
+    return body
+
+
+def fact_columns(rows: Sequence[tuple[str, Element]]) -> Element:
+    """Facts as a column of labels beside a column of values: unlike a FactSet, a value can be
+    coloured (an overdue date) or shown as typed. Each label is the same kind of block as its
+    value (they sit at different heights otherwise), and only the last value should wrap, so
+    that every other row stays beside its label."""
+    labels = [_label(label, value) for label, value in rows]
+    values = [value for _label, value in rows]
+    for index in range(1, len(rows)):  # rows as close as a FactSet's
+        labels[index] = {**labels[index], "spacing": "small"}
+        values[index] = {**values[index], "spacing": "small"}
+    return {
+        "type": "ColumnSet",
+        "columns": [
+            {"type": "Column", "width": "auto", "items": labels},
+            {"type": "Column", "width": "stretch", "items": values},
+        ],
+    }
 
 
 def first_lines(text: str, *, lines: int = DESCRIPTION_LINES, limit: int = DESCRIPTION_MAX) -> str:
@@ -203,23 +252,29 @@ def _history(item: TaskDetails, now: datetime | None) -> str:
     return said
 
 
-def _buttons(
-    item: TaskDetails, statuses: Sequence[StatusOut], discussion_url: str | None
-) -> list[Element]:
+def _label(label: str, value: Element) -> Element:
+    if value["type"] == "RichTextBlock":
+        return rich_text(text_run(label, weight="bolder"))
+    return text_block(label, weight="bolder")
+
+
+def _buttons(item: TaskDetails, discussion_url: str | None, item_url: str) -> list[Element]:
     discuss = (
         {"type": "Action.OpenUrl", "title": "Open discussion", "url": discussion_url}
         if discussion_url
         else execute("Discuss", item_action(item, Verb.DISCUSS), associatedInputs=NO_INPUTS)
     )
-    move = _move(item, statuses)
-    buttons = [move] if move else []
     # These ignore the status input, so an item whose status is gone can still change.
-    buttons += [
+    return [
         execute("Assign to me", item_action(item, Verb.ASSIGN_TO_ME), associatedInputs=NO_INPUTS),
         execute("Edit", item_action(item, Verb.EDIT_ITEM), associatedInputs=NO_INPUTS),
         discuss,
+        open_url(OPEN, item_url),
     ]
-    return buttons
+
+
+def open_url(title: str, url: str) -> Element:
+    return {"type": "Action.OpenUrl", "title": title, "url": url}
 
 
 def _move(item: TaskDetails, statuses: Sequence[StatusOut]) -> Element | None:

@@ -22,6 +22,7 @@ from cards.layout import Card, execute
 from cards.listing import ItemList, QuickFilters, list_card
 from cards.rules import notifications_failing_card, rule_switched_off_card, rules_card
 from cards.settings import settings_card
+from cards.thread import root_card
 from cards.verbs import More, Verb
 from tests.cards.samples import CHANNEL, WHEN, details, list_rows, statuses, user
 
@@ -149,13 +150,21 @@ def gallery() -> dict[str, Card]:
         statuses(), [p.name for p in PRIORITIES], [s.name for s in SEVERITIES], TEAM
     )
     return {
-        "item": item_card(bug(42), statuses=statuses(), now=NOW),
+        "item": item_card(bug(42), item_url=item_url(42), statuses=statuses(), now=NOW),
         "item-changed": item_card(
             bug(42, status="Completed", statusId=DONE),
+            item_url=item_url(42),
             statuses=statuses(),
             now=NOW,
             note=Note("Ada Lovelace set the status of Bug #42 to Completed"),
         ),
+        "item-overdue": item_card(
+            bug(42, dueDate=(NOW - timedelta(days=1)).isoformat()),
+            item_url=item_url(42),
+            statuses=statuses(),
+            now=NOW,
+        ),
+        "thread-root": root_card(bug(42), item_url=item_url(42), now=NOW, mention="Tracker"),
         "list": list_card(
             ItemList(
                 "Bugs",

@@ -3,7 +3,7 @@ the bot's installation and roster sync, and read back as the API shows them. A t
 its Teams id; a channel belongs to one team for good, and a channel deleted in Teams is kept,
 marked, so its items stay."""
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from bot.db.tables import Channel, Team, Tenant
 from bot.db.uow import ChannelScope, UnitOfWork
@@ -161,3 +161,19 @@ async def named_channel(uow: UnitOfWork, *, team_id: str, channel_id: str) -> Ch
         group_id=team.group_id,
         tenant_id=team.tenant_id,
     )
+
+
+async def note_unmentioned_message(uow: UnitOfWork, *, teams_team_id: str) -> None:
+    """A channel message that does not @mention the app reached it: Teams delivers every channel
+    message in this team, so replies in items' threads are kept without a mention."""
+    await uow.execute(
+        update(Team)
+        .where(Team.teams_id == teams_team_id, Team.unmentioned_message_at.is_(None))
+        .values(unmentioned_message_at=uow.clock.now())
+    )
+
+
+async def hears_unmentioned_messages(uow: UnitOfWork, *, team_id: str) -> bool:
+    """Whether a channel message that does not mention the app ever reached it in the team."""
+    seen = await uow.value(select(Team.unmentioned_message_at).where(Team.id == team_id))
+    return seen is not None

@@ -25,7 +25,7 @@ from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, Threa
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.discussions import service as discussions
 from bot.discussions.coalescer import KIND, Coalescer
-from bot.discussions.heads import current_card, scope_of_channel
+from bot.discussions.heads import BOT_NAME, current_root, scope_of_channel
 from bot.discussions.lines import Pending, Said, mention_tag, people_named, say
 from bot.errors import Conflict, NotFound
 from bot.ids import new_id
@@ -34,13 +34,12 @@ from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.notifications import digests, gate, told
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.notifier import ADAPTIVE_CARD, Notifier, Sent, message
+from bot.teams.notifier import Notifier, Sent, message
 from cards.mentions import mentioning
-from cards.thread import deleted_card, root_attachment
+from cards.thread import DELETED, deleted_root_card
 
 log = logging.getLogger(__name__)
 
-BOT_NAME = "Tracker"  # the app's short name in the manifest
 # A thread another caller is starting (through the API) is asked about again after this.
 BEING_STARTED = timedelta(seconds=5)
 STARTING = "the item's thread is being started"
@@ -114,7 +113,8 @@ class _Plan:
     conversation_id: str | None  # None: the item has no thread, and this run starts it
     root_message_id: str | None
     deleted: bool
-    card: dict[str, Any] | None  # the root's new card; None: left as it is
+    card: dict[str, Any] | None  # the root's new Adaptive Card; None: left as it is
+    described: dict[str, Any] | None  # the new card as the API describes it; None: kept
     said: Said | None  # the reply; None: no reply
     line_ids: list[str]  # the pending lines it covers
     keys: list[str]  # their changes (pending-event ids), whose notifications this tells
@@ -194,16 +194,24 @@ class ThreadRefresher:
                 if thread is not None and thread["conversation_id"] is not None:
                     conversation_id, root_id = thread["conversation_id"], thread["root_message_id"]
             card: dict[str, Any] | None = None
+            described: dict[str, Any] | None = None
+            title = ""
             if deleted:
-                card = deleted_card(refresh["card"]) if refresh["card"] else None
+                if refresh["card"]:
+                    card = deleted_root_card(refresh["card"])
+                    title = f"{refresh['card'].get('title') or ''}{DELETED}"
             elif said is not None or conversation_id is None:
                 # a burst that changed nothing leaves the card as it is
-                card = await current_card(uow, item_id=item_id, public_url=self._public_url)
+                root = await current_root(uow, item_id=item_id, public_url=self._public_url)
+                if root is not None:
+                    card, described = root.card, root.described
+                    title = str(described["title"])
             summary = ""
             if said is not None or conversation_id is None:
-                summary = digests.summary(card, said)
+                summary = digests.summary(title, said)
         if conversation_id is None and (card is None or deleted):
-            card, said = None, None  # the item is gone before its thread started: nothing to tell
+            # the item is gone before its thread started: nothing to tell
+            card, described, said = None, None, None
         return _Plan(
             job_id=job.id,
             item_id=item_id,
@@ -213,6 +221,7 @@ class ThreadRefresher:
             root_message_id=root_id,
             deleted=deleted,
             card=card,
+            described=described,
             said=said,
             line_ids=[row["id"] for row in rows],
             keys=[row["key"] for row in rows],
@@ -266,7 +275,7 @@ class ThreadRefresher:
             await self._notifier.update(
                 conversation_id=plan.conversation_id,
                 activity_id=plan.root_message_id,
-                activity={"type": "message", "attachments": [root_attachment(plan.card)]},
+                activity=message(card=plan.card),
             )
         if plan.said is None or plan.held_until is not None:
             return None
@@ -351,7 +360,7 @@ class ThreadRefresher:
             _STARTED,
             {"item": plan.item_id, "conversation": sent.conversation_id, "root": root_id},
         )
-        if item_exists and plan.card is not None:
+        if item_exists and plan.described is not None:
             uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
             await discussions.record_thread(
                 uow,
@@ -359,7 +368,7 @@ class ThreadRefresher:
                 claim=claim,
                 conversation_id=sent.conversation_id,
                 root_id=root_id,
-                card=plan.card,
+                card=plan.described,
             )
         return root_id
 
@@ -372,10 +381,11 @@ async def _names(uow: UnitOfWork, user_ids: set[str]) -> dict[str, str]:
 
 
 async def _record(uow: UnitOfWork, plan: _Plan, *, reply_id: str | None, app_id: str) -> None:
-    """The root's new card, and the reply as the discussion's API lists it."""
+    """The root's new card (as the API describes it), and the reply as the discussion's API
+    lists it."""
     now = uow.clock.now()
-    if plan.card is not None:
-        await uow.execute(_ROOT, {"item": plan.item_id, "card": plan.card, "now": now})
+    if plan.described is not None:
+        await uow.execute(_ROOT, {"item": plan.item_id, "card": plan.described, "now": now})
     if reply_id is None or plan.said is None:
         return
     await uow.execute(
@@ -424,22 +434,11 @@ def _reply(said: Said) -> dict[str, Any]:
 
 
 def _root(plan: _Plan) -> dict[str, Any]:
-    """A thread's first post: the item's card, @mentioning the people the notification names.
-    An Adaptive Card holds them itself, as a text beside a card is shown by some clients in
-    place of the card; a connector card cannot, so they are named beside it."""
+    """A thread's first post: the item's card, @mentioning the people the notification names
+    inside it, as a text beside a card is shown by some clients in place of the card."""
     assert plan.card is not None
     people = plan.said.mentions if plan.said is not None else []
-    attachment = root_attachment(plan.card)
-    if attachment["contentType"] == ADAPTIVE_CARD:
-        return message(card=mentioning(plan.card, people))
-    activity: dict[str, Any] = {"type": "message", "attachments": [attachment]}
-    if people:
-        activity.update(
-            textFormat="xml",
-            text=" ".join(mention_tag(person["name"]) for person in people),
-            entities=_mentions(people),
-        )
-    return activity
+    return message(card=mentioning(plan.card, people))
 
 
 def _mentions(people: list[dict[str, str]]) -> list[dict[str, Any]]:

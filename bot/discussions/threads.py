@@ -14,14 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.db.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_work
+from bot.directory.teams import hears_unmentioned_messages
 from bot.discussions import service as discussions
 from bot.discussions import shapes
+from bot.discussions.heads import root_of
 from bot.errors import BadGateway, BadRequest
 from bot.items import read
 from bot.items.schemas import DETAILS
 from bot.schemas import ItemKind
-from bot.teams.links import item_link
-from cards.thread import root_attachment, root_card
+from bot.teams.notifier import message
 
 BEING_STARTED = "The discussion is being started right now: ask again in a moment."
 NO_ANSWER = "Microsoft Teams did not answer in time; nothing was posted. Try again."
@@ -72,16 +73,21 @@ class Discussions:
     async def start(
         self, *, actor: Actor, channel: ChannelScope, kind: ItemKind, item_id: str
     ) -> Started:
-        """Start the item's thread with its card as the root; store it; the root message."""
+        """Start the item's thread with its card as the root; store it (as the API describes
+        it); the root message."""
         stale = self.wait * STALE_CLAIM_FACTOR
         async with self._unit(actor, channel) as uow:
             claim = await discussions.claim_thread(
                 uow, kind=kind, item_id=item_id, stale_after=stale
             )
             details = await read.get_details(uow, kind=kind, item_id=item_id)
+            heard = await hears_unmentioned_messages(uow, team_id=channel.team_id)
+            now = uow.clock.now()
         item = DETAILS[kind].model_validate(details)
-        card = root_card(item, item_url=item_link(self.public_url, kind, item_id))
-        activity = {"type": "message", "attachments": [root_attachment(card)]}
+        head = root_of(
+            item, kind=kind, public_url=self.public_url, now=now, mention_needed=not heard
+        )
+        activity = message(card=head.card)
         try:
             posted = await self._waited(
                 self.teams.start_thread(channel_id=channel.teams_channel_id, activity=activity)
@@ -99,11 +105,11 @@ class Discussions:
                 claim=claim,
                 conversation_id=posted.conversation_id,
                 root_id=root_id,
-                card=card,
+                card=head.described,
             )
-        message = shapes.message(row, place, root_id=root_id)
+        shown = shapes.message(row, place, root_id=root_id)
         return Started(
-            {"@odata.context": shapes.context(self.public_url, "messages", entity=True), **message}
+            {"@odata.context": shapes.context(self.public_url, "messages", entity=True), **shown}
         )
 
     async def open(

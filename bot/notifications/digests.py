@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 from html import unescape
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import Table, and_, bindparam, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as upsert
@@ -50,9 +50,10 @@ _LISTED = Prepared(
 _CHANNEL = Prepared(select(Channel.teams_id).where(Channel.id == bindparam("channel")))
 
 
-def summary(card: dict[str, Any] | None, said: Said | None) -> str:
-    """An item's digest line: its card's title, then what the reply would have said."""
-    title = unescape(str(card.get("title") or "")) if card else ""
+def summary(title: str, said: Said | None) -> str:
+    """An item's digest line: its root's title (HTML-escaped, as the API describes the root),
+    then what the reply would have said."""
+    title = unescape(title)
     words = plain_text(said.html) if said is not None else ""
     return ": ".join(part for part in (title, words) if part) or "An item changed"
 

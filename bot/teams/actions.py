@@ -96,7 +96,9 @@ def _way_on(target: ApiModel) -> list[Element]:
 async def _show(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        return await views.item_view(uow, kind=data.kind, item_id=data.item_id)
+        return await views.item_view(
+            uow, kind=data.kind, item_id=data.item_id, public_url=ctx.public_url
+        )
 
 
 async def _item_again(
@@ -104,13 +106,17 @@ async def _item_again(
 ) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        return await views.item_view(uow, kind=data.kind, item_id=data.item_id, problem=problem)
+        return await views.item_view(
+            uow, kind=data.kind, item_id=data.item_id, problem=problem, public_url=ctx.public_url
+        )
 
 
 async def _changed(ctx: BotContext, data: verbs.ItemAction, change: Change) -> Card:
     ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work() as uow:
-        return await views.changed_view(uow, kind=data.kind, item_id=data.item_id, change=change)
+        return await views.changed_view(
+            uow, kind=data.kind, item_id=data.item_id, change=change, public_url=ctx.public_url
+        )
 
 
 async def _set_status(ctx: BotContext, data: verbs.SetStatus, _raw: Mapping[str, Any]) -> Card:
@@ -172,7 +178,9 @@ async def create_from_form(ctx: BotContext, data: verbs.SaveItem) -> CreatedItem
     async with ctx.work() as uow:
         body = typed_in(CREATE[kind], form_fields(data))
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-        card = await views.created_view(uow, kind=kind, item_id=str(created.row["id"]))
+        card = await views.created_view(
+            uow, kind=kind, item_id=str(created.row["id"]), public_url=ctx.public_url
+        )
     return CreatedItem(int(created.row["internal_id"]), str(created.row["name"]), card)
 
 
@@ -188,7 +196,9 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
             patch = patch_of(kind, **fields)
             await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
 
-        return await views.changed_view(uow, kind=kind, item_id=data.item_id, change=change)
+        return await views.changed_view(
+            uow, kind=kind, item_id=data.item_id, change=change, public_url=ctx.public_url
+        )
 
 
 async def _save(ctx: BotContext, data: verbs.SaveItem, _raw: Mapping[str, Any]) -> Card:

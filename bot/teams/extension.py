@@ -26,7 +26,7 @@ from bot.teams.problems import problem_of
 from bot.teams.replies import ADAPTIVE
 from cards import verbs
 from cards.form import Prefill, item_form
-from cards.item import facts, item_card
+from cards.item import facts, item_card, kind_of
 from cards.layout import Card
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
     results = []
     for row in rows:
         item = views.details_model(kind, row)
-        results.append(_attachment(item, item_card(item, statuses=statuses)))
+        results.append(_attachment(item, _item_card(ctx, item, statuses)))
     return _result(results)
 
 
@@ -259,7 +259,12 @@ async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
     async with ctx.work(write=False) as uow:
         item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
         statuses = await views.statuses(uow, kind=kind)
-    return _result([_attachment(item, item_card(item, statuses=statuses))])
+    return _result([_attachment(item, _item_card(ctx, item, statuses))])
+
+
+def _item_card(ctx: BotContext, item: TaskDetails, statuses: list[StatusOut]) -> dict[str, Any]:
+    url = links.item_link(ctx.public_url, kind_of(item), item.id)
+    return item_card(item, statuses=statuses, item_url=url, now=ctx.clock.now())
 
 
 def no_card() -> dict[str, Any]:

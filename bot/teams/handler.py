@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot import logs
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
-from bot.directory.teams import mark_channel_deleted, upsert_team
+from bot.directory.teams import mark_channel_deleted, note_unmentioned_message, upsert_team
 from bot.discussions.threads import Discussions
 from bot.errors import DomainError
 from bot.files.store import FileStore
@@ -47,6 +47,8 @@ class TrackerBot(TeamsActivityHandler):
         self._cache, self._discussions, self._files = cache, discussions, files
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
+        # Teams ids of the teams known to deliver every channel message: recorded once each.
+        self._hearing_teams: set[str] = set()
 
     async def on_turn(self, turn_context: TurnContext) -> None:
         """Run the turn; a refusal becomes one line, a failure a line with its reference."""
@@ -72,11 +74,21 @@ class TrackerBot(TeamsActivityHandler):
                 async with self._work() as uow:
                     await thread_messages.keep_reply(uow, activity, entities)
             if not thread_messages.mentions_bot(entities, bot_id):
+                await self._note_unmentioned(TeamsAddress.of(turn_context).team_id)
                 return  # people talking among themselves: no answer
         elif personal_chat_of(activity):
             await self._keep_personal_chat(turn_context)
         message = grammar.strip_mentions(activity.text, entities, bot_id=bot_id)
         await commands.run_command(turn_context, await self._context(turn_context), message)
+
+    async def _note_unmentioned(self, team_id: str | None) -> None:
+        """A message that does not mention the app reached it: Teams delivers every channel
+        message in the team, so threads there need not ask for a mention any more."""
+        if team_id is None or team_id in self._hearing_teams:
+            return
+        async with self._work() as uow:
+            await note_unmentioned_message(uow, teams_team_id=team_id)
+        self._hearing_teams.add(team_id)
 
     async def on_teams_message_edit(self, turn_context: TurnContext) -> None:
         async with self._work() as uow:

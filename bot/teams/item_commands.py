@@ -70,8 +70,10 @@ async def apply_change(ctx: BotContext, kind: ItemKind, number: int, change: Cha
     async with ctx.work(write=change is not None) as uow:
         item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
         if change is None:
-            return await views.item_view(uow, kind=kind, item_id=item_id)
-        return await views.changed_view(uow, kind=kind, item_id=item_id, change=change)
+            return await views.item_view(uow, kind=kind, item_id=item_id, public_url=ctx.public_url)
+        return await views.changed_view(
+            uow, kind=kind, item_id=item_id, change=change, public_url=ctx.public_url
+        )
 
 
 async def channel_of_number(
@@ -155,7 +157,9 @@ async def discussion_view(ctx: BotContext, kind: ItemKind, item_id: str) -> Card
     async with ctx.work(write=False) as uow:
         item = await views.details(uow, kind=kind, item_id=item_id)
         note = Note(f"#{item.internal_id} is discussed in a thread in its channel")
-        return await views.card_of(uow, item, discussion_url=url, note=note)
+        return await views.card_of(
+            uow, item, discussion_url=url, note=note, public_url=ctx.public_url
+        )
 
 
 async def create(ctx: BotContext, command: grammar.Create) -> Card:
@@ -181,4 +185,6 @@ async def create(ctx: BotContext, command: grammar.Create) -> Card:
     body = typed_in(CREATE[kind], {"name": command.title})
     async with ctx.work() as uow:
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-        return await views.created_view(uow, kind=kind, item_id=created.row["id"])
+        return await views.created_view(
+            uow, kind=kind, item_id=created.row["id"], public_url=ctx.public_url
+        )

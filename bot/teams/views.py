@@ -15,6 +15,7 @@ from bot.items.schemas import DETAILS, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
 from bot.teams.context import BotContext
+from bot.teams.links import item_link
 from bot.timestamps import parse_timestamp
 from cards import changes
 from cards.changes import Note
@@ -98,6 +99,7 @@ async def item_view(
     *,
     kind: ItemKind,
     item_id: str,
+    public_url: str,
     discussion_url: str | None = None,
     note: Note | None = None,
     problem: Problem | None = None,
@@ -106,6 +108,7 @@ async def item_view(
     return await card_of(
         uow,
         await details(uow, kind=kind, item_id=item_id),
+        public_url=public_url,
         discussion_url=discussion_url,
         note=note,
         problem=problem,
@@ -116,15 +119,17 @@ async def card_of(
     uow: UnitOfWork,
     item: TaskDetails,
     *,
+    public_url: str,
     discussion_url: str | None = None,
     note: Note | None = None,
     problem: Problem | None = None,
 ) -> Card:
-    """The item card of an item already read: `note` says what was done, `problem` what could
-    not be; times relative to the unit of work's clock."""
+    """The item card of an item already read, opening its page under `public_url`: `note` says
+    what was done, `problem` what could not be; times relative to the unit of work's clock."""
     return item_card(
         item,
         statuses=await statuses(uow, kind=kind_of(item)),
+        item_url=item_link(public_url, kind_of(item), item.id),
         discussion_url=discussion_url,
         now=uow.clock.now(),
         note=note,
@@ -132,7 +137,9 @@ async def card_of(
     )
 
 
-async def changed_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str, change: Change) -> Card:
+async def changed_view(
+    uow: UnitOfWork, *, kind: ItemKind, item_id: str, change: Change, public_url: str
+) -> Card:
     """Apply `change` to the item and answer with its card saying what the change did, down to
     "Nothing changed"; a change that names another item shows that one (a clone, its copy)."""
     assert uow.actor is not None, "someone makes every change"
@@ -140,20 +147,23 @@ async def changed_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str, change:
     before = await details(uow, kind=kind, item_id=item_id)
     outcome = await change(uow, before)
     if isinstance(outcome, Note):
-        return await card_of(uow, before, note=outcome)
+        return await card_of(uow, before, public_url=public_url, note=outcome)
     shown = outcome or item_id
     after = await details(uow, kind=kind, item_id=shown)
     if shown != item_id:
-        return await card_of(uow, after, note=changes.copied(actor, before, after))
+        return await card_of(
+            uow, after, public_url=public_url, note=changes.copied(actor, before, after)
+        )
     note = changes.change(actor, before, after, actor_id=uow.actor.user_id)
-    return await card_of(uow, after, note=note)
+    return await card_of(uow, after, public_url=public_url, note=note)
 
 
-async def created_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Card:
+async def created_view(uow: UnitOfWork, *, kind: ItemKind, item_id: str, public_url: str) -> Card:
     """The card of an item just created, saying so."""
     assert uow.actor is not None, "someone creates every item"
     item = await details(uow, kind=kind, item_id=item_id)
-    return await card_of(uow, item, note=changes.created(uow.actor.display_name, item))
+    note = changes.created(uow.actor.display_name, item)
+    return await card_of(uow, item, public_url=public_url, note=note)
 
 
 def place(where: Whereabouts) -> Place:

@@ -207,23 +207,31 @@ def text_of(card: Card) -> str:
 
 
 def facts(card: Card) -> dict[str, str]:
-    """An item card's facts by label: its badges (Status, Priority, Severity), what its fact set
-    states (Assigned to, Due), and its number (ID) as its line "Bug #12" shows it."""
+    """An item card's (or a thread root's) facts by label: its badges (Status, Priority,
+    Severity), its stated facts (Assigned to, Due: label and value columns, or a FactSet), and its
+    number (ID) as its line "Bug #12" shows it."""
     numbers = [
         node["text"].rsplit(" ", 1)[-1]
         for node in card["body"]
         if node.get("type") == "TextBlock" and "#" in node["text"]
     ]
-    return {
-        **({"ID": numbers[0]} if numbers else {}),
-        **badges(card),
-        **{
-            fact["title"]: fact["value"]
-            for node in card["body"]
-            if node.get("type") == "FactSet"
-            for fact in node["facts"]
-        },
-    }
+    stated: dict[str, str] = {}
+    for node in card["body"]:
+        if node.get("type") == "FactSet":
+            stated.update((fact["title"], fact["value"]) for fact in node["facts"])
+        elif node.get("type") == "ColumnSet" and not any(c.get("style") for c in node["columns"]):
+            labels, values = node["columns"]
+            stated.update(
+                zip(map(_shown, labels["items"]), map(_shown, values["items"]), strict=True)
+            )
+    return {**({"ID": numbers[0]} if numbers else {}), **badges(card), **stated}
+
+
+def _shown(block: dict[str, Any]) -> str:
+    """A TextBlock's or RichTextBlock's text."""
+    if block["type"] == "RichTextBlock":
+        return "".join(run["text"] for run in block["inlines"])
+    return str(block["text"])
 
 
 def badges(card: Card) -> dict[str, str]:
@@ -254,3 +262,12 @@ def beside_input(card: Card, input_id: str) -> str:
     body = card["body"]
     at = next(index for index, node in enumerate(body) if node.get("id") == input_id)
     return text_of(body[at + 1]) if at + 1 < len(body) else ""
+
+
+def root_title(card: Card) -> str:
+    """A thread root card's title as the API's description gives it: "Bug #12: Login fails" (a
+    deleted item's root: its one heading, marked "(deleted)")."""
+    first, *rest = card["body"]
+    if first["type"] == "TextBlock":  # the number, then the title as a heading
+        return f"{first['text']}: {_shown(rest[0])}"
+    return _shown(first)

@@ -28,6 +28,7 @@ from cards.rules import (
 )
 from cards.settings import Note as SettingsNote
 from cards.settings import Typed, settings_card
+from cards.thread import deleted_root_card, root_card, root_description
 from cards.verbs import (
     MAX_SELECTED,
     ApplyBulkEdit,
@@ -67,6 +68,8 @@ from tests.cards.samples import (
 BUG, TASK = ItemKind.BUG, ItemKind.TASK
 URL = "https://tracker.example.test/bugs/000000000000000000abc00c"
 LATER = datetime(2026, 11, 21, 9, 35, tzinfo=UTC)  # five minutes after the samples' WHEN
+PAST_DUE = "2026-11-20T00:00:00.000Z"  # the day before the samples' WHEN
+DONE = {"_id": f"{3:024x}", "category": "Done"}
 FILTERS = QuickFilters(mine="my bugs", open="open bugs", all="bugs", current="bugs")
 MANY_MEMBERS = ChannelChoices(
     statuses=statuses(),
@@ -146,23 +149,35 @@ def every_card() -> dict[str, Card]:
     """Each builder with realistic, empty, unicode and maximum inputs, bugs and tasks."""
     rows = [details(n) for n in range(1, 51)]
     return {
-        "item bug": item_card(details(), statuses=statuses()),
-        "item task": item_card(details(bug=False), statuses=statuses("Task")),
-        "item bare bug": item_card(bare(), statuses=statuses()),
-        "item bare task": item_card(bare(bug=False), statuses=statuses("Task")),
-        "item longest": item_card(longest(), statuses=statuses()),
-        "item no statuses": item_card(details(status="Invalid"), statuses=[]),
+        "item bug": item_card(details(), item_url=URL, statuses=statuses()),
+        "item task": item_card(details(bug=False), item_url=URL, statuses=statuses("Task")),
+        "item bare bug": item_card(bare(), item_url=URL, statuses=statuses()),
+        "item bare task": item_card(bare(bug=False), item_url=URL, statuses=statuses("Task")),
+        "item longest": item_card(longest(), item_url=URL, statuses=statuses()),
+        "item no statuses": item_card(details(status="Invalid"), item_url=URL, statuses=[]),
         "item mentioning": mentioning(
-            item_card(details(), statuses=statuses()),
+            item_card(details(), item_url=URL, statuses=statuses()),
             [{"id": f"29:{n}", "name": LONG[:255]} for n in range(50)],
         ),
         "item changed": item_card(
             longest(),
+            item_url=URL,
             statuses=statuses(),
             now=LATER,
             note=Note(LONG * 3),
             problem=Problem(LONG * 3, "status"),
         ),
+        "item overdue": item_card(
+            details(dueDate=PAST_DUE), item_url=URL, statuses=statuses(), now=LATER
+        ),
+        "thread root bug": root_card(details(), item_url=URL, now=LATER),
+        "thread root task": root_card(details(bug=False), item_url=URL, now=LATER),
+        "thread root bare": root_card(bare(), item_url=URL),
+        "thread root overdue": root_card(details(dueDate=PAST_DUE), item_url=URL, now=LATER),
+        "thread root asking for mentions": root_card(
+            longest(), item_url=URL, now=LATER, mention="Tracker"
+        ),
+        "thread root deleted": deleted_root_card(root_description(longest(), item_url=URL)),
         "form new bug": item_form(BUG, channel_id=CHANNEL, choices=choices()),
         "form new task": item_form(TASK, channel_id=CHANNEL, choices=choices("Task")),
         "form edit bug": item_form(BUG, channel_id=CHANNEL, choices=choices(), item=details()),
@@ -328,7 +343,7 @@ def submitted(card: Card, title: str, **typed: Any) -> dict[str, Any]:
 
 
 def test_item_card_shows_the_number_once_the_title_as_heading_and_the_facts() -> None:
-    card = item_card(details(12), statuses=statuses())
+    card = item_card(details(12), item_url=URL, statuses=statuses())
     text = text_of(card)
     assert text.count("#12") == 1 and "Bug #12" in text
     heading = card["body"][1]["inlines"][0]
@@ -348,9 +363,41 @@ def test_item_card_shows_the_number_once_the_title_as_heading_and_the_facts() ->
     }
 
 
+def due_block(card: Card) -> dict[str, Any]:
+    """The TextBlock showing an item card's due date."""
+    return next(
+        node
+        for node in walk(card)
+        if node.get("type") == "TextBlock" and node["text"].startswith(("2026-", "No due"))
+    )
+
+
+def test_a_due_date_past_is_marked_overdue_in_red_until_the_item_is_done() -> None:
+    overdue = item_card(details(dueDate=PAST_DUE), item_url=URL, statuses=statuses(), now=LATER)
+    assert due_block(overdue)["color"] == "attention"
+    assert facts(overdue)["Due"] == "2026-11-20 (overdue)"
+    done = details(dueDate=PAST_DUE, status="Completed", statusId=DONE)
+    for card in (
+        item_card(done, item_url=URL, statuses=statuses(), now=LATER),
+        item_card(details(), item_url=URL, statuses=statuses(), now=LATER),  # due next month
+        item_card(bare(), item_url=URL, statuses=statuses(), now=LATER),  # no due date
+    ):
+        assert "color" not in due_block(card)
+        assert "overdue" not in facts(card)["Due"]
+
+
+def test_the_item_card_opens_the_items_page() -> None:
+    for item in (details(), details(bug=False), bare()):
+        card = item_card(item, item_url=URL, statuses=statuses())
+        assert action(card, "Open") == {"type": "Action.OpenUrl", "title": "Open", "url": URL}
+
+
 def test_status_priority_and_severity_are_coloured_badges() -> None:
     def styles(item: Any) -> list[str]:
-        [row] = [node for node in item_card(item, statuses=statuses())["body"] if "columns" in node]
+        card = item_card(item, item_url=URL, statuses=statuses())
+        [row] = [
+            node for node in card["body"] if any("style" in c for c in node.get("columns", ()))
+        ]
         return [column["style"] for column in row["columns"]]
 
     assert styles(details(status="In Progress", priority="Urgent", severity="High")) == [
@@ -370,9 +417,9 @@ def test_status_priority_and_severity_are_coloured_badges() -> None:
 
 def test_the_description_shows_its_first_lines_trimmed() -> None:
     body = "First   line\n\n  Second\nThird\nFourth\nFifth"
-    text = text_of(item_card(details(body=body), statuses=statuses()))
+    text = text_of(item_card(details(body=body), item_url=URL, statuses=statuses()))
     assert "First line\nSecond\nThird\n…" in text and "Fourth" not in text
-    long = text_of(item_card(details(body="word " * 200), statuses=statuses()))
+    long = text_of(item_card(details(body="word " * 200), item_url=URL, statuses=statuses()))
     assert "word word…" in long and "word " * 60 not in long
 
 
@@ -390,30 +437,34 @@ def test_who_created_and_who_updated_it_and_when_relative_to_the_clock() -> None
         },
         createdAt="2026-11-19T09:30:00.000Z",
     )
-    text = text_of(item_card(item, statuses=statuses(), now=LATER))
+    text = text_of(item_card(item, item_url=URL, statuses=statuses(), now=LATER))
     assert "Created 2 days ago by Ada · updated 5 min ago by Grace" in text
-    assert "Created on 2026-11-19 by Ada" in text_of(item_card(item, statuses=statuses()))
-    assert "Created 5 min ago" in text_of(item_card(bare(), statuses=statuses(), now=LATER))
+    assert "Created on 2026-11-19 by Ada" in text_of(
+        item_card(item, item_url=URL, statuses=statuses())
+    )
+    assert "Created 5 min ago" in text_of(
+        item_card(bare(), item_url=URL, statuses=statuses(), now=LATER)
+    )
 
 
 def test_a_bug_without_severity_says_not_set() -> None:
-    shown = facts(item_card(bare(), statuses=statuses()))
+    shown = facts(item_card(bare(), item_url=URL, statuses=statuses()))
     assert (shown["Severity"], shown["Due"]) == ("Not set", "No due date")
 
 
 def test_task_card_has_no_severity_and_empty_fields_read_plainly() -> None:
-    shown = facts(item_card(bare(bug=False), statuses=statuses("Task")))
+    shown = facts(item_card(bare(bug=False), item_url=URL, statuses=statuses("Task")))
     assert "Severity" not in shown
     assert (shown["Assigned to"], shown["Due"]) == ("Nobody", "No due date")
 
 
 def test_many_assignees_are_summarised() -> None:
-    shown = facts(item_card(longest(), statuses=statuses()))
+    shown = facts(item_card(longest(), item_url=URL, statuses=statuses()))
     assert shown["Assigned to"].endswith("and 47 more")
 
 
 def test_item_card_status_choice_in_channel_order_with_current_selected() -> None:
-    card = item_card(details(), statuses=statuses() + statuses("Task"))
+    card = item_card(details(), item_url=URL, statuses=statuses() + statuses("Task"))
     status = inputs(card)["status"]
     assert [c["title"] for c in status["choices"]] == ["Not Started", "In Progress", "Completed"]
     assert status["value"] == "In Progress"
@@ -421,7 +472,7 @@ def test_item_card_status_choice_in_channel_order_with_current_selected() -> Non
 
 def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
     item = details(12)
-    card = item_card(item, statuses=statuses())
+    card = item_card(item, item_url=URL, statuses=statuses())
     sent = submitted(card, "Set status", status="Completed")
     assert SetStatus.model_validate(sent) == SetStatus(
         verb=Verb.SET_STATUS,
@@ -441,6 +492,7 @@ def test_item_card_buttons_carry_what_the_dispatcher_needs() -> None:
         "Assign to me",
         "Edit",
         "Discuss",
+        "Open",
     ]
 
 
@@ -451,6 +503,7 @@ def test_an_item_card_without_statuses_to_choose_has_no_status_input() -> None:
         "Assign to me",
         "Edit",
         "Discuss",
+        "Open",
     ]
 
 
@@ -466,7 +519,7 @@ def test_one_button_moves_the_item_on_from_its_status(
     category: str, status: str, move: str, to: str
 ) -> None:
     item = details(statusId={"_id": None, "category": category}, status=status)
-    button = action(item_card(item, statuses=statuses()), move)
+    button = action(item_card(item, item_url=URL, statuses=statuses()), move)
     assert button["associatedInputs"] == "none"
     assert SetStatus.model_validate(button["data"]).status == to
 
@@ -474,6 +527,7 @@ def test_one_button_moves_the_item_on_from_its_status(
 def test_a_note_says_what_was_done_and_a_problem_shows_beside_the_status() -> None:
     card = item_card(
         details(),
+        item_url=URL,
         statuses=statuses(),
         note=Note("Ada moved #12 to In Progress"),
         problem=Problem("'Shipped' does not exist in this channel", "status"),
@@ -486,17 +540,21 @@ def test_a_note_says_what_was_done_and_a_problem_shows_beside_the_status() -> No
         "'Shipped' does not exist in this channel",
         "attention",
     )
-    quiet = item_card(details(), statuses=statuses(), note=Note("Nothing changed", changed=False))
+    quiet = item_card(
+        details(), item_url=URL, statuses=statuses(), note=Note("Nothing changed", changed=False)
+    )
     assert quiet["body"][0]["inlines"][0]["isSubtle"] is True
 
 
 def test_the_card_refreshes_itself_with_the_item_as_it_is() -> None:
-    refresh = item_card(details(12), statuses=statuses())["refresh"]["action"]
+    refresh = item_card(details(12), item_url=URL, statuses=statuses())["refresh"]["action"]
     assert ItemAction.model_validate(refresh["data"]).verb == Verb.SHOW_ITEM
 
 
 def test_markup_in_a_title_is_shown_as_typed() -> None:
-    card = item_card(details(name='**Bold** [x](https://evil) "q" <b>'), statuses=statuses())
+    card = item_card(
+        details(name='**Bold** [x](https://evil) "q" <b>'), item_url=URL, statuses=statuses()
+    )
     run = card["body"][1]["inlines"][0]
     assert (run["type"], run["text"]) == ("TextRun", '**Bold** [x](https://evil) "q" <b>')
 

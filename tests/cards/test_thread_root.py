@@ -1,20 +1,59 @@
-"""The thread's root card: the item's state in the connector card shape the API returns."""
+"""The thread's root: the Adaptive Card the bot posts (test_cards validates and parses it with
+the others), and its description in the seed's connector-card shape, which the API returns."""
 
 import json
 
-from cards.layout import TEAMS_LIMIT_BYTES
-from cards.thread import CONNECTOR_CARD, root_attachment, root_card
-from tests.cards.samples import bare, details, longest
+from cards.thread import deleted_root_card, root_card, root_description
+from tests.cards.samples import actions, details, facts, text_of
 
 URL = "https://tracker.example/bugs/0123456789abcdef01234567"
+HINT = "Mention @Tracker in your reply so it is kept here."
 
 
 def fact_map(card: dict) -> dict[str, str]:
     return {fact["name"]: fact["value"] for fact in card["sections"][0]["facts"]}
 
 
-def test_root_card_has_every_field_the_api_lists() -> None:
-    card = root_card(details(12), item_url=URL)
+def test_the_root_card_states_the_item_and_opens_it() -> None:
+    item = details(12, status="In Progress", priority="High")
+    card = root_card(item, item_url=URL)
+    assert card["type"] == "AdaptiveCard"
+    text = text_of(card)
+    assert "Bug #12" in text and item.name in text and "Steps: open the page" in text
+    shown = facts(card)
+    assert (shown["Status"], shown["Priority"], shown["Severity"]) == (
+        "In Progress",
+        "High",
+        "Medium",
+    )
+    assert (shown["Assigned to"], shown["Due"]) == ("Ada Lovelace", "2026-12-01")
+    assert actions(card) == [{"type": "Action.OpenUrl", "title": "Open bug", "url": URL}]
+    assert "Task #12" in text_of(root_card(details(12, bug=False), item_url=URL))
+
+
+def test_the_root_card_asks_for_a_mention_only_when_told_to() -> None:
+    assert HINT in text_of(root_card(details(), item_url=URL, mention="Tracker"))
+    assert "Mention" not in text_of(root_card(details(), item_url=URL))
+
+
+def test_markup_in_the_item_is_shown_as_typed() -> None:
+    name = '**Bold** [x](https://evil) <img src=x onerror="alert(1)">'
+    card = root_card(details(3, name=name, body="<b>hi</b>"), item_url=URL)
+    runs = [node for node in card["body"] if node["type"] == "RichTextBlock"]
+    assert any(run["inlines"][0]["text"] == name for run in runs)
+
+
+def test_a_deleted_items_root_shows_its_last_state_marked_and_opens_nothing() -> None:
+    described = root_description(details(12, name="Printer <on> fire"), item_url=URL)
+    card = deleted_root_card(described)
+    assert card["type"] == "AdaptiveCard"
+    assert "Bug #12: Printer <on> fire (deleted)" in text_of(card)
+    assert facts(card)["Status"] == "In Progress"
+    assert actions(card) == []
+
+
+def test_the_description_has_every_field_the_api_lists() -> None:
+    card = root_description(details(12), item_url=URL)
     assert {"summary", "text", "title", "themeColor", "sections", "potentialAction"} <= set(card)
     section = card["sections"][0]
     assert set(section) == {
@@ -33,25 +72,19 @@ def test_root_card_has_every_field_the_api_lists() -> None:
     assert open_item["targets"] == [{"os": "default", "uri": URL}]
 
 
-def test_root_card_states_the_item() -> None:
+def test_the_description_states_the_item() -> None:
     item = details(12, status="In Progress", priority="High")
-    card = root_card(item, item_url=URL)
+    card = root_description(item, item_url=URL)
     assert card["title"] == f"Bug #12: {item.name}"
     assert fact_map(card)["Status"] == "In Progress"
     assert fact_map(card)["Priority"] == "High"
-    assert card["themeColor"] != root_card(details(12, bug=False), item_url=URL)["themeColor"]
+    other = root_description(details(12, bug=False), item_url=URL)
+    assert card["themeColor"] != other["themeColor"]
 
 
-def test_markup_in_the_item_is_escaped() -> None:
-    card = root_card(
+def test_markup_in_the_description_is_escaped() -> None:
+    card = root_description(
         details(3, name='<img src=x onerror="alert(1)">', body="<b>hi</b>"), item_url=URL
     )
     assert "<img" not in json.dumps(card)
     assert card["text"] == "&lt;b&gt;hi&lt;/b&gt;"
-
-
-def test_root_card_fits_teams_limit_at_its_largest() -> None:
-    for item in (bare(), longest()):
-        attachment = root_attachment(root_card(item, item_url=URL))
-        assert attachment["contentType"] == CONNECTOR_CARD
-        assert len(json.dumps(attachment).encode()) < TEAMS_LIMIT_BYTES

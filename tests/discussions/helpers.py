@@ -16,7 +16,8 @@ from tests.teams.connector import Connector, TeamsMember
 
 _ids = itertools.count(1)
 LATER = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
-CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
+CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"  # the API's description
+ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"  # what the bot posts
 
 
 @dataclass

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from bot.clock import FrozenClock
 from bot.keys import WORKER
+from tests.cards.samples import facts
 from tests.discussions.helpers import Desk
 
 
@@ -24,8 +25,7 @@ async def test_a_started_discussion_follows_the_bugs_changes(
 
     [update] = [call for call in desk.connector.calls if call.method == "PUT"]
     assert update.path.endswith(f"/activities/{root['id']}")
-    facts = update.body["attachments"][0]["content"]["sections"][0]["facts"]
-    assert {"name": "Status", "value": "In Progress"} in facts
+    assert facts(update.body["attachments"][0]["content"])["Status"] == "In Progress"
     [reply] = desk.connector.sent()
     assert "In Progress" in reply.body["text"]
 

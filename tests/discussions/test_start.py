@@ -13,8 +13,9 @@ from sqlalchemy import select
 from bot.clock import FrozenClock
 from bot.db.tables import Channel, ItemThread
 from bot.discussions.service import ALREADY_STARTED
+from tests.cards.samples import actions, assert_valid, facts, root_title
 from tests.discussions.conftest import move_connector
-from tests.discussions.helpers import CONNECTOR_CARD, Desk
+from tests.discussions.helpers import ADAPTIVE_CARD, CONNECTOR_CARD, Desk
 from tests.factories import CHANNEL, TEAM, TENANT
 from tests.teams.connector import GROUP_ID
 
@@ -61,10 +62,15 @@ async def test_starting_a_discussion_posts_one_thread_in_the_bugs_channel_with_i
     assert created.body["isGroup"] is True
     assert created.body["channelData"] == {"channel": {"id": CHANNEL}}
     [attachment] = created.body["activity"]["attachments"]
-    assert attachment["contentType"] == CONNECTOR_CARD
-    card = attachment["content"]
-    assert card["title"] == "Bug #1: Login &quot;fails&quot; &lt;b&gt;"
-    assert card["potentialAction"][0]["targets"][0]["uri"].endswith(f"/bugs/{bug['_id']}")
+    assert attachment["contentType"] == ADAPTIVE_CARD  # as every card the bot posts
+    posted = attachment["content"]
+    assert_valid(posted)
+    assert root_title(posted) == 'Bug #1: Login "fails" <b>'
+    assert facts(posted)["Status"] == "Not Started"
+    [open_bug] = actions(posted)
+    assert (open_bug["type"], open_bug["title"]) == ("Action.OpenUrl", "Open bug")
+    item_url = open_bug["url"]
+    assert item_url.endswith(f"/bugs/{bug['_id']}")
 
     assert_seed_message(message)
     root_id = message["id"]
@@ -73,8 +79,11 @@ async def test_starting_a_discussion_posts_one_thread_in_the_bugs_channel_with_i
     assert message["from"]["application"]["applicationIdentityType"] == "bot"
     assert message["from"]["user"] is None
     assert message["channelIdentity"] == {"teamId": TEAM, "channelId": CHANNEL}
-    assert json.loads(message["attachments"][0]["content"]) == card
+    # The API describes the root in the seed's connector-card shape.
     assert message["attachments"][0]["contentType"] == CONNECTOR_CARD
+    card = json.loads(message["attachments"][0]["content"])
+    assert card["title"] == "Bug #1: Login &quot;fails&quot; &lt;b&gt;"
+    assert card["potentialAction"][0]["targets"][0]["uri"] == item_url
     assert message["mentions"] == []
 
     link = urlsplit(message["webUrl"])

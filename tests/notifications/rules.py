@@ -8,7 +8,7 @@ from tests.events.engine.helpers import add_rule
 from tests.factories import Member
 from tests.teams.connector import Call, seen
 
-CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
+ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"
 
 
 async def notify_on(
@@ -31,7 +31,7 @@ def replies(calls: list[Call]) -> list[Call]:
 
 def root_card(call: Call) -> dict[str, Any]:
     [attachment] = call.body["activity"]["attachments"]
-    assert attachment["contentType"] == CONNECTOR_CARD
+    assert attachment["contentType"] == ADAPTIVE_CARD
     return dict(attachment["content"])
 
 

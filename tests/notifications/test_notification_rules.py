@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from bot.db.tables import ItemThread
 from bot.keys import DUE_SWEEP
+from tests.cards.samples import root_title
 from tests.discussions.head.threads import WINDOW, Rig
 from tests.events.engine.helpers import condition, where
 from tests.notifications.rules import (
@@ -31,7 +32,7 @@ async def test_the_first_notification_starts_the_thread_with_the_card_and_no_rep
     await rig.turn(after=WINDOW)
 
     [start] = thread_starts(rig.connector.calls)
-    assert "Checkout is down" in root_card(start)["title"]
+    assert "Checkout is down" in root_title(root_card(start))
     assert mentioned(start.body["activity"]) == [GRACE.object_id]
     assert replies(rig.connector.calls) == []
     async with rig.factory.work(write=False) as uow:
@@ -187,7 +188,7 @@ async def test_an_item_deleted_after_its_notification_started_the_thread_is_told
     await rig.turn(after=WINDOW)
     assert thread_starts(rig.connector.calls) == []  # no new thread for a deleted item
     [update] = [call for call in rig.connector.calls if call.method == "PUT"]
-    assert "(deleted)" in update.body["attachments"][0]["content"]["title"]
+    assert "(deleted)" in root_title(update.body["attachments"][0]["content"])
     [reply] = replies(rig.connector.calls)
     assert "deleted it" in reply.body["text"]
     assert start.body["activity"]["attachments"]
@@ -226,7 +227,7 @@ async def test_the_channels_default_rules_post_nothing_until_one_is_switched_on(
     await rig.turn()
     await rig.turn(after=WINDOW)
     [start] = thread_starts(rig.connector.calls)
-    assert "Everyone is told" in root_card(start)["title"]
+    assert "Everyone is told" in root_title(root_card(start))
 
 
 async def test_due_soon_and_overdue_are_told_in_the_items_thread(rig: Rig) -> None:

@@ -12,6 +12,7 @@ from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.discussions.refresh import ThreadRefresher
 from bot.keys import WORKER
+from tests.cards.samples import root_title
 from tests.discussions.head.threads import WINDOW, Rig
 from tests.notifications.rules import notify_on, replies, root_card, thread_starts
 from tests.teams.connector import Connector
@@ -35,7 +36,7 @@ async def digests_off(rig: Rig) -> None:
 
 
 def titles(rig: Rig) -> list[str]:
-    return sorted(root_card(call)["title"] for call in thread_starts(rig.connector.calls))
+    return sorted(root_title(root_card(call)) for call in thread_starts(rig.connector.calls))
 
 
 async def test_a_connector_down_for_half_an_hour_loses_no_notification(
@@ -112,6 +113,6 @@ async def test_a_process_dying_between_a_post_and_its_record_repeats_that_one_on
     for _ in range(3):
         await rig.turn(timedelta(minutes=1))  # the job's lease and backoff run out; it runs again
 
-    posts = [root_card(call)["title"] for call in thread_starts(rig.connector.calls)]
+    posts = [root_title(root_card(call)) for call in thread_starts(rig.connector.calls)]
     assert len(posts) == 3  # one of the two posted again, the other once
     assert len(set(posts)) == 2

@@ -70,6 +70,11 @@ def _walk(node: Any) -> list[dict[str, Any]]:
     return []
 
 
+# What Teams' own simulator shows for an Office 365 connector card, which it does not render: a
+# message whose card people cannot see is refused here, so a test posting one fails.
+NOT_RENDERED = "Connector Card is not supported yet"
+
+
 @dataclass
 class Call:
     method: str
@@ -179,6 +184,16 @@ class Connector:
             {"error": {"code": "Throttled", "message": "slow down"}}, status=status, headers=headers
         )
 
+    @staticmethod
+    def _unrendered(activity: Any) -> web.Response | None:
+        """A 400 for a message with any attachment but an Adaptive Card."""
+        attachments = (activity or {}).get("attachments") or []
+        if all(attachment.get("contentType") == ADAPTIVE_CARD for attachment in attachments):
+            return None
+        return web.json_response(
+            {"error": {"code": "BadArgument", "message": NOT_RENDERED}}, status=400
+        )
+
     async def _stalled(self) -> None:
         if self.stall is None:
             return
@@ -194,7 +209,7 @@ class Connector:
             self._changed.set()
 
     async def _send(self, request: web.Request) -> web.Response:
-        await self._record(request)
+        call = await self._record(request)
         await self._stalled()
         _, _, root = request.match_info["conversation"].partition(";messageid=")
         replied_to = request.match_info.get("activity")
@@ -203,7 +218,7 @@ class Connector:
             return web.json_response(
                 {"error": {"code": "NotFound", "message": "Activity not found"}}, status=404
             )
-        refused = self._refusal()
+        refused = self._unrendered(call.body) or self._refusal()
         if refused:
             return refused
         sent = str(next(self._ids))
@@ -214,7 +229,7 @@ class Connector:
     async def _create(self, request: web.Request) -> web.Response:
         call = await self._record(request)
         await self._stalled()
-        refused = self._refusal()
+        refused = self._unrendered(call.body.get("activity")) or self._refusal()
         if refused:
             return refused
         message_id = str(next(self._ids))
@@ -224,8 +239,12 @@ class Connector:
         )
 
     async def _update(self, request: web.Request) -> web.Response:
-        await self._record(request)
-        return self._refusal() or web.json_response({"id": request.match_info["activity"]})
+        call = await self._record(request)
+        return (
+            self._unrendered(call.body)
+            or self._refusal()
+            or web.json_response({"id": request.match_info["activity"]})
+        )
 
     async def _paged_members(self, request: web.Request) -> web.Response:
         await self._record(request)

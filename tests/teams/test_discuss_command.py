@@ -12,7 +12,7 @@ from tests.factories import CHANNEL, TEAM, Factory
 from tests.teams.activities import ADA
 from tests.teams.bot import Chat
 
-CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
+ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"
 
 
 def discussion_link(card: Card) -> str:
@@ -53,7 +53,7 @@ async def test_discuss_starts_the_thread_in_the_channel_and_links_to_it(
     card = await chat.say("discuss bug 1")
     [started] = threads_started(chat)
     assert started["channelData"] == {"channel": {"id": CHANNEL}}
-    assert started["activity"]["attachments"][0]["contentType"] == CONNECTOR_CARD
+    assert started["activity"]["attachments"][0]["contentType"] == ADAPTIVE_CARD
     link = discussion_link(card)
     assert said(card) == "#1 is discussed in a thread in its channel"
     assert link.startswith(f"https://teams.microsoft.com/l/message/{CHANNEL}/")

@@ -28,6 +28,9 @@ class Team(Base):
     group_id: Mapped[str | None] = mapped_column(String(64))  # the Microsoft 365 group
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # When a channel message that does not @mention the app first arrived: Teams delivers every
+    # channel message here (resource-specific consent), so thread replies are kept unmentioned.
+    unmentioned_message_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Channel(Base):

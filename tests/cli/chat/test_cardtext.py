@@ -11,9 +11,11 @@ from cards.layout import envelope
 from cards.listing import ItemList, list_card
 from tests.cards.samples import bare, details, list_rows, statuses
 
+URL = "https://tracker.example.test/bugs/000000000000000000abc00c"
+
 
 def test_an_item_card_reads_as_its_facts_its_status_input_and_its_buttons() -> None:
-    shown = card_text(item_card(details(12), statuses=statuses()))
+    shown = card_text(item_card(details(12), item_url=URL, statuses=statuses()))
     assert "Login fails on Safari 12" in shown.lines
     assert "Status In Progress | Priority High | Severity Medium" in shown.lines  # the badges
     [status] = shown.inputs

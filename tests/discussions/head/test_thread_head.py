@@ -6,6 +6,7 @@ from sqlalchemy import func, select
 
 from bot.db.tables import Job, ThreadLine, ThreadRefresh
 from bot.discussions.coalescer import KIND
+from tests.cards.samples import root_title
 from tests.discussions.head.threads import WINDOW, Rig, facts, messages
 
 SOON = timedelta(milliseconds=100)
@@ -29,7 +30,12 @@ async def test_a_lone_change_updates_the_root_card_and_replies_with_one_line(rig
     assert reply.body["text"] == "Ada Lovelace moved it to In Progress"
 
     stored_root, stored_reply = await messages(rig.factory, bug["_id"])
-    assert stored_root.card == attachment["content"]
+    # The API describes the root in the seed's connector-card shape, updated with it.
+    described = stored_root.card
+    assert described["title"] == root_title(attachment["content"]) == "Bug #1: Printer on fire"
+    assert {f["name"]: f["value"] for f in described["sections"][0]["facts"]}["Status"] == (
+        "In Progress"
+    )
     assert stored_root.modified_at == rig.factory.clock.now()
     assert (stored_reply.reply_to_id, stored_reply.author_kind, stored_reply.body) == (
         root,
@@ -77,7 +83,7 @@ async def test_a_discussed_task_stays_current_as_a_bug_does(rig: Rig) -> None:
     await rig.turn(WINDOW)
     [update] = rig.updates()
     card = update.body["attachments"][0]["content"]
-    assert card["title"].startswith("Task #")
+    assert root_title(card).startswith("Task #")
     assert facts(card)["Assigned to"] == "Lin Chen"
     assert [call.body["text"] for call in rig.replies()] == ["Ada Lovelace assigned it to Lin Chen"]
 
@@ -144,8 +150,8 @@ async def test_a_bug_deleted_in_the_window_shows_its_card_marked_deleted_and_say
     await rig.turn(WINDOW)
     [update] = rig.updates()
     card = update.body["attachments"][0]["content"]
-    assert card["title"].endswith("Printer on fire (deleted)")
-    assert card["potentialAction"] == []
+    assert root_title(card).endswith("Printer on fire (deleted)")
+    assert card.get("actions", []) == []
     assert facts(card)["Status"] == "Not Started"  # its last card, as the thread showed it
     [reply] = rig.replies()
     assert reply.body["text"] == "Grace Hopper deleted it"
@@ -160,7 +166,7 @@ async def test_a_discussed_bug_deleted_outside_a_burst_is_marked_deleted(rig: Ri
     await rig.turn()
     await rig.turn(WINDOW)
     [update] = rig.updates()
-    assert update.body["attachments"][0]["content"]["title"].endswith("(deleted)")
+    assert root_title(update.body["attachments"][0]["content"]).endswith("(deleted)")
     assert [call.body["text"] for call in rig.replies()] == ["Ada Lovelace deleted it"]
 
 

@@ -10,9 +10,10 @@ from sqlalchemy import select
 
 from bot.db.tables import Channel, DiscussionMessage, ItemThread
 from bot.directory.users import find_user, user_out
-from bot.discussions.heads import current_card
+from bot.discussions.heads import current_root
 from bot.ids import new_id
 from bot.keys import SETTINGS, WORKER
+from tests.cards import samples
 from tests.factories import CHANNEL, Factory, Member, create_item
 from tests.teams.activities import ADA, GRACE, LIN
 from tests.teams.connector import Call, Connector, TeamsMember
@@ -79,7 +80,8 @@ async def start_thread(bot: TestClient, factory: Factory, item_id: str) -> str:
     async with factory.work() as uow:
         channel_id = await uow.value(select(Channel.id).where(Channel.teams_id == CHANNEL))
         now = uow.clock.now()
-        card = await current_card(uow, item_id=item_id, public_url=bot.app[SETTINGS].public_url)
+        root = await current_root(uow, item_id=item_id, public_url=bot.app[SETTINGS].public_url)
+        assert root is not None
         uow.add(
             ItemThread(
                 item_id=item_id,
@@ -99,7 +101,7 @@ async def start_thread(bot: TestClient, factory: Factory, item_id: str) -> str:
                 author_user_id=None,
                 author_name="Tracker",
                 body="",
-                card=card,
+                card=root.described,
                 mentions=[],
                 created_at=now,
                 modified_at=now,
@@ -121,5 +123,5 @@ async def messages(factory: Factory, item_id: str) -> list[DiscussionMessage]:
 
 
 def facts(card: dict[str, Any]) -> dict[str, str]:
-    """A root card's facts by name."""
-    return {fact["name"]: fact["value"] for fact in card["sections"][0]["facts"]}
+    """A posted root card's facts by name (it is an Adaptive Card, as Teams' stub insists)."""
+    return samples.facts(card)
