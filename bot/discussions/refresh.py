@@ -12,7 +12,7 @@ again (the connector takes no idempotency key).
 
 import logging
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, func, insert, select, update
