@@ -7,11 +7,13 @@ MASK = "••••••"
 
 
 def masked(action: dict[str, Any]) -> dict[str, Any]:
-    """The action as answers show it: each header's value replaced by MASK."""
+    """The action as answers show it: each header's value replaced by MASK (an empty one, an
+    imported header waiting for its value, stays empty)."""
     headers = action.get("headers")
     if not headers:
         return action
-    return {**action, "headers": [{"name": h["name"], "value": MASK} for h in headers]}
+    shown = [{"name": h["name"], "value": MASK if h["value"] else ""} for h in headers]
+    return {**action, "headers": shown}
 
 
 def kept(action: Any, stored: dict[str, Any]) -> Any:
