@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Select, bindparam, select
 
+from bot.db.expressions import one_of
 from bot.db.statements import Prepared
 from bot.db.tables import Item
 from bot.db.uow import UnitOfWork
@@ -86,7 +87,7 @@ async def messages_of(uow: UnitOfWork, *, item_ids: Sequence[str]) -> dict[str, 
         statement = (
             select(MESSAGES)
             .join(Item, Item.id == MESSAGE.item_id)
-            .where(MESSAGE.item_id.in_(item_ids), Item.channel_id == scope_of(uow).channel_id)
+            .where(one_of(MESSAGE.item_id, item_ids), Item.channel_id == scope_of(uow).channel_id)
             .order_by(MESSAGE.item_id, MESSAGE.created_at, MESSAGE.id)
         )
         for row in await uow.rows(statement):

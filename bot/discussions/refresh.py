@@ -12,7 +12,7 @@ again (the connector takes no idempotency key).
 
 import logging
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, func, insert, select, update
@@ -118,7 +118,7 @@ class _Plan:
     said: Said | None  # the reply; None: no reply
     line_ids: list[str]  # the pending lines it covers
     keys: list[str]  # their changes (pending-event ids), whose notifications this tells
-    held_until: datetime | None = None  # the channel's digest tells it, at this time
+    held: gate.Held | None = None  # the channel's digest tells it instead, and why
     summary: str = ""  # the digest's line for it
 
     @property
@@ -149,14 +149,20 @@ class ThreadRefresher:
         if plan is None:
             return  # its burst was closed, or reopened under another job
         plan = await self._gated(plan)
-        posts = plan.starts and plan.card is not None and plan.held_until is None
-        claim = await self._claim(plan) if posts else None
+        posts = plan.starts and plan.card is not None and plan.held is None
+        claim: discussions.Claim | None = None
         try:
+            claim = await self._claim(plan) if posts else None
             sent = await self._send(plan)
         except PermanentFailure as exc:
-            # The app was removed from the channel, say: Teams will not take this burst.
+            # The app is not (or no longer) in the channel, say: Teams will not take this burst.
             log.warning("thread of item %s: burst not told: %s", plan.item_id, exc)
             await self._close(plan, sent=None, claim=claim, failure=str(exc))
+            raise
+        except RetryLater as exc:
+            if claim is not None:
+                await self._release(plan, claim)
+            await self._waiting(plan, f"a retry: {exc}")
             raise
         except BaseException:
             if claim is not None:
@@ -236,7 +242,7 @@ class ThreadRefresher:
             held = await gate.held_until(
                 uow, channel_id=plan.channel_id, item_id=plan.item_id, settings=self._settings
             )
-        return replace(plan, held_until=held) if held is not None else plan
+        return replace(plan, held=held) if held is not None else plan
 
     async def _claim(self, plan: _Plan) -> discussions.Claim:
         """Take the item's thread before Teams is asked, as a start through the API does."""
@@ -256,6 +262,11 @@ class ThreadRefresher:
             except NotFound:  # deleted since the plan was read
                 raise PermanentFailure(ITEM_GONE) from None
 
+    async def _waiting(self, plan: _Plan, why: str) -> None:
+        """Say in the log of the deliveries this burst tells what they wait for."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            await told.waiting(uow, event_ids=plan.keys, item_id=plan.item_id, why=why)
+
     async def _release(self, plan: _Plan, claim: discussions.Claim) -> None:
         async with unit_of_work(self._sessions, self._clock) as uow:
             uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
@@ -265,7 +276,7 @@ class ThreadRefresher:
         """The root card, then the reply (or the thread started with the card); what Teams
         made. A plan held for the digest only updates the root card."""
         if plan.starts:
-            if plan.held_until is not None or plan.card is None:
+            if plan.held is not None or plan.card is None:
                 return None
             return await self._notifier.start_thread(
                 channel_id=await self._channel_teams_id(plan), activity=_root(plan)
@@ -277,7 +288,7 @@ class ThreadRefresher:
                 activity_id=plan.root_message_id,
                 activity=message(card=plan.card),
             )
-        if plan.said is None or plan.held_until is not None:
+        if plan.said is None or plan.held is not None:
             return None
         return await self._notifier.reply(
             conversation_id=plan.conversation_id, activity=_reply(plan.said)
@@ -311,7 +322,7 @@ class ThreadRefresher:
             await uow.execute(_TOLD, {"ids": plan.line_ids, "now": now, "reply": reply_id})
             if item_exists and not plan.starts:
                 await _record(uow, plan, reply_id=reply_id, app_id=self._app_id)
-            if plan.held_until is not None:
+            if plan.held is not None:
                 await digests.hold(
                     uow,
                     channel_id=plan.channel_id,
@@ -319,7 +330,10 @@ class ThreadRefresher:
                     kind=plan.kind,
                     summary=plan.summary,
                     event_ids=plan.keys,
-                    due=plan.held_until,
+                    due=plan.held.until,
+                )
+                await told.waiting(
+                    uow, event_ids=plan.keys, item_id=plan.item_id, why=plan.held.why
                 )
             elif failure is not None:
                 await told.failed(uow, event_ids=plan.keys, item_id=plan.item_id, error=failure)

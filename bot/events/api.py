@@ -6,6 +6,7 @@ from typing import Any
 from bot.db.tables import EventDefinition
 from bot.db.uow import ChannelScope
 from bot.events import service as events
+from bot.events.definitions.header_values import masked
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.definitions.triggers import TRIGGERS
 from bot.events.schemas import (
@@ -27,7 +28,7 @@ routes = RouteTable(tag="events")
 
 
 def definition_out(definition: EventDefinition, channel: ChannelScope, base_url: str) -> dict:
-    """A rule in the API's shape, JSON-ready; never its secrets."""
+    """A rule in the API's shape, JSON-ready; never its secrets nor its header values."""
     link = entity_link(base_url, DEFINITIONS.name, definition.id)
     return DefinitionOut.model_validate(
         {
@@ -45,7 +46,7 @@ def definition_out(definition: EventDefinition, channel: ChannelScope, base_url:
             "conditions_ops": definition.conditions_op,
             "conditions": definition.conditions,
             "action_type": definition.action_type,
-            "action": definition.action,
+            "action": masked(definition.action),
             "disabled_reason": definition.disabled_reason,
             "created_at": definition.created_at,
             "updated_at": definition.updated_at,

@@ -29,6 +29,7 @@ def delivery_out(delivery: EventDelivery, attempts: list[Any]) -> dict[str, Any]
             "finished_at": delivery.finished_at,
             "url": delivery.request.get("url", ""),
             "method": delivery.request.get("method", "POST"),
+            "waiting_for": delivery.waiting_for,
             "attempts": [
                 {
                     "at": attempt["at"],

@@ -177,16 +177,16 @@ class Deliverer:
         assert self._http is not None, "Deliverer.opened() holds the HTTP client"
         request, now = pending.request, self._clock.now()
         body = request.get("body") or ""
-        headers = signed_headers(
-            request.get("headers") or [],
-            secrets=pending.secrets(now),
-            webhook_id=pending.webhook_id,
-            trigger=pending.trigger,
-            at=now,
-            body=body,
-        )
         started = time.monotonic()
         try:
+            headers = signed_headers(
+                request.get("headers") or [],
+                secrets=pending.secrets(now),
+                webhook_id=pending.webhook_id,
+                trigger=pending.trigger,
+                at=now,
+                body=body,
+            )
             async with self._http.request(
                 request.get("method", "POST"),
                 request["url"],
@@ -201,6 +201,10 @@ class Deliverer:
         except TimeoutError:
             timeout = self._settings.webhook_timeout_seconds
             answer = Answer(None, f"No answer within {timeout:g} s", retryable=True)
+        except (aiohttp.InvalidURL, ValueError, TypeError) as exc:
+            # Refused before anything was sent (a header value with a control character saved
+            # before such values were refused, say): no retry can change that.
+            answer = Answer(None, f"The request cannot be sent: {type(exc).__name__}: {exc}")
         except (aiohttp.ClientError, OSError) as exc:
             answer = Answer(None, f"{type(exc).__name__}: {exc}", retryable=True)
         return answer, round((time.monotonic() - started) * 1000)

@@ -7,6 +7,7 @@ field takes and how its values read; the service refuses anything else on save, 
 reading a stored rule (`RuleConditions.of`) meets only these shapes.
 """
 
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -183,11 +184,24 @@ def _template_size(value: str) -> str:
     return value
 
 
-# RFC 9110 token characters; a value on one line (no CR, LF or NUL).
+# What RFC 9110 forbids in a field value: every control character but the tab, and DEL.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _sendable_value(value: str) -> str:
+    if found := _CONTROL.search(value):
+        raise ValueError(
+            f"holds the control character U+{ord(found.group()):04X}; a header value may hold "
+            "no control character but the tab"
+        )
+    return value
+
+
+# RFC 9110 token characters.
 HeaderName = Annotated[
     str, StringConstraints(min_length=1, max_length=256, pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 ]
-HeaderValue = Annotated[str, StringConstraints(max_length=4096, pattern=r"^[^\r\n\x00]*$")]
+HeaderValue = Annotated[str, StringConstraints(max_length=4096), AfterValidator(_sendable_value)]
 
 
 class Header(ApiModel):

@@ -14,7 +14,7 @@ from bot.db.uow import ChannelScope, UnitOfWork
 from bot.errors import BadRequest, NotFound
 from bot.events import ssrf, subjects
 from bot.events.conditions import evaluate
-from bot.events.definitions import checks
+from bot.events.definitions import checks, header_values
 from bot.events.definitions.secrets import OVERLAP_HOURS, new_secret
 from bot.events.definitions.triggers import LIST as TRIGGER_LIST
 from bot.events.pump import Event
@@ -166,6 +166,8 @@ async def update_definition(
     for field, value in changes.items():
         if value is None and field != "action":
             raise BadRequest(f"{_alias(field)}: must not be null")
+    if "action" in changes:  # a header sent back masked keeps its value
+        changes["action"] = header_values.kept(changes["action"], definition.action)
     merged = _body_of(definition) | changes
     if "action_type" in changes and "action" not in changes:
         # Another kind of action: its settings must come with it (Notification has none).

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, delete, insert, select
 
+from bot.db.expressions import one_of
 from bot.db.tables import Attachment, Item
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.errors import Invalid, NotFound
@@ -107,7 +108,7 @@ async def delete_attachment(
 async def forget_items_files(uow: UnitOfWork, *, item_ids: Sequence[str], store: FileStore) -> None:
     """For items being deleted: drop their attachments' rows now, their files after commit."""
     gone = await uow.execute(
-        delete(Attachment).where(Attachment.item_id.in_(item_ids)).returning(Attachment.id)
+        delete(Attachment).where(one_of(Attachment.item_id, item_ids)).returning(Attachment.id)
     )
     ids = [row["id"] for row in gone]
     if ids:
@@ -149,7 +150,7 @@ async def attachments_of(uow: UnitOfWork, *, item_ids: Sequence[str]) -> dict[st
     if item_ids:
         statement = (
             _of_channel(uow)
-            .where(ATTACHMENT.item_id.in_(item_ids))
+            .where(one_of(ATTACHMENT.item_id, item_ids))
             .order_by(ATTACHMENT.created_at, ATTACHMENT.id)
         )
         for row in await uow.rows(statement):

@@ -5,6 +5,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from bot.db.expressions import one_of
 from bot.db.tables import TeamMember, User
 from bot.db.uow import UnitOfWork
 from bot.directory.users import find_user
@@ -68,7 +69,7 @@ async def resolve_assignees(
         members = set(
             await uow.values(
                 select(TeamMember.user_id).where(
-                    TeamMember.team_id == uow.channel.team_id, TeamMember.user_id.in_(users)
+                    TeamMember.team_id == uow.channel.team_id, one_of(TeamMember.user_id, users)
                 )
             )
         )

@@ -3,23 +3,25 @@ as one card (`cards.digest`) when its time comes.
 
 A refresh held by the gate adds its item's line here (`hold`) in the transaction that closes
 its burst, opening the channel's digest and its one job when none is open. The job posts the
-card, then, in one transaction, forgets the lines it listed and ends their notification
-deliveries; lines added meanwhile open the next digest. Only a process dying between the post
-and that record posts a digest again.
+card, marks the lines it listed as posted by it (a short transaction of its own), then, in
+another, forgets them and ends their notification deliveries; lines added meanwhile open the
+next digest. A run that finds lines it marked records them without posting again, so only a
+process dying between the post and the mark posts a digest twice. Every statement here holds
+for any number of lines (no list of lines is written into the SQL).
 """
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime
 from html import unescape
 from typing import cast
 
-from sqlalchemy import Table, and_, bindparam, delete, or_, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects.postgresql import insert as upsert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.db.statements import Prepared
+from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, ChannelDigest, DigestEntry
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.discussions.lines import Said, plain_text
@@ -48,6 +50,21 @@ _LISTED = Prepared(
     .order_by(_ENTRIES.c.created_at, _ENTRIES.c.item_id)
 )
 _CHANNEL = Prepared(select(Channel.teams_id).where(Channel.id == bindparam("channel")))
+# A line as it was listed: one replaced since (a later change of its item) is not marked.
+_MARK = Prepared(
+    update(_ENTRIES)
+    .where(
+        _ENTRIES.c.channel_id == bindparam("channel"),
+        _ENTRIES.c.item_id == bindparam("item"),
+        _ENTRIES.c.created_at == bindparam("listed_at", type_=_ENTRIES.c.created_at.type),
+    )
+    .values(posted_job=bindparam("job"))
+)
+_FORGET = Prepared(
+    delete(_ENTRIES)
+    .where(_ENTRIES.c.channel_id == bindparam("channel"), _ENTRIES.c.posted_job == bindparam("job"))
+    .returning(_ENTRIES.c.event_ids)
+)
 
 
 def summary(title: str, said: Said | None) -> str:
@@ -84,6 +101,7 @@ async def hold(
         "summary": summary,
         "event_ids": events,
         "created_at": now,
+        "posted_job": None,
     }
     entry = upsert(_ENTRIES).values(row)
     await uow.execute(
@@ -93,6 +111,7 @@ async def hold(
                 "summary": entry.excluded.summary,
                 "event_ids": entry.excluded.event_ids,
                 "created_at": entry.excluded.created_at,
+                "posted_job": None,  # a later digest tells its new words
             },
         )
     )
@@ -113,6 +132,15 @@ async def hold(
         )
 
 
+async def _mark(uow: UnitOfWork, channel_id: str, job_id: str, listed: Sequence[Row]) -> None:
+    """Mark the lines as listed by the job: one statement run once per line."""
+    await uow.execute_many(
+        _MARK,
+        [{"item": row["item_id"], "listed_at": row["created_at"]} for row in listed],
+        {"channel": channel_id, "job": job_id},
+    )
+
+
 async def _schedule(uow: UnitOfWork, *, channel_id: str, job_id: str, due: datetime) -> None:
     await queue.enqueue_many(
         uow,
@@ -122,13 +150,6 @@ async def _schedule(uow: UnitOfWork, *, channel_id: str, job_id: str, due: datet
         ids=[job_id],
         max_attempts=MAX_ATTEMPTS,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class _Listed:
-    item_id: str
-    created_at: datetime
-    event_ids: list[str]
 
 
 class Digester:
@@ -162,9 +183,12 @@ class Digester:
                 return
             rows = await uow.rows(_LISTED, {"channel": channel_id})
             teams_channel = await uow.value(_CHANNEL, {"channel": channel_id})
-        listed = [_Listed(r["item_id"], r["created_at"], list(r["event_ids"])) for r in rows]
+        if any(row["posted_job"] == job.id for row in rows):
+            # Teams took this job's card; recording it failed: record it, never post it again.
+            await self._close(channel_id, job.id, [], error=None)
+            return
         if not rows or teams_channel is None:
-            await self._close(channel_id, job.id, listed, error=None)
+            await self._close(channel_id, job.id, rows, error=None)
             return
         card = digest_card(
             [
@@ -181,9 +205,11 @@ class Digester:
             await self._notifier.start_thread(channel_id=teams_channel, activity=message(card=card))
         except PermanentFailure as exc:
             log.warning("digest of channel %s not posted: %s", channel_id, exc)
-            await self._close(channel_id, job.id, listed, error=str(exc))
+            await self._close(channel_id, job.id, rows, error=str(exc))
             raise
-        await self._close(channel_id, job.id, listed, error=None)
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            await _mark(uow, channel_id, job.id, rows)
+        await self._close(channel_id, job.id, [], error=None)
 
     async def _reschedule(self, uow: UnitOfWork, channel_id: str, due: datetime) -> None:
         job_id = new_id()
@@ -195,31 +221,19 @@ class Digester:
         await _schedule(uow, channel_id=channel_id, job_id=job_id, due=due)
 
     async def _close(
-        self, channel_id: str, job_id: str, listed: list[_Listed], *, error: str | None
+        self, channel_id: str, job_id: str, listed: Sequence[Row], *, error: str | None
     ) -> None:
-        """Forget the lines posted (a line replaced since stays), end their deliveries, and
-        close the digest or open the next for lines that came meanwhile."""
+        """Forget the lines this job posted or `listed` (a line replaced since stays), end
+        their deliveries, and close the digest or open the next for lines that came
+        meanwhile."""
         async with unit_of_work(self._sessions, self._clock) as uow:
-            if listed:
-                await uow.execute(
-                    delete(_ENTRIES).where(
-                        _ENTRIES.c.channel_id == channel_id,
-                        or_(
-                            *(
-                                and_(
-                                    _ENTRIES.c.item_id == entry.item_id,
-                                    _ENTRIES.c.created_at == entry.created_at,
-                                )
-                                for entry in listed
-                            )
-                        ),
-                    )
-                )
-                event_ids = [event for entry in listed for event in entry.event_ids]
-                if error is None:
-                    await told.succeeded(uow, event_ids=event_ids, item_id=None)
-                else:
-                    await told.failed(uow, event_ids=event_ids, item_id=None, error=error)
+            await _mark(uow, channel_id, job_id, listed)
+            forgotten = await uow.execute(_FORGET, {"channel": channel_id, "job": job_id})
+            event_ids = [event for row in forgotten for event in row["event_ids"]]
+            if error is None:
+                await told.succeeded(uow, event_ids=event_ids, item_id=None)
+            else:
+                await told.failed(uow, event_ids=event_ids, item_id=None, error=error)
             remaining = await uow.value(
                 select(_ENTRIES.c.item_id).where(_ENTRIES.c.channel_id == channel_id).limit(1)
             )

@@ -5,6 +5,7 @@ open (until it is posted), and when more than the channel's threshold of items w
 within its digest window: the items with bursts open now plus those told in the last window.
 """
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import bindparam, func, select
@@ -36,18 +37,32 @@ _TOLD_LATELY = Prepared(
 )
 
 
+QUIET = "the channel's quiet hours to end, then its digest"
+OPEN_DIGEST = "the channel's digest, open already"
+BUSY = "the channel's digest: more than {threshold} items were told within {seconds} s"
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A notification the channel's digest tells at `until`; `why`, as the delivery log says."""
+
+    until: datetime
+    why: str
+
+
 async def held_until(
     uow: UnitOfWork, *, channel_id: str, item_id: str, settings: Settings
-) -> datetime | None:
-    """When the channel's digest tells this item's notification; None: post it now."""
+) -> Held | None:
+    """When the channel's digest tells this item's notification, and why; None: post it now."""
     now = uow.clock.now()
     noise = (await read_noise(uow, [channel_id], settings=settings))[channel_id]
     digest_due: datetime | None = await uow.value(_OPEN_DIGEST, {"channel": channel_id})
     quiet_until = noise.quiet_until(now)
     if quiet_until is not None:
-        return max(quiet_until, digest_due) if digest_due is not None else quiet_until
+        until = max(quiet_until, digest_due) if digest_due is not None else quiet_until
+        return Held(until, QUIET)
     if digest_due is not None:
-        return digest_due
+        return Held(digest_due, OPEN_DIGEST)
     if not noise.window:
         return None
     busy = await uow.value(_OPEN_BURSTS, {"channel": channel_id})
@@ -56,4 +71,7 @@ async def held_until(
         busy += await uow.value(
             _TOLD_LATELY, {"since": since, "channel": channel_id, "item": item_id}
         )
-    return now + noise.window if busy > noise.threshold else None
+    if busy <= noise.threshold:
+        return None
+    seconds = int(noise.window.total_seconds())
+    return Held(now + noise.window, BUSY.format(threshold=noise.threshold, seconds=seconds))

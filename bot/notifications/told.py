@@ -1,6 +1,8 @@
 """A Notification rule's deliveries end when the thread (or the channel's digest) told their
-change: their log then says when, and a failure says why."""
+change: their log then says when, and a failure says why; one held or retried says what it
+waits for."""
 
+import logging
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import cast
@@ -17,6 +19,8 @@ from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import new_ids
 from bot.teams import notifier
 from cards.rules import notifications_failing_card
+
+log = logging.getLogger(__name__)
 
 _NOTIFYING = select(EventDefinition.id).where(
     EventDefinition.action_type == ActionType.NOTIFICATION.value
@@ -38,6 +42,26 @@ async def failed(
     channels = await _end(uow, event_ids, item_id, DeliveryState.FAILED, error[:MAX_ERROR_LENGTH])
     for channel_id in channels:
         await _tell_if_failing(uow, channel_id=channel_id, error=error)
+
+
+async def waiting(
+    uow: UnitOfWork, *, event_ids: Sequence[str], item_id: str | None, why: str
+) -> None:
+    """Have the log of these changes' pending Notification deliveries say what they wait for."""
+    if not event_ids:
+        return
+    statement = (
+        update(EventDelivery)
+        .where(
+            one_of(EventDelivery.event_id, event_ids),
+            EventDelivery.state == DeliveryState.PENDING.value,
+            EventDelivery.definition_id.in_(_NOTIFYING.scalar_subquery()),
+        )
+        .values(waiting_for=why[:MAX_ERROR_LENGTH])
+    )
+    if item_id is not None:
+        statement = statement.where(EventDelivery.item_id == item_id)
+    await uow.execute(statement)
 
 
 async def _tell_if_failing(uow: UnitOfWork, *, channel_id: str, error: str) -> None:
@@ -102,10 +126,16 @@ async def _end(
             attempts=EventDelivery.attempts + 1,
             last_attempt_at=now,
             finished_at=now,
+            waiting_for=None,
         )
     )
     outcome = "succeeded" if state is DeliveryState.SUCCEEDED else "failed"
     outcomes.notification(outcome, len(ids))
+    said = "notification delivery" if len(ids) == 1 else "notification deliveries"
+    if error is None:
+        log.info("%d %s %s", len(ids), said, outcome)
+    else:
+        log.warning("%d %s %s: %s", len(ids), said, outcome, error)
     await uow.execute_many(
         _INSERT_ATTEMPT,
         [

@@ -7,6 +7,7 @@ from typing import Any
 from cryptography.fernet import InvalidToken
 from sqlalchemy import bindparam, delete, func, select, update
 
+from bot.db.expressions import one_of
 from bot.db.statements import Prepared
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
@@ -286,7 +287,7 @@ async def _replace_states(uow: UnitOfWork, project: Project, states: list[Source
             delete(FieldMapping).where(
                 FieldMapping.project_id == project.id,
                 FieldMapping.type == STATUS,
-                FieldMapping.source_value_id.in_(removed),
+                one_of(FieldMapping.source_value_id, removed),
             )
         )
     for state in states:  # a renamed state keeps its mappings under its new name

@@ -80,6 +80,19 @@ async def test_a_list_of_values_matches_any_number_of_them(
         assert rows == expected
 
 
+async def test_a_list_of_fifty_thousand_values_is_one_parameter_on_both_databases(
+    factory: Factory, items: list[dict]
+) -> None:
+    ids = [item["_id"] for item in items]
+    many = [f"{n:024x}" for n in range(50_000)] + ids[:2]
+    async with factory.work(write=False) as uow:
+        found = await uow.values(select(ITEM.id).where(one_of(ITEM.id, many)).order_by(ITEM.id))
+    assert found == sorted(ids[:2])
+    async with factory.work() as uow:
+        await uow.execute(update(Item).where(one_of(ITEM.id, many)).values(name="Renamed"))
+    assert await _names(factory) == ["Bug 2", "No due date", "Renamed", "Renamed"]
+
+
 async def test_single_values_labels_and_nothing_found(factory: Factory, items: list[dict]) -> None:
     async with factory.work(write=False) as uow:
         assert await uow.value(COUNT) == 4

@@ -65,6 +65,8 @@ class EventDelivery(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # What a pending delivery waits for (the channel's digest, its quiet hours, a retry).
+    waiting_for: Mapped[str | None] = mapped_column(Text)
 
 
 class DeliveryAttempt(Base):

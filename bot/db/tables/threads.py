@@ -79,3 +79,5 @@ class DigestEntry(Base):
     # The changes it tells (pending-event ids): their notification deliveries end with it.
     event_ids: Mapped[list[str]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The digest job whose card Teams took with this line in it, until that job records it.
+    posted_job: Mapped[str | None] = mapped_column(ID)

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from yarl import URL
 
 from bot.errors import Invalid
+from bot.events.definitions.header_values import MASK
 from bot.events.schemas import (
     CATEGORIES,
     FIELD_TYPES,
@@ -129,4 +130,10 @@ def checked_action(action_type: ActionType, action: dict[str, Any] | None) -> di
     for at, header in enumerate(http.headers):
         if header.name.lower() in RESERVED_HEADERS:
             raise Invalid(f"action.headers.{at}.name", f"{header.name} is set by the service")
+        if header.value == MASK:
+            raise Invalid(
+                f"action.headers.{at}.value",
+                f"{MASK} keeps a stored value, and this rule stores no {header.name} header: "
+                "send its value",
+            )
     return http.model_dump(mode="json")

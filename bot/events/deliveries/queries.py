@@ -26,5 +26,5 @@ DELIVERIES = EntitySet(
     },
     key=_KEY,
     default_order=(SortKey(_CREATED, descending=True),),  # newest first
-    select_only=frozenset({"definitionId", "url", "method", "attempts"}),
+    select_only=frozenset({"definitionId", "url", "method", "waitingFor", "attempts"}),
 )

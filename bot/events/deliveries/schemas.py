@@ -32,6 +32,11 @@ class DeliveryOut(ApiModel):
     finished_at: Timestamp | None = Field(alias="finishedAt")
     url: str
     method: str
+    waiting_for: str | None = Field(
+        alias="waitingFor",
+        description="What a pending delivery waits for (the channel's digest, its quiet hours, "
+        "a retry); null otherwise",
+    )
     attempts: list[AttemptOut]
 
 

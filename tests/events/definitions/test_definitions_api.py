@@ -9,6 +9,7 @@ from sqlalchemy import update
 
 from bot.clock import FrozenClock
 from bot.db.tables import EventDefinition
+from bot.events.definitions.header_values import MASK
 from tests.events.definitions.helpers import HOOK_URL, OMIT, PATH, create, read, stored
 from tests.factories import CHANNEL, TEAM, TENANT, Factory
 
@@ -40,7 +41,7 @@ async def test_create_answers_the_rule_and_its_secret_once(
         "action": {
             "url": HOOK_URL,
             "method": "POST",
-            "headers": [{"name": "X-Team", "value": "platform"}],
+            "headers": [{"name": "X-Team", "value": MASK}],  # write-only
             "body": '{"text": "{{item.name}}"}',
         },
         "disabledReason": None,

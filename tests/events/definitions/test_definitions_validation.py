@@ -131,6 +131,26 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "action.headers.0.value",
     ),
     (
+        "a header value with a vertical tab",
+        {"action": http(headers=[{"name": "X-A", "value": "a\x0bb"}])},
+        "action.headers.0.value",
+    ),
+    (
+        "a header value with a delete character",
+        {"action": http(headers=[{"name": "X-A", "value": "ab\x7f"}])},
+        "action.headers.0.value",
+    ),
+    (
+        "a header value with an escape character",
+        {"action": http(headers=[{"name": "X-A", "value": "\x1b[31m"}])},
+        "action.headers.0.value",
+    ),
+    (
+        "a header name with a control character",
+        {"action": http(headers=[{"name": "X-A\x7f", "value": "1"}])},
+        "action.headers.0.name",
+    ),
+    (
         "the signature header",
         {"action": http(headers=[{"name": "Webhook-Signature", "value": "v1,x"}])},
         "action.headers.0.name",

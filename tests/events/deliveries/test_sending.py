@@ -171,3 +171,23 @@ async def test_the_guard_refuses_at_send_once_the_allow_list_no_longer_lets_the_
         "Refused at send: action.url: 127.0.0.1 is loopback, not a global unicast address"
     )
     assert await queued_tries(factory) == []
+
+
+async def test_a_request_that_cannot_be_made_fails_its_delivery_once_with_the_reason(
+    client: TestClient, factory: Factory, receiver: Receiver, ada: Member
+) -> None:
+    """A rule saved before header values were checked: its control character is refused by
+    the HTTP client before anything is sent, which no retry can change."""
+    rule = await rule_to(client, ada, receiver.url("/ok"))
+    sent = await delivery(factory, rule["_id"], headers=[{"name": "X-A", "value": "a\x0bb"}])
+
+    await client.app[WORKER].run_once()
+    await client.app[WORKER].run_once()
+
+    assert receiver.requests == []
+    row = await stored(factory, sent.id)
+    assert (row.state, row.attempts) == ("failed", 1)
+    [attempt] = await attempts(factory, sent.id)
+    assert attempt.outcome == "failed"
+    assert attempt.error is not None and "cannot be sent" in attempt.error
+    assert await queued_tries(factory) == []
