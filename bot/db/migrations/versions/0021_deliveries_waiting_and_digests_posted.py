@@ -1,8 +1,8 @@
 """event_deliveries.waiting_for: what a pending delivery waits for (a digest, quiet hours, a
 retry); digest_entries.posted_job: the digest job whose card Teams took with the line in it
 
-Revision ID: 0019
-Revises: 0018
+Revision ID: 0021
+Revises: 0020
 Create Date: 2026-11-28 10:00:00.000000
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0019"
-down_revision: str | None = "0018"
+revision: str = "0021"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
