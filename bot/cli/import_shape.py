@@ -19,7 +19,14 @@ MAX_DEPTH = 256
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 READ_SIZE = 64 * 1024
 
-_STRUCTURE = re.compile(rb'["\[\]{},:]')
+# Outside records (the root object): a string, whole or cut by the chunk's end, or a bracket,
+# `,` or `:`, one at a time, so the section names are seen.
+_STRING = rb'"(?:[^"\\]++|\\.)*+(?:(?P<close>")|(?P<cut>\\?)\Z)'
+_SHALLOW = re.compile(_STRING + rb"|[\[\]{},:]", re.DOTALL)
+# Inside a section: up to and including the next bracket outside strings, in one match.
+_WHOLE_STRINGS = rb'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+'
+_TO_BRACKET = re.compile(_WHOLE_STRINGS + rb"[\[\]{}]", re.DOTALL)
+_NO_BRACKET = re.compile(_WHOLE_STRINGS, re.DOTALL)
 _STRING_STOP = re.compile(rb'["\\]')
 _KEY_BYTES = 64  # of a top-level key: enough to name a section
 _OPEN, _CLOSE = b"[{", b"]}"
@@ -85,13 +92,56 @@ class CheckedJson:
         while at < size:
             if self._in_string:
                 at = self._in_string_to(chunk, at)
-                continue
-            found = _STRUCTURE.search(chunk, at)
-            if found is None:
-                return
-            at = found.start()
-            self._structure(chunk[at], start + at)
+            elif self._depth <= 1:
+                at = self._shallow(chunk, at, start)
+            elif self._depth >= 3:
+                at = self._in_record(chunk, at, start)
+            elif found := _TO_BRACKET.match(chunk, at):
+                at = found.end()
+                self._structure(chunk[at - 1], start + at - 1)
+            else:
+                at = self._past_brackets(chunk, at)
+
+    def _in_record(self, chunk: bytes, at: int, start: int) -> int:
+        """A record's brackets, counted in one tight loop until the record ends (most of the
+        file is records)."""
+        depth, match = self._depth, _TO_BRACKET.match
+        while found := match(chunk, at):
+            at = found.end()
+            if chunk[at - 1] in _OPEN:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise self._too_deep(depth, start + at - 1)
+            else:
+                depth -= 1
+                if depth == 2:
+                    self._depth = 3
+                    self._structure(chunk[at - 1], start + at - 1)
+                    return at
+        self._depth = depth
+        return self._past_brackets(chunk, at)
+
+    def _past_brackets(self, chunk: bytes, at: int) -> int:
+        """No bracket before the chunk's end: past it, or into the string it cuts."""
+        at = _NO_BRACKET.match(chunk, at).end()  # type: ignore[union-attr]
+        if at < len(chunk):
+            self._in_string = True
             at += 1
+        return at
+
+    def _shallow(self, chunk: bytes, at: int, start: int) -> int:
+        found = _SHALLOW.search(chunk, at)
+        if found is None:
+            return len(chunk)
+        if chunk[found.start()] != ord('"'):
+            self._structure(chunk[found.start()], start + found.start())
+        elif found["close"] is None:  # the string goes on in the next chunk
+            self._key = bytearray(chunk[found.start() + 1 :][:_KEY_BYTES])
+            self._in_string = True
+            self._escaped = found["cut"] == b"\\"
+        elif self._depth == 1:
+            self._key = bytearray(chunk[found.start() + 1 : found.end() - 1][:_KEY_BYTES])
+        return found.end()
 
     def _in_string_to(self, chunk: bytes, at: int) -> int:
         """Past the string's end, its next escape, or the chunk's end."""
@@ -111,30 +161,37 @@ class CheckedJson:
         return stop + 1
 
     def _structure(self, byte: int, offset: int) -> None:
-        if byte == ord('"'):
-            self._in_string = True
-            if self._depth == 1:
-                self._key.clear()
-            return
         if byte in _OPEN:
+            if self._depth == 2:  # a record begins: what came before may go to the parser
+                self._boundary(offset)
             self._depth += 1
             if self._depth > MAX_DEPTH:
-                raise CommandFailed(
-                    f"{self._name}: JSON nested {self._depth} levels deep at byte {offset}; "
-                    f"an import file nests at most {MAX_DEPTH}."
-                )
+                raise self._too_deep(self._depth, offset)
             if self._depth == 2:
                 self._section = self._key.decode(errors="replace") if byte == ord("[") else None
             elif self._depth == 3 and byte == ord("{") and self._section is not None:
                 index = self._counts[self._section] = self._counts.get(self._section, -1) + 1
                 self._record = f"{self._section}[{index}]"
+            if self._depth > 2:
+                return
         elif byte in _CLOSE:
             self._depth = max(self._depth - 1, 0)
-        if self._depth <= 2:  # between records: what came before may go to the parser
-            self._check_size(offset + 1)
-            self._mark = offset + 1
-            self._record = None
-            self._ready = offset + 1 - self._offset
+            if self._depth > 2:
+                return
+        self._boundary(offset + 1)
+
+    def _too_deep(self, depth: int, offset: int) -> CommandFailed:
+        return CommandFailed(
+            f"{self._name}: JSON nested {depth} levels deep at byte {offset}; "
+            f"an import file nests at most {MAX_DEPTH}."
+        )
+
+    def _boundary(self, offset: int) -> None:
+        """Between records: the bytes before `offset` may go to the parser."""
+        self._check_size(offset)
+        self._mark = offset
+        self._record = None
+        self._ready = offset - self._offset
 
     def _check_size(self, offset: int) -> None:
         if offset - self._mark > MAX_RECORD_BYTES:

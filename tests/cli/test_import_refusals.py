@@ -38,6 +38,16 @@ async def test_json_nested_deeper_than_an_export_is_refused_before_it_is_read(
         f"an import file nests at most {MAX_DEPTH}."
     )
     assert await listed(client, ada) == []
+    text = "[" * 250 + '"{\\' + "]"  # brackets in text are no nesting
+    bucket = [[[["deep", {"as": [[[["stored"]]]]}]]]]
+    fine = export_file(
+        tmp_path,
+        json.dumps({"bugs": [{"name": text, "body": text, "bucket": bucket}]}),
+        "fine.json",
+    )
+    assert (await imported(cli, fine))["items"] == {"bugs": 1, "tasks": 0}
+    [bug] = await listed(client, ada)
+    assert (bug["body"], bug["bucket"]) == (text, bucket)
 
 
 async def test_a_record_larger_than_the_limit_is_refused_by_its_size_and_named(
@@ -55,7 +65,7 @@ async def test_a_record_larger_than_the_limit_is_refused_by_its_size_and_named(
         failed = await imported(cli, path, code=1)
         where = {
             "bug.json": "bugs[1]",
-            "value.json": "the value at byte 28",
+            "value.json": "the value at byte 27",
             "items.csv": "the record at line 3",
             "fields.csv": "the record at line 3",  # many fields, each on its lines
         }[name]
