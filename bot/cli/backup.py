@@ -119,6 +119,7 @@ def read_backup(
                 )
             copy = Path(scratch) / DATABASE
             _extract(archive, DATABASE, copy)
+            database.check_copy(copy)  # before anything is replaced
             files = _restore_files(archive, files_dir)
             database.restore_database(copy, held)
     return {"restored": str(target), "revision": manifest["revision"], "files": files}

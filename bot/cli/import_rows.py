@@ -15,6 +15,7 @@ import ijson
 from ijson.common import ObjectBuilder
 
 from bot.cli.failure import CommandFailed
+from bot.cli.import_shape import MAX_RECORD_BYTES, record_too_large
 from bot.schemas import ItemKind
 from bot.timestamps import parse_timestamp
 
@@ -70,9 +71,21 @@ class Record:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def csv_records(lines: Iterator[str], *, default_kind: ItemKind) -> Iterator[Record]:
-    """A CSV's rows (its first line the header) as records, each named by the line it starts on."""
-    reader = csv.reader(lines)
+def csv_records(lines: Iterator[str], *, default_kind: ItemKind, name: str) -> Iterator[Record]:
+    """A CSV's rows (its first line the header) as records, each named by the line it starts on;
+    a row over MAX_RECORD_BYTES is refused as its lines arrive, before the reader has it whole."""
+    start = 1
+    size = 0  # bytes of the row being read
+
+    def sized(lines: Iterator[str]) -> Iterator[str]:
+        nonlocal size
+        for line in lines:
+            size += len(line.encode())
+            if size > MAX_RECORD_BYTES:
+                raise record_too_large(name, f"the record at line {start}")
+            yield line
+
+    reader = csv.reader(sized(lines))
     try:
         header = next(reader)
     except StopIteration:
@@ -90,6 +103,7 @@ def csv_records(lines: Iterator[str], *, default_kind: ItemKind) -> Iterator[Rec
         )
     start = reader.line_num + 1
     while True:
+        size = 0
         try:
             cells = next(reader)
         except StopIteration:
@@ -219,12 +233,13 @@ ITEM_FIELDS = (
 
 def counted_lines(binary: IO[bytes], advance: Callable[[int], None]) -> Iterator[str]:
     """A UTF-8 file's lines as text (a byte-order mark dropped), each reported to `advance`
-    with its size in bytes."""
+    with its size in bytes; a line longer than a record may be comes cut, never read whole."""
     first = True
-    for raw in binary:
+    while raw := binary.readline(MAX_RECORD_BYTES + 1):
         advance(len(raw))
         try:
-            line = raw.decode("utf-8-sig" if first else "utf-8")
+            cut = len(raw) > MAX_RECORD_BYTES  # refused by its size: its last character may be cut
+            line = raw.decode("utf-8-sig" if first else "utf-8", "ignore" if cut else "strict")
         except UnicodeDecodeError:
             raise CommandFailed("Not a CSV file: it is not UTF-8 text.") from None
         first = False

@@ -33,6 +33,7 @@ from bot.cli.import_rows import (
     csv_records,
     json_records,
 )
+from bot.cli.import_shape import CheckedJson
 from bot.cli.progress import Progress
 from bot.db.uow import UnitOfWork
 from bot.directory.teams import named_channel
@@ -46,7 +47,7 @@ from bot.items.schemas import BugCreate, TaskCreate
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.web.body import describe_validation_error
+from bot.web.body import NUL_REFUSED, describe_validation_error, nul_character_at
 
 CHUNK = 1000  # items written per statement: memory stays flat however long the file
 MAX_REPORTED = 100  # bad records listed; the count says how many there were
@@ -100,10 +101,12 @@ def _reader(path: Path) -> Reader:
     suffix = path.suffix.lower()
     if suffix == ".csv":
         return lambda binary, advance, kind: csv_records(
-            counted_lines(binary, advance), default_kind=kind
+            counted_lines(binary, advance), default_kind=kind, name=path.name
         )
     if suffix == ".json":
-        return lambda binary, advance, _kind: json_records(_Counted(binary, advance))
+        return lambda binary, advance, _kind: json_records(
+            CheckedJson(_Counted(binary, advance), path.name)
+        )
     raise CommandFailed(f"{path.name}: import reads a .csv or a .json file (admin export's).")
 
 
@@ -117,6 +120,17 @@ class _Counted:
         chunk = self._binary.read(size)
         self._advance(len(chunk))
         return chunk
+
+
+def _refuse_nul(record: Record) -> None:
+    """Text holding U+0000, which PostgreSQL cannot store, refused on both databases, named as
+    the API names it."""
+    project = {"sourceId": record.extra.get("projectSourceId")}
+    where = nul_character_at(
+        {**record.fields, "source": record.extra.get("source"), "projectId": project}, ""
+    )
+    if where is not None:
+        raise Wrong(f"{where}: {NUL_REFUSED}")
 
 
 @dataclass
@@ -139,6 +153,7 @@ class _Importer:
         try:
             if record.problem is not None:
                 raise Wrong(record.problem)
+            _refuse_nul(record)
             if record.section == "items":
                 await self._item(record)
             elif self._batches:

@@ -7,14 +7,19 @@ Synchronous on purpose: only the admin CLI calls these, in its own process, on a
 
 import shlex
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from alembic import command
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, inspect
 from sqlalchemy.engine import URL, make_url
 
+from bot.db.migrate import alembic_config
 from bot.db.tables import Attachment, Base
-from bot.errors import Conflict
+from bot.errors import BadRequest, Conflict
 
 
 class DatabaseInUse(Conflict):
@@ -54,6 +59,52 @@ def revision_of(database: Path) -> str | None:
         except sqlite3.OperationalError:  # no such table: never migrated
             return None
         return row[0] if row else None
+
+
+class NotThisAppsDatabase(BadRequest):
+    """A backup's database that a restore must not put in place of the live one."""
+
+
+def check_copy(copy: Path) -> None:
+    """Refuse a copy that is not this app's database whole: a SQLite file that passes SQLite's
+    integrity check, at a schema revision this app knows, holding every table of that revision."""
+    where = "The backup's database"
+    try:
+        with closing(sqlite3.connect(f"{copy.resolve().as_uri()}?mode=ro", uri=True)) as opened:
+            damage = [row[0] for row in opened.execute("PRAGMA integrity_check")]
+            present = {row[0] for row in opened.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as error:
+        if "not a database" in str(error):
+            raise NotThisAppsDatabase(f"{where} is not a SQLite database.") from None
+        raise NotThisAppsDatabase(f"{where} is damaged: {error}.") from None
+    if damage != ["ok"]:
+        raise NotThisAppsDatabase(f"{where} is damaged: {damage[0]}.")
+    revision = revision_of(copy)
+    if revision is None:
+        raise NotThisAppsDatabase(f"{where} is not this app's: it has no schema revision.")
+    scripts = ScriptDirectory.from_config(alembic_config())
+    if revision not in {script.revision for script in scripts.walk_revisions()}:
+        raise NotThisAppsDatabase(
+            f"{where} is at schema {revision}, which this version of the app does not know: "
+            "upgrade the app first."
+        )
+    lacking = sorted(tables_at(revision) - present)
+    if lacking:
+        raise NotThisAppsDatabase(
+            f"{where} lacks tables its schema ({revision}) has: {', '.join(lacking)}."
+        )
+
+
+def tables_at(revision: str) -> set[str]:
+    """The tables the migrations make up to `revision`, built in a scratch SQLite file."""
+    with tempfile.TemporaryDirectory() as folder:
+        engine = create_engine(f"sqlite:///{folder}/schema.sqlite3")
+        try:
+            with engine.begin() as connection:
+                command.upgrade(alembic_config(connection), revision)
+                return set(inspect(connection).get_table_names())
+        finally:
+            engine.dispose()
 
 
 @contextmanager

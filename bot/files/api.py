@@ -115,10 +115,7 @@ async def attachment_content(call: Call) -> web.StreamResponse:
 )
 async def download(call: Call) -> web.StreamResponse:
     attachment_id = call.request.match_info["id"]
-    query = call.request.query
-    call.request.app[DOWNLOAD_LINKS].check(
-        attachment_id, query.get("expires", ""), query.get("signature", "")
-    )
+    call.request.app[DOWNLOAD_LINKS].check(attachment_id, call.request.query)
     found = await files.stored_file(
         call.uow, attachment_id=attachment_id, store=call.request.app[FILE_STORE]
     )

@@ -3,9 +3,11 @@ works without a session until it expires, and any change to it is refused."""
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 
+from multidict import MultiMapping
 from yarl import URL
 
 from bot.clock import Clock
@@ -17,6 +19,10 @@ DOWNLOAD_PATH = "/files/download/{id}"
 INVALID_LINK = "The download link is invalid or has expired."
 # Derived keys differ by purpose: a download link's key opens nothing else SECRET_KEY guards.
 _KEY_PURPOSE = b"tracker download links"
+# The link's query exactly as `url` writes it: each parameter once, nothing else; the expiry in
+# canonical ASCII digits, so no other spelling of the same number passes the seal.
+_PARAMETERS = ("expires", "signature")
+_EXPIRES = re.compile(r"[1-9][0-9]{0,11}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -33,12 +39,19 @@ class DownloadLinks:
         query = {"expires": str(expires), "signature": self._signature(attachment_id, expires)}
         return str(URL(self.base_url + path).with_query(query))
 
-    def check(self, attachment_id: str, expires: str, signature: str) -> None:
-        """Refuse (403) a link that was altered or has expired."""
-        if not (is_id(attachment_id) and expires.isdigit() and len(expires) <= 12):
+    def check(self, attachment_id: str, query: MultiMapping[str]) -> None:
+        """Refuse (403) a link that was altered in any part, or has expired; `query` is the
+        request's multi-valued query, so a repeated parameter is seen."""
+        values = list(query.items())
+        if sorted(name for name, _ in values) != sorted(_PARAMETERS):
             raise Forbidden(INVALID_LINK)
-        expected = self._signature(attachment_id, int(expires))
-        if not hmac.compare_digest(expected, signature):
+        given = dict(values)
+        expires, signature = given["expires"], given["signature"]
+        if not (is_id(attachment_id) and _EXPIRES.fullmatch(expires)):
+            raise Forbidden(INVALID_LINK)
+        expected = self._signature(attachment_id, int(expires)).encode()
+        # Bytes, so a signature that is not ASCII is one more mismatch, not an error.
+        if not hmac.compare_digest(expected, signature.encode("utf-8", "surrogatepass")):
             raise Forbidden(INVALID_LINK)
         if int(expires) <= self.clock.now().timestamp():
             raise Forbidden(INVALID_LINK)

@@ -6,9 +6,9 @@ import contextlib
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import BinaryIO, TypeVar, cast
 
-from aiohttp import BodyPartReader, MultipartReader, web
+from aiohttp import BodyPartReader, MultipartReader, StreamReader, web
 from aiohttp.client_exceptions import ClientPayloadError
 from aiohttp.http_exceptions import HttpProcessingError
 
@@ -23,6 +23,9 @@ T = TypeVar("T")
 FILE_FIELD = "file"
 TEXT_FIELDS = ("groupId", "channelId", "teamSiteUrl", "channelRelativeUrl")
 MAX_TEXT_FIELD = 2048
+# Form fields besides the file: the four the API reads, and room for what a client adds (those
+# are read and dropped, never kept).
+MAX_FIELDS = 16
 READ_SIZE = 64 * 1024
 # Chunks are gathered to this size before a thread writes them: a thread hop per megabyte keeps
 # the loop free without paying a hop per network read.
@@ -56,17 +59,24 @@ async def receive(
     length = request.content_length
     if length is not None and length > limit + ENVELOPE_BYTES:
         raise too_large(limit)  # refused before a byte is read
+    body = _BoundedBody(request.content, limit, stall_seconds)
     upload: Upload | None = None
     fields: dict[str, str] = {}
+    count = 0
     try:
-        reader = await _multipart(request)
-        while (part := await _next_part(reader, stall_seconds)) is not None:
+        reader = _multipart(request, body)
+        while (part := await _next_part(reader, body)) is not None:
             if part.name == FILE_FIELD or part.filename is not None:
                 if upload is not None:
                     raise Invalid(FILE_FIELD, "send one file per request")
-                upload = await _save(part, store, limit, stall_seconds)
-            else:
-                fields[part.name or ""] = await _text(part, stall_seconds)
+                upload = await _save(part, store, limit, body)
+                continue
+            count += 1
+            if count > MAX_FIELDS:
+                raise BadRequest(f"Too many form fields: at most {MAX_FIELDS} besides the file.")
+            text = await _text(part, body)
+            if part.name in TEXT_FIELDS:
+                fields[part.name] = text
     except BaseException:
         if upload is not None:
             upload.discard()
@@ -76,7 +86,7 @@ async def receive(
     if upload.size == 0:
         upload.discard()
         raise Invalid(FILE_FIELD, "is empty")
-    upload.fields = {name: value for name, value in fields.items() if name in TEXT_FIELDS}
+    upload.fields = fields
     return upload
 
 
@@ -84,27 +94,71 @@ def too_large(limit: int) -> PayloadTooLarge:
     return PayloadTooLarge(f"The file is larger than the {_size_text(limit)} upload limit.")
 
 
-async def _multipart(request: web.Request) -> MultipartReader:
+class _BoundedBody:
+    """The request's body as the multipart reader takes it, counted as it is consumed: past the
+    file's limit and the envelope's, whatever the bytes are (preamble, part headers, fields),
+    the request is refused with 413, so no body runs on past its limit. Lines (preamble, part
+    headers) are checked as they are read; a part's content after each chunk, once the reader
+    has put back what it read ahead looking for the boundary."""
+
+    def __init__(self, stream: StreamReader, limit: int, stall: float) -> None:
+        self._stream = stream
+        self._limit = limit  # the file's
+        self._stall = stall
+        self._consumed = 0
+
+    async def arriving(self, step: Awaitable[T]) -> T:
+        result = await _arriving(step, self._stall)
+        self._check()
+        return result
+
+    def _check(self) -> None:
+        if self._consumed > self._limit + ENVELOPE_BYTES:
+            raise PayloadTooLarge(
+                f"The request is larger than the {_size_text(self._limit)} upload limit "
+                f"and {_size_text(ENVELOPE_BYTES)} for the rest of the form."
+            )
+
+    async def readline(self, *, max_line_length: int | None = None) -> bytes:
+        line = await self._stream.readline(max_line_length=max_line_length)
+        self._consumed += len(line)
+        self._check()
+        return line
+
+    async def read(self, n: int = -1) -> bytes:
+        data = await self._stream.read(n)
+        self._consumed += len(data)
+        return data
+
+    def at_eof(self) -> bool:
+        return self._stream.at_eof()
+
+    def unread_data(self, data: bytes) -> None:
+        self._consumed -= len(data)
+        self._stream.unread_data(data)
+
+
+def _multipart(request: web.Request, body: _BoundedBody) -> MultipartReader:
     try:
-        return await request.multipart()
+        return MultipartReader(request.headers, cast(StreamReader, body))
     except (ValueError, AssertionError) as exc:  # no boundary, or not multipart at all
         raise BadRequest(f"Malformed multipart body: {exc}") from None
 
 
-async def _next_part(reader: MultipartReader, stall_seconds: float) -> BodyPartReader | None:
-    part = await _arriving(reader.next(), stall_seconds)
+async def _next_part(reader: MultipartReader, body: _BoundedBody) -> BodyPartReader | None:
+    part = await body.arriving(reader.next())
     if part is not None and not isinstance(part, BodyPartReader):
         raise BadRequest("Malformed multipart body: nested multipart parts are not accepted")
     return part
 
 
-async def _save(part: BodyPartReader, store: FileStore, limit: int, stall: float) -> Upload:
+async def _save(part: BodyPartReader, store: FileStore, limit: int, body: _BoundedBody) -> Upload:
     temporary = store.new_temporary()
     handle: BinaryIO = await asyncio.to_thread(open, temporary, "xb")
     size = 0
     pending = bytearray()
     try:
-        while chunk := await _arriving(part.read_chunk(READ_SIZE), stall):
+        while chunk := await body.arriving(part.read_chunk(READ_SIZE)):
             size += len(chunk)
             if size > limit:
                 raise too_large(limit)
@@ -128,11 +182,11 @@ async def _save(part: BodyPartReader, store: FileStore, limit: int, stall: float
     )
 
 
-async def _text(part: BodyPartReader, stall: float) -> str:
+async def _text(part: BodyPartReader, body: _BoundedBody) -> str:
     """A text field, at most MAX_TEXT_FIELD bytes of UTF-8 without NUL."""
     name = utf8_text(part.name or "field")  # the refusals name it, in JSON
     data = bytearray()
-    while chunk := await _arriving(part.read_chunk(READ_SIZE), stall):
+    while chunk := await body.arriving(part.read_chunk(READ_SIZE)):
         data += chunk
         if len(data) > MAX_TEXT_FIELD:
             raise Invalid(name, f"must be at most {MAX_TEXT_FIELD} bytes")

@@ -11,6 +11,7 @@ from bot.errors import BadRequest, RequestTimeout, UnsupportedMediaType
 
 MAX_JSON_BODY = 1024 * 1024
 MAX_REPORTED_ERRORS = 3
+NUL_REFUSED = "must not contain the NUL character (U+0000)"
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -46,9 +47,9 @@ def parse_body(request: web.Request, raw: bytes, model: type[Model]) -> Model:
     # fields the model kept are looked at: unknown fields are ignored, whatever they hold. JSON
     # can carry U+0000 only as the escape `\u0000`: a body without one needs no walk.
     if b"\\u0000" in raw:
-        where = _nul_character_at(body.model_dump(by_alias=True), "")
+        where = nul_character_at(body.model_dump(by_alias=True), "")
         if where is not None:
-            raise BadRequest(f"{where or 'body'}: must not contain the NUL character (U+0000)")
+            raise BadRequest(f"{where or 'body'}: {NUL_REFUSED}")
     return body
 
 
@@ -61,7 +62,7 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _nul_character_at(value: object, where: str) -> str | None:
+def nul_character_at(value: object, where: str) -> str | None:
     """The dotted path of the first string (value or key) holding U+0000, else None."""
     if isinstance(value, str):
         return where if "\x00" in value else None
@@ -75,7 +76,7 @@ def _nul_character_at(value: object, where: str) -> str | None:
         path = f"{where}.{key}" if where else str(key)
         if isinstance(key, str) and "\x00" in key:
             return path
-        found = _nul_character_at(item, path)
+        found = nul_character_at(item, path)
         if found is not None:
             return found
     return None

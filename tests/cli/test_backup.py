@@ -226,3 +226,62 @@ def test_the_commands_never_show_the_databases_password(
     assert "s3cret" not in json.dumps(answer)
     assert "postgresql://app@db.internal:5432/tracker" in answer["pgDump"]
     assert "PGPASSWORD" in answer["password"]
+
+
+def with_database(archive: Path, database: Path, out: Path) -> Path:
+    """`archive` with its database replaced by `database`: its manifest unchanged."""
+    with tarfile.open(archive, "r:gz") as source, tarfile.open(out, "w:gz") as target:
+        for member in source.getmembers():
+            if member.name == "database.sqlite3":
+                target.add(database, member.name)
+            else:
+                target.addfile(member, source.extractfile(member) if member.isfile() else None)
+    return out
+
+
+@ON_SQLITE
+async def test_restore_refuses_a_database_that_is_not_this_apps_and_changes_nothing(
+    cli: Cli, sqlite_only: str, factory: Factory, tmp_path: Path
+) -> None:
+    await factory.standard_team()
+    archive = tmp_path / "backup.tar.gz"
+    await asyncio.to_thread(cli, "admin", "backup", "--out", str(archive))
+    await factory.engine.dispose()
+    live = sqlite_path(sqlite_only)
+    [revision] = sqlite3.connect(live).execute("SELECT version_num FROM alembic_version").fetchone()
+
+    one_table = tmp_path / "one-table.sqlite3"
+    with closing(sqlite3.connect(one_table)) as other:
+        other.execute("CREATE TABLE notes (text)")
+        other.commit()
+    missing = tmp_path / "missing.sqlite3"
+    with closing(sqlite3.connect(missing)) as other:
+        other.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+        other.execute("INSERT INTO alembic_version VALUES (?)", (revision,))
+        other.execute("CREATE TABLE teams (id)")
+        other.commit()
+    unknown = tmp_path / "unknown.sqlite3"
+    with closing(sqlite3.connect(unknown)) as other:
+        other.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+        other.execute("INSERT INTO alembic_version VALUES ('9999')")
+        other.commit()
+    broken = tmp_path / "broken.sqlite3"
+    broken.write_bytes(live.read_bytes()[:8192] + b"\x00" * 8192)
+    not_sqlite = tmp_path / "text.sqlite3"
+    not_sqlite.write_bytes(b"not a database at all" * 100)
+
+    cases = {
+        one_table: "The backup's database is not this app's: it has no schema revision.",
+        missing: f"The backup's database lacks tables its schema ({revision}) has: ",
+        unknown: "The backup's database is at schema 9999, which this version of the app "
+        "does not know: upgrade the app first.",
+        broken: "The backup's database is damaged: ",
+        not_sqlite: "The backup's database is not a SQLite database.",
+    }
+    for database, error in cases.items():
+        bad = with_database(archive, database, tmp_path / f"{database.stem}.tar.gz")
+        refused = await asyncio.to_thread(cli, "admin", "restore", str(bad), "--force", code=1)
+        assert refused["error"].startswith(error), refused
+        assert "\n" not in refused["error"]
+        assert await team_names(sqlite_only) == ["Team A"]  # untouched
+        await factory.engine.dispose()

@@ -216,3 +216,33 @@ async def test_upload_to_a_missing_item_is_404(client: TestClient, factory: Fact
     ada = await factory.member()
     status, body = await upload(client, ada, "0" * 24)
     assert status == 404 and body == {"error": f"Item '{'0' * 24}' not found."}
+
+
+async def test_a_link_altered_in_its_query_is_refused(client: TestClient, factory: Factory) -> None:
+    ada = await factory.member()
+    bug = await create_item(client, ada)
+    attachment = await uploaded(client, ada, bug["_id"])
+    url = path_in(attachment["downloadUrl"])
+    path, query = url.split("?")
+    expires = query.split("expires=")[1].split("&")[0]
+    signature = query.split("signature=")[1]
+    with_expires = f"{path}?expires={{}}&signature={signature}"
+
+    attempts = [
+        f"{path}?expires={expires}&signature=%C3%A9{signature[1:]}",  # a non-ASCII signature
+        f"{path}?expires={expires}&signature=\u0661",
+        with_expires.format("0" + expires),  # the same number, written differently
+        with_expires.format("+" + expires),
+        with_expires.format(" " + expires),
+        with_expires.format("".join(chr(0x0660 + int(d)) for d in expires)),  # Arabic digits
+        f"{url}&expires=9999999999",  # a second expiry
+        f"{path}?expires=9999999999&{query}",
+        f"{url}&signature={signature}",  # a second signature
+        f"{path}?expires={expires}&signature={signature.upper()}",
+        f"{url}&download=1",  # anything added
+    ]
+    for attempt in attempts:
+        response = await client.get(attempt)
+        assert response.status == 403, attempt
+        assert await response.json() == {"error": "The download link is invalid or has expired."}
+    assert (await client.get(url)).status == 200

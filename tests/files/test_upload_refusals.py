@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from bot.db.tables import Attachment
 from bot.settings import Settings
 from tests.factories import Factory, Member, create_item
-from tests.files.helpers import MULTIPART, files_on_disk, form, raw_multipart, upload
+from tests.files.helpers import BOUNDARY, MULTIPART, files_on_disk, form, raw_multipart, upload
 
 LIMIT = 64 * 1024
 
@@ -67,6 +67,60 @@ async def test_a_chunked_upload_over_the_limit_is_413(
     status, answer = await post_raw(client, ada, bug["_id"], chunks())
 
     assert status == 413, answer
+    await assert_nothing_kept(factory, settings)
+
+
+def chunked(body: bytes) -> AsyncIterator[bytes]:
+    """The body without a Content-Length, so only counting as it arrives can bound it."""
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), 8192):
+            yield body[start : start + 8192]
+
+    return chunks()
+
+
+async def test_more_form_fields_than_the_limit_are_400_and_nothing_is_kept(
+    client: TestClient, factory: Factory, settings: Settings
+) -> None:
+    ada = await factory.member()
+    bug = await create_item(client, ada)
+    padding = [(f"extra{n}", None, b"p" * 100) for n in range(1000)]
+    known = [("groupId", None, b"g")] * 17
+
+    for fields in (padding, known):
+        body = raw_multipart(*fields, ("file", "a.txt", b"a"))
+        status, answer = await post_raw(client, ada, bug["_id"], chunked(body))
+        assert (status, answer) == (
+            400, {"error": "Too many form fields: at most 16 besides the file."}
+        )  # fmt: skip
+
+    await assert_nothing_kept(factory, settings)
+    allowed = raw_multipart(*padding[:16], ("file", "a.txt", b"a"))
+    assert (await post_raw(client, ada, bug["_id"], chunked(allowed)))[0] == 201
+
+
+async def test_a_body_padded_past_its_limit_is_413_and_nothing_is_kept(
+    client: TestClient, factory: Factory, settings: Settings
+) -> None:
+    ada = await factory.member()
+    bug = await create_item(client, ada)
+    file = raw_multipart(("file", "a.txt", b"a" * LIMIT))
+    preamble = b"ignored preamble line\r\n" * 10_000  # before the first boundary
+    header_lines = b"".join(b"X-Pad-%d: %s\r\n" % (n, b"h" * 1000) for n in range(100))
+    heavy_part = (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="groupId"\r\n'.encode()
+        + header_lines
+        + b"\r\ng\r\n"
+    )
+
+    for body in (preamble + file, heavy_part * 3 + file):
+        status, answer = await post_raw(client, ada, bug["_id"], chunked(body))
+        assert (status, answer) == (413, {"error": (
+            "The request is larger than the 65536 bytes upload limit "
+            "and 65536 bytes for the rest of the form."
+        )})  # fmt: skip
+
     await assert_nothing_kept(factory, settings)
 
 
