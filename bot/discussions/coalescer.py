@@ -21,14 +21,12 @@ from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, Job, ThreadLine, ThreadRefresh
 from bot.db.uow import UnitOfWork
+from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.events.pump import Event
 from bot.ids import new_ids
 from bot.items.events import ITEM_DELETED, ITEM_UPDATED
 from bot.jobs import queue
 
-KIND = "discussions.refresh"
-# An outage delays a refresh, never drops it: with backoff capped at an hour, days of retries.
-MAX_ATTEMPTS = 200
 _TOLD = {ITEM_UPDATED: "change", ITEM_DELETED: "deleted"}
 # Woken a little after a job is due: the worker claims only what is due by its clock.
 _WAKE_MARGIN = 0.02
@@ -261,13 +259,11 @@ class Coalescer:
         the first falls due (other processes find it at their next poll)."""
         if not jobs:
             return
-        await queue.enqueue_many(
+        await REFRESH.enqueue_many(
             uow,
-            kind=KIND,
-            payloads=[{"itemId": item} for item, _ in jobs.values()],
+            [RefreshThread(item_id=item) for item, _ in jobs.values()],
             run_at=[due for _, due in jobs.values()],
             ids=list(jobs),
-            max_attempts=MAX_ATTEMPTS,
         )
         if self._wake is not None:
             delay = (min(due for _, due in jobs.values()) - uow.clock.now()).total_seconds()

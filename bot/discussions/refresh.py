@@ -24,9 +24,10 @@ from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.discussions import service as discussions
-from bot.discussions.coalescer import KIND, Coalescer
+from bot.discussions.coalescer import Coalescer
 from bot.discussions.heads import BOT_NAME, current_root, scope_of_channel
 from bot.discussions.lines import Pending, Said, mention_tag, people_named, say
+from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.errors import Conflict, NotFound
 from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
@@ -142,9 +143,9 @@ class ThreadRefresher:
         self._public_url, self._app_id = settings.public_url, settings.microsoft_app_id
 
     def register(self, worker: Worker) -> None:
-        worker.register(KIND, self.run)
+        worker.register(REFRESH, self.run)
 
-    async def run(self, job: ClaimedJob) -> None:
+    async def run(self, job: ClaimedJob[RefreshThread]) -> None:
         plan = await self._plan(job)
         if plan is None:
             return  # its burst was closed, or reopened under another job
@@ -170,8 +171,8 @@ class ThreadRefresher:
             raise
         await self._close(plan, sent=sent, claim=claim)
 
-    async def _plan(self, job: ClaimedJob) -> _Plan | None:
-        item_id = str(job.payload["itemId"])
+    async def _plan(self, job: ClaimedJob[RefreshThread]) -> _Plan | None:
+        item_id = job.payload.item_id
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
             refresh = await uow.row(_REFRESH, {"item": item_id})
             if refresh is None or refresh["job_id"] != job.id:

@@ -28,11 +28,13 @@ from bot.db.uow import UnitOfWork, unit_of_work
 from bot.events import ssrf
 from bot.events.deliveries import service
 from bot.events.deliveries.caps import Busy, Caps
+from bot.events.deliveries.deliver_job import DELIVER, TryDelivery
 from bot.events.deliveries.policy import FAILING_FOR, GONE, Answer, Outcome, judge, next_wait
-from bot.events.deliveries.service import DELIVER, Made, Pending, Try
+from bot.events.deliveries.service import Made, Pending, Try
 from bot.events.deliveries.signing import headers as signed_headers
 from bot.jobs import queue, recurring
 from bot.jobs.batches import Batches
+from bot.jobs.kinds import JobKind, NoPayload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import SETTLED, NotNow, Worker
@@ -42,7 +44,7 @@ __all__ = ["DELIVER", "PRUNE", "Deliverer"]
 
 log = logging.getLogger(__name__)
 
-PRUNE = "events.prune_deliveries"
+PRUNE = JobKind("events.prune_deliveries", NoPayload)
 PRUNE_EVERY = timedelta(hours=1)
 PUT_OFF = (1.0, 3.0)  # seconds a try waits when its receiver has no slot for it
 BODY_SHOWN = 200  # bytes of a failed answer kept in the log's error
@@ -80,7 +82,7 @@ class Deliverer:
         timeout = aiohttp.ClientTimeout(total=settings.webhook_timeout_seconds)
         async with unit_of_work(self._sessions, self._clock) as uow:
             first = uow.clock.now() + PRUNE_EVERY
-            await recurring.ensure(uow, kind=PRUNE, payload={}, first_run=first)
+            await recurring.ensure(uow, kind=PRUNE, payload=NoPayload(), first_run=first)
         async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
             self._http = http
             try:
@@ -95,16 +97,15 @@ class Deliverer:
         worker.register(DELIVER, self.handle)
         worker.register_recurring(PRUNE, self.prune, every=PRUNE_EVERY)
 
-    async def prune(self, _job: ClaimedJob | None = None) -> None:
+    async def prune(self, _job: ClaimedJob[NoPayload] | None = None) -> None:
         """Forget deliveries that ended more than 30 days ago."""
         async with unit_of_work(self._sessions, self._clock) as uow:
             await service.prune(uow)
 
-    async def handle(self, job: ClaimedJob) -> str | None:
+    async def handle(self, job: ClaimedJob[TryDelivery]) -> str | None:
         """One try of the job's delivery, unless another run already made it; the job is
         finished with the try's record (SETTLED)."""
-        delivery_id = job.payload["deliveryId"]
-        expected = int(job.payload.get("attempt", 0))
+        delivery_id, expected = job.payload.delivery_id, job.payload.attempt
         pending = await self._loads.submit(delivery_id)
         if pending is None:
             log.info("delivery %s: gone (its rule was deleted); not sent", delivery_id)
@@ -123,7 +124,7 @@ class Deliverer:
         except Busy:
             put_off = timedelta(seconds=self._rng.uniform(*PUT_OFF))
             raise NotNow("its receiver has every slot busy", after=put_off) from None
-        series_start = int(job.payload.get("seriesStart", 0))
+        series_start = job.payload.series_start
         tries = expected - series_start + 1
         outcome = judge(answer, tries_in_series=tries)
         retry_at = None

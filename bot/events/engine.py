@@ -25,16 +25,11 @@ from bot.discussions.coalescer import Coalescer
 from bot.events import render, subjects
 from bot.events.conditions import evaluate
 from bot.events.deliveries import made as deliveries
-from bot.events.deliveries.service import DELIVER
+from bot.events.deliveries.deliver_job import DELIVER, TryDelivery
 from bot.events.pump import Event
 from bot.events.schemas import ActionType, ConditionField, RuleConditions
-from bot.jobs import queue
 from bot.notifications import rules as notifications
 from bot.timestamps import format_timestamp
-
-# The job that sends one delivery: payload {"deliveryId": <event_deliveries.id>}.
-# One try per step of the Standard Webhooks schedule (at once, 5 s, 5 min, … 24 h).
-DELIVERY_ATTEMPTS = 10
 
 _RULES = Prepared(
     select(
@@ -149,12 +144,7 @@ async def _deliver(
         )
         requests.append((event, rule, render.request(rule["action"], body)))
     made = await deliveries.make(uow, requests)
-    await queue.enqueue_many(
-        uow,
-        kind=DELIVER,
-        payloads=[{"deliveryId": row["id"]} for row in made],
-        max_attempts=DELIVERY_ATTEMPTS,
-    )
+    await DELIVER.enqueue_many(uow, [TryDelivery(delivery_id=row["id"]) for row in made])
 
 
 def _actor(user: dict[str, Any] | None) -> dict[str, Any] | None:

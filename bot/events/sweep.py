@@ -14,8 +14,9 @@ at the next run. Runs are one at a time: the job row is locked for the run (Post
 """
 
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
+from pydantic import AfterValidator, PlainSerializer
 from sqlalchemy import (
     ColumnElement,
     Integer,
@@ -43,10 +44,18 @@ from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import upsert_from_select
 from bot.ids import new_id
 from bot.jobs import bell, recurring
+from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
-from bot.timestamps import format_timestamp, parse_timestamp
+from bot.timestamps import as_utc, format_timestamp
 
-KIND = "events.due_sweep"
+
+class Swept(Payload):
+    """The sweep's state, kept in its row: the time up to which it has swept."""
+
+    swept_until: Annotated[datetime, AfterValidator(as_utc), PlainSerializer(format_timestamp)]
+
+
+KIND = JobKind("events.due_sweep", Swept)
 DUESOON, OVERDUE = "DUESOON", "OVERDUE"
 # How far back a run also looks at items written since the last run: a change committed after
 # the last run began but stamped before it is still seen (the alerts keep it from firing twice).
@@ -142,7 +151,7 @@ def _events(trigger: str) -> Prepared:
 
 
 _STEPS = [(_alerts(t), _events(t)) for t in (OVERDUE, DUESOON)]
-_JOB_ID = recurring.recurring_id(KIND)
+_JOB_ID = recurring.recurring_id(KIND.name)
 _LOCK = Prepared(select(Job.payload).where(Job.id == _JOB_ID).with_for_update())
 _SWEPT = Prepared(update(Job).where(Job.id == _JOB_ID).values(payload=bindparam("payload")))
 
@@ -150,15 +159,15 @@ _SWEPT = Prepared(update(Job).where(Job.id == _JOB_ID).values(payload=bindparam(
 async def ensure_job(uow: UnitOfWork) -> None:
     """The sweep's recurring row; a new one counts as having swept up to now."""
     now = uow.clock.now()
-    await recurring.ensure(uow, kind=KIND, payload=_state(now), first_run=now)
+    await recurring.ensure(uow, kind=KIND, payload=Swept(swept_until=now), first_run=now)
 
 
 async def sweep(uow: UnitOfWork, *, default_window: timedelta) -> None:
     """One run: fire what crossed a line since the last run, and remember this run."""
     await ensure_job(uow)
-    (payload,) = await uow.values(_LOCK)  # PostgreSQL: a second run waits here for the first
+    (stored,) = await uow.values(_LOCK)  # PostgreSQL: a second run waits here for the first
     now = uow.clock.now()
-    last = min(parse_timestamp(payload["sweptUntil"]), now)
+    last = min(KIND.read(stored).swept_until, now)
     values = {
         "now": now,
         "last": last,
@@ -170,12 +179,8 @@ async def sweep(uow: UnitOfWork, *, default_window: timedelta) -> None:
     for alerts, events in _STEPS:
         await uow.execute(alerts, values)
         await uow.execute(events, values)
-    await uow.execute(_SWEPT, {"payload": _state(now)})
+    await uow.execute(_SWEPT, {"payload": KIND.stored(Swept(swept_until=now))})
     uow.on_commit(bell.ring)
-
-
-def _state(swept_until: datetime) -> dict[str, str]:
-    return {"sweptUntil": format_timestamp(swept_until)}
 
 
 class DueSweep:
@@ -199,5 +204,5 @@ class DueSweep:
         async with unit_of_work(self._sessions, self._clock) as uow:
             await sweep(uow, default_window=self.default_window)
 
-    async def handle(self, job: ClaimedJob) -> None:
+    async def handle(self, _job: ClaimedJob[Swept]) -> None:
         await self.run_once()

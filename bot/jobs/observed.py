@@ -4,13 +4,12 @@ and what the job records (deliveries, notifications, sends) counts for this app'
 import asyncio
 import logging
 import time
-from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import logs, outcomes
 from bot.clock import Clock
-from bot.jobs.queue import ClaimedJob
+from bot.jobs.queue import StoredJob
 from bot.jobs.worker import SLOTS, JobHandler, NotNow, PermanentFailure, RetryLater, Worker
 
 log = logging.getLogger(__name__)
@@ -39,14 +38,8 @@ class ObservedWorker(Worker):
         super().__init__(sessions, clock, slots=slots)
         self._counted = counted
 
-    def register(self, kind: str, handler: JobHandler) -> None:
-        super().register(kind, self._observed(kind, handler))
-
-    def register_recurring(self, kind: str, handler: JobHandler, *, every: timedelta) -> None:
-        super().register_recurring(kind, self._observed(kind, handler), every=every)
-
     def _observed(self, kind: str, handler: JobHandler) -> JobHandler:
-        async def run(job: ClaimedJob) -> str | None:
+        async def run(job: StoredJob) -> str | None:
             started = time.perf_counter()
             outcome = "done"
             with logs.scoped(logs.Scope(job.id)), outcomes.bound(self._counted):
@@ -62,7 +55,7 @@ class ObservedWorker(Worker):
 
         return run
 
-    def _ran(self, job: ClaimedJob, outcome: str, seconds: float) -> None:
+    def _ran(self, job: StoredJob, outcome: str, seconds: float) -> None:
         if self._counted is not None:
             self._counted.job_runs.labels(job.kind, outcome).inc()
             self._counted.job_seconds.labels(job.kind).observe(seconds)

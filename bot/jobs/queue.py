@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import Integer, Table, bindparam, func, insert, or_, select, update
 
@@ -33,13 +33,22 @@ class Backlog:
     oldest_run_at: datetime
 
 
+P = TypeVar("P")
+
+
 @dataclass(frozen=True, slots=True)
-class ClaimedJob:
+class ClaimedJob(Generic[P]):
+    """A leased job; its payload as stored (a dict), or as its kind's model for its handler."""
+
     id: str
     kind: str
-    payload: dict[str, Any]
+    payload: P
     attempt: int  # 1 for the first run
     max_attempts: int
+
+
+# A claimed job as the worker holds it: its payload as stored.
+StoredJob = ClaimedJob[dict[str, Any]]
 
 
 async def enqueue(
@@ -50,7 +59,8 @@ async def enqueue(
     run_at: datetime | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
 ) -> str:
-    """Add a job in the caller's transaction: it exists for workers once that commits."""
+    """Add a job in the caller's transaction: it exists for workers once that commits. The
+    payload as stored: code queues a job through its kind (`bot.jobs.kinds.JobKind.enqueue`)."""
     now = uow.clock.now()
     job = Job(
         id=new_id(),
@@ -158,7 +168,7 @@ async def backlog(uow: UnitOfWork) -> list[Backlog]:
     return [Backlog(row["kind"], row["due"], row["oldest_run_at"]) for row in rows]
 
 
-async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[ClaimedJob]:
+async def claim(uow: UnitOfWork, *, owner: str, lease: timedelta, limit: int) -> list[StoredJob]:
     """Lease up to `limit` due jobs to `owner`, oldest due first; rows leased by a live worker
     are skipped. One statement: an UPDATE of the rows a locking subquery picks."""
     now = uow.clock.now()

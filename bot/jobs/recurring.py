@@ -3,13 +3,13 @@ put back for its next run instead of finished (the due-date sweep)."""
 
 import hashlib
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import exists, insert, literal, select
 
 from bot.db.tables import Job
 from bot.db.uow import UnitOfWork
 from bot.jobs import queue
+from bot.jobs.kinds import JobKind, P
 
 
 def recurring_id(kind: str) -> str:
@@ -17,20 +17,18 @@ def recurring_id(kind: str) -> str:
     return hashlib.sha256(kind.encode()).hexdigest()[:24]
 
 
-async def ensure(
-    uow: UnitOfWork, *, kind: str, payload: dict[str, Any], first_run: datetime
-) -> str:
+async def ensure(uow: UnitOfWork, *, kind: JobKind[P], payload: P, first_run: datetime) -> str:
     """Add the kind's row unless it exists (processes starting at once add one between them)."""
-    job_id = recurring_id(kind)
-    await uow.hold(f"recurring {kind}")  # PostgreSQL: the check and the insert, one at a time
+    job_id = recurring_id(kind.name)
+    await uow.hold(f"recurring {kind.name}")  # PostgreSQL: the check and the insert, one at a time
     row = {
         "id": job_id,
-        "kind": kind,
-        "payload": payload,
+        "kind": kind.name,
+        "payload": kind.stored(payload),
         "state": queue.QUEUED,
         "run_at": first_run,
         "attempts": 0,
-        "max_attempts": queue.DEFAULT_MAX_ATTEMPTS,
+        "max_attempts": kind.max_attempts,
         "created_at": first_run,
     }
     absent = ~exists().where(Job.id == job_id)

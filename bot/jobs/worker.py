@@ -6,6 +6,7 @@ import os
 import socket
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -13,7 +14,8 @@ from bot.clock import Clock
 from bot.db.uow import unit_of_work
 from bot.ids import new_id
 from bot.jobs import queue
-from bot.jobs.queue import ClaimedJob
+from bot.jobs.kinds import JobKind, Payload, UnreadablePayload
+from bot.jobs.queue import ClaimedJob, StoredJob
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +26,11 @@ SLOTS = 32  # jobs one worker runs at once (JOBS_CONCURRENCY)
 
 # A handler that finished its job in its own transaction (`queue.finish`) returns SETTLED.
 SETTLED = "settled"
-JobHandler = Callable[[ClaimedJob], Awaitable[str | None]]
+P = TypeVar("P", bound=Payload)
+# A kind's handler: the job with its payload read into the kind's model.
+Handler = Callable[[ClaimedJob[P]], Awaitable[str | None]]
+# What the worker runs: the job as claimed, its payload as stored.
+JobHandler = Callable[[StoredJob], Awaitable[str | None]]
 # Work that is not a job row, done at every turn before claiming jobs (the pending-event
 # pump): the number of things it did, a full batch meaning "there is more".
 Pass = Callable[[], Awaitable[int]]
@@ -67,6 +73,7 @@ class Worker:
         self.lease, self.batch, self.slots = lease, batch, slots
         # Unique per worker, readable in the table: host, process, and a random part.
         self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
+        self._kinds: dict[str, JobKind[Any]] = {}
         self._handlers: dict[str, JobHandler] = {}
         self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
@@ -75,18 +82,32 @@ class Worker:
         # finished job starts a turn that claims again only if the last claim left jobs due.
         self._passes_due = self._jobs_due = True
         # run_forever's jobs in flight, and the jobs they run.
-        self._running: dict[asyncio.Task[None], ClaimedJob] = {}
+        self._running: dict[asyncio.Task[None], StoredJob] = {}
         self._stopping = False  # shutting down: no more claims
         self.last_turn_at = clock.now()  # when run_forever last began a turn (readiness)
 
-    def register(self, kind: str, handler: JobHandler) -> None:
-        self._handlers[kind] = handler
+    @property
+    def kinds(self) -> list[JobKind[Any]]:
+        """The kinds this worker runs."""
+        return list(self._kinds.values())
 
-    def register_recurring(self, kind: str, handler: JobHandler, *, every: timedelta) -> None:
+    def register(self, kind: JobKind[P], handler: Handler[P]) -> None:
+        """Run `kind`'s jobs with `handler`; a job whose payload the kind cannot read fails
+        at once, saying why."""
+        self._kinds[kind.name] = kind
+        self._handlers[kind.name] = self._observed(kind.name, _reading(kind, handler))
+
+    def register_recurring(
+        self, kind: JobKind[P], handler: Handler[P], *, every: timedelta
+    ) -> None:
         """Run `kind`'s one row (`bot.jobs.recurring.ensure`) every `every`; a failed run is
         tried again after the usual backoff, never given up."""
-        self._handlers[kind] = handler
-        self._every[kind] = every
+        self.register(kind, handler)
+        self._every[kind.name] = every
+
+    def _observed(self, kind: str, handler: JobHandler) -> JobHandler:
+        """What runs the kind's jobs: the handler itself here (a subclass observes its runs)."""
+        return handler
 
     def add_pass(self, run: Pass, *, batch: int) -> None:
         """Run `run` at every turn, before claiming jobs (whatever it enqueues runs in that
@@ -196,14 +217,14 @@ class Worker:
         if self._jobs_due:
             self._wake.set()  # a free slot, and jobs left due: claim again
 
-    async def _run_logged(self, job: ClaimedJob) -> None:
+    async def _run_logged(self, job: StoredJob) -> None:
         try:
             await self._run(job)
         except Exception:
             # Settling failed (the database went away): the lease runs out, the job runs again.
             log.exception("job %s (%s): could not be settled", job.id, job.kind)
 
-    async def _run(self, job: ClaimedJob) -> None:
+    async def _run(self, job: StoredJob) -> None:
         if job.kind in self._every:
             await self._run_recurring(job, self._every[job.kind])
             return
@@ -241,7 +262,7 @@ class Worker:
             after=after,
         )
 
-    async def _run_recurring(self, job: ClaimedJob, every: timedelta) -> None:
+    async def _run_recurring(self, job: StoredJob, every: timedelta) -> None:
         error: str | None = None
         try:
             await self._handlers[job.kind](job)
@@ -252,8 +273,24 @@ class Worker:
         await self._settle(queue.repeat, job, run_at=self._clock.now() + after, error=error)
 
     async def _settle(
-        self, outcome: Callable[..., Awaitable[bool]], job: ClaimedJob, **values: object
+        self,
+        outcome: Callable[..., Awaitable[bool]],
+        job: StoredJob,
+        **values: object,
     ) -> None:
         async with unit_of_work(self._sessions, self._clock) as uow:
             if not await outcome(uow, job_id=job.id, owner=self.owner, **values):
                 log.warning("job %s: lease lost to another worker before it was settled", job.id)
+
+
+def _reading(kind: JobKind[P], handler: Handler[P]) -> JobHandler:
+    """`handler` given the job's payload read into `kind`'s model."""
+
+    async def run(job: StoredJob) -> str | None:
+        try:
+            payload = kind.read(job.payload)
+        except UnreadablePayload as exc:
+            raise PermanentFailure(str(exc)) from exc
+        return await handler(ClaimedJob(job.id, job.kind, payload, job.attempt, job.max_attempts))
+
+    return run

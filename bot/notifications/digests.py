@@ -26,7 +26,7 @@ from bot.db.tables import Channel, ChannelDigest, DigestEntry
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.discussions.lines import Said, plain_text
 from bot.ids import new_id
-from bot.jobs import queue
+from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, Worker
 from bot.notifications import told
@@ -39,8 +39,13 @@ from cards.digest import Told, digest_card
 
 log = logging.getLogger(__name__)
 
-KIND = "notifications.digest"
-MAX_ATTEMPTS = 200  # an outage delays a digest, never drops it (as a thread's refresh)
+
+class PostDigest(Payload):
+    channel_id: str  # the channel's row id
+
+
+# An outage delays a digest, never drops it (as a thread's refresh).
+POST_DIGEST = JobKind("notifications.digest", PostDigest, max_attempts=200)
 _DIGESTS = cast(Table, ChannelDigest.__table__)
 _ENTRIES = cast(Table, DigestEntry.__table__)
 _DIGEST = Prepared(select(_DIGESTS).where(_DIGESTS.c.channel_id == bindparam("channel")))
@@ -142,13 +147,8 @@ async def _mark(uow: UnitOfWork, channel_id: str, job_id: str, listed: Sequence[
 
 
 async def _schedule(uow: UnitOfWork, *, channel_id: str, job_id: str, due: datetime) -> None:
-    await queue.enqueue_many(
-        uow,
-        kind=KIND,
-        payloads=[{"channelId": channel_id}],
-        run_at=[due],
-        ids=[job_id],
-        max_attempts=MAX_ATTEMPTS,
+    await POST_DIGEST.enqueue_many(
+        uow, [PostDigest(channel_id=channel_id)], run_at=[due], ids=[job_id]
     )
 
 
@@ -166,10 +166,10 @@ class Digester:
         self._settings = settings
 
     def register(self, worker: Worker) -> None:
-        worker.register(KIND, self.run)
+        worker.register(POST_DIGEST, self.run)
 
-    async def run(self, job: ClaimedJob) -> None:
-        channel_id = str(job.payload["channelId"])
+    async def run(self, job: ClaimedJob[PostDigest]) -> None:
+        channel_id = job.payload.channel_id
         async with unit_of_work(self._sessions, self._clock) as uow:
             digest = await uow.row(_DIGEST, {"channel": channel_id})
             if digest is None or digest["job_id"] != job.id:

@@ -26,7 +26,7 @@ from bot import outcomes
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.errors import NotFound
-from bot.jobs import queue
+from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
@@ -36,9 +36,6 @@ from bot.teams.budget import SendBudget
 
 log = logging.getLogger(__name__)
 
-NEW_THREAD = "teams.new_thread"
-REPLY = "teams.reply"
-UPDATE = "teams.update"
 ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"
 # Teams' answers that mean "later": throttled, precondition (busy thread), gateway trouble.
 THROTTLED = {429, 412, 502, 504}
@@ -49,6 +46,27 @@ MAX_RETRY_AFTER = timedelta(hours=1)
 class Sent:
     conversation_id: str
     activity_id: str | None
+
+
+class NewThread(Payload):
+    channel_id: str  # the channel's Teams id
+    activity: dict[str, Any]
+
+
+class Reply(Payload):
+    conversation_id: str  # a thread (`<channel>;messageid=<root>`) or a chat
+    activity: dict[str, Any]
+
+
+class Update(Payload):
+    conversation_id: str
+    activity_id: str  # the message the bot sent, replaced
+    activity: dict[str, Any]
+
+
+NEW_THREAD = JobKind("teams.new_thread", NewThread)
+REPLY = JobKind("teams.reply", Reply)
+UPDATE = JobKind("teams.update", Update)
 
 
 def message(*, card: dict[str, Any] | None = None, text: str | None = None) -> dict[str, Any]:
@@ -65,24 +83,20 @@ def message(*, card: dict[str, Any] | None = None, text: str | None = None) -> d
 
 async def queue_new_thread(uow: UnitOfWork, *, channel_id: str, activity: dict[str, Any]) -> str:
     """Start a thread in the channel (its Teams thread id) once the caller's transaction commits."""
-    return await queue.enqueue(
-        uow, kind=NEW_THREAD, payload={"channelId": channel_id, "activity": activity}
-    )
+    return await NEW_THREAD.enqueue(uow, NewThread(channel_id=channel_id, activity=activity))
 
 
 async def queue_reply(uow: UnitOfWork, *, conversation_id: str, activity: dict[str, Any]) -> str:
     """Post in a conversation: a thread (`<channel>;messageid=<root>`) or a chat."""
-    return await queue.enqueue(
-        uow, kind=REPLY, payload={"conversationId": conversation_id, "activity": activity}
-    )
+    return await REPLY.enqueue(uow, Reply(conversation_id=conversation_id, activity=activity))
 
 
 async def queue_update(
     uow: UnitOfWork, *, conversation_id: str, activity_id: str, activity: dict[str, Any]
 ) -> str:
     """Replace a message the bot sent (a card's new state)."""
-    payload = {"conversationId": conversation_id, "activityId": activity_id, "activity": activity}
-    return await queue.enqueue(uow, kind=UPDATE, payload=payload)
+    payload = Update(conversation_id=conversation_id, activity_id=activity_id, activity=activity)
+    return await UPDATE.enqueue(uow, payload)
 
 
 def _tenant(reference: ConversationReference) -> str | None:
@@ -152,21 +166,18 @@ class Notifier:
         )
         return Sent(conversation_id, activity_id)
 
-    async def _run_new_thread(self, job: ClaimedJob) -> None:
-        await self.start_thread(
-            channel_id=job.payload["channelId"], activity=job.payload["activity"]
-        )
+    async def _run_new_thread(self, job: ClaimedJob[NewThread]) -> None:
+        await self.start_thread(channel_id=job.payload.channel_id, activity=job.payload.activity)
 
-    async def _run_reply(self, job: ClaimedJob) -> None:
-        await self.reply(
-            conversation_id=job.payload["conversationId"], activity=job.payload["activity"]
-        )
+    async def _run_reply(self, job: ClaimedJob[Reply]) -> None:
+        await self.reply(conversation_id=job.payload.conversation_id, activity=job.payload.activity)
 
-    async def _run_update(self, job: ClaimedJob) -> None:
+    async def _run_update(self, job: ClaimedJob[Update]) -> None:
+        payload = job.payload
         await self.update(
-            conversation_id=job.payload["conversationId"],
-            activity_id=job.payload["activityId"],
-            activity=job.payload["activity"],
+            conversation_id=payload.conversation_id,
+            activity_id=payload.activity_id,
+            activity=payload.activity,
         )
 
     async def _reference(self, conversation_id: str) -> ConversationReference:

@@ -216,7 +216,7 @@ async def test_the_worker_runs_the_sweep_as_a_recurring_job(
     assert await fired(factory) == [("OVERDUE", bug["_id"], bug["dueDate"])]
     async with factory.engine.connect() as connection:
         job = (
-            await connection.execute(select(Job).where(Job.id == recurring_id(sweep.KIND)))
+            await connection.execute(select(Job).where(Job.id == recurring_id(sweep.KIND.name)))
         ).one()
     assert (job.state, job.attempts, job.last_error) == ("queued", 0, None)
     assert job.run_at == clock.now() + timedelta(minutes=1)

@@ -13,6 +13,7 @@ from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.uow import unit_of_work
 from bot.jobs import queue
+from bot.jobs.kinds import JobKind, NoPayload
 from bot.jobs.observed import ObservedWorker
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, PermanentFailure, RetryLater
@@ -32,12 +33,12 @@ async def sessions(db: str) -> AsyncIterator[Sessions]:
         await engine.dispose()
 
 
-async def done(job: ClaimedJob) -> None:
+async def done(job: ClaimedJob[NoPayload]) -> None:
     inside.info("working on %s", job.kind)
 
 
 def raising(error: Exception):  # noqa: ANN201 - a job handler
-    async def handler(_job: ClaimedJob) -> None:
+    async def handler(_job: ClaimedJob[NoPayload]) -> None:
         raise error
 
     return handler
@@ -60,7 +61,7 @@ async def test_every_run_is_one_line_and_counted_by_kind_and_outcome(
     ids = {}
     async with unit_of_work(sessions, clock) as uow:
         for kind, (handler, _) in HANDLERS.items():
-            worker.register(kind, handler)
+            worker.register(JobKind(kind, NoPayload), handler)
             ids[kind] = await queue.enqueue(uow, kind=kind, payload={})
 
     with captured(logging.INFO) as out:
@@ -83,9 +84,10 @@ async def test_every_run_is_one_line_and_counted_by_kind_and_outcome(
 
 async def test_a_recurring_job_is_observed_too(sessions: Sessions, clock: FrozenClock) -> None:
     worker = ObservedWorker(sessions, clock, counted=None)  # metrics off: logged all the same
-    worker.register_recurring("probe.every", done, every=timedelta(minutes=1))
+    every = JobKind("probe.every", NoPayload)
+    worker.register_recurring(every, done, every=timedelta(minutes=1))
     async with unit_of_work(sessions, clock) as uow:
-        await queue.enqueue(uow, kind="probe.every", payload={})
+        await every.enqueue(uow, NoPayload())
     with captured(logging.INFO) as out:
         await worker.run_once()
     [line] = out.of("bot.jobs.observed")

@@ -13,6 +13,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Job
 from bot.db.uow import unit_of_work
 from bot.jobs import queue
+from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, PermanentFailure, RetryLater, Worker
 from tests.waiting import PATIENCE, until, until_set
@@ -29,14 +30,26 @@ async def sessions(db: str) -> AsyncIterator[Sessions]:
         await engine.dispose()
 
 
+class Numbered(Payload):
+    n: int
+
+
+class Named(Payload):
+    name: str
+
+
+TEST = JobKind("test", Numbered)
+GATE = JobKind("gate", Named)
+
+
 class Recorder:
     """A job handler that records each run and fails as told."""
 
     def __init__(self, *failures: Exception) -> None:
-        self.runs: list[ClaimedJob] = []
+        self.runs: list[ClaimedJob[Numbered]] = []
         self._failures = list(failures)
 
-    async def __call__(self, job: ClaimedJob) -> None:
+    async def __call__(self, job: ClaimedJob[Numbered]) -> None:
         self.runs.append(job)
         if self._failures:
             raise self._failures.pop(0)
@@ -44,7 +57,7 @@ class Recorder:
 
 async def enqueue(sessions: Sessions, clock: FrozenClock, **values: object) -> str:
     async with unit_of_work(sessions, clock) as uow:
-        return await queue.enqueue(uow, kind="test", payload={"n": 1}, **values)  # type: ignore[arg-type]
+        return await queue.enqueue(uow, kind=TEST.name, payload={"n": 1}, **values)  # type: ignore[arg-type]
 
 
 async def job_row(sessions: Sessions, job_id: str) -> Job:
@@ -56,7 +69,7 @@ async def job_row(sessions: Sessions, job_id: str) -> Job:
 
 def worker_with(sessions: Sessions, clock: FrozenClock, handler: Recorder) -> Worker:
     worker = Worker(sessions, clock)
-    worker.register("test", handler)
+    worker.register(TEST, handler)
     return worker
 
 
@@ -67,7 +80,7 @@ async def test_a_queued_job_runs_once_and_is_done(sessions: Sessions, clock: Fro
 
     assert await worker.run_once() == 1
     assert await worker.run_once() == 0
-    assert [run.payload for run in handler.runs] == [{"n": 1}]
+    assert [run.payload for run in handler.runs] == [Numbered(n=1)]
     row = await job_row(sessions, job_id)
     assert (row.state, row.attempts, row.finished_at, row.lease_owner) == (
         "done",
@@ -91,7 +104,7 @@ async def test_a_job_queued_in_a_rolled_back_transaction_never_exists(
 ) -> None:
     with pytest.raises(RuntimeError):
         async with unit_of_work(sessions, clock) as uow:
-            await queue.enqueue(uow, kind="test", payload={})
+            await TEST.enqueue(uow, Numbered(n=1))
             raise RuntimeError("the change failed")
     assert await worker_with(sessions, clock, Recorder()).run_once() == 0
 
@@ -155,6 +168,24 @@ async def test_a_permanent_failure_is_not_retried(sessions: Sessions, clock: Fro
     await worker_with(sessions, clock, Recorder(PermanentFailure("bot removed"))).run_once()
     row = await job_row(sessions, job_id)
     assert (row.state, row.attempts, row.last_error) == ("failed", 1, "bot removed")
+
+
+async def test_a_payload_its_kind_cannot_read_fails_the_job_at_once_without_running_it(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    async with unit_of_work(sessions, clock) as uow:
+        job_id = await queue.enqueue(uow, kind=TEST.name, payload={"n": "one"})
+    handler = Recorder()
+
+    assert await worker_with(sessions, clock, handler).run_once() == 1
+
+    assert handler.runs == []
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.attempts) == ("failed", 1)
+    assert row.last_error == (
+        "The test job's payload cannot be read: "
+        "n: Input should be a valid integer, unable to parse string as an integer"
+    )
 
 
 async def test_a_kind_without_handler_is_kept_for_a_worker_that_knows_it(
@@ -228,8 +259,8 @@ class Gate:
         self.ended: list[str] = []
         self.changed = asyncio.Event()
 
-    async def __call__(self, job: ClaimedJob) -> None:
-        name = job.payload["name"]
+    async def __call__(self, job: ClaimedJob[Named]) -> None:
+        name = job.payload.name
         self.started.append(name)
         self.changed.set()
         if name.startswith("slow"):
@@ -266,7 +297,7 @@ class Turns:
 
 async def enqueue_named(sessions: Sessions, clock: FrozenClock, name: str) -> str:
     async with unit_of_work(sessions, clock) as uow:
-        return await queue.enqueue(uow, kind="gate", payload={"name": name})
+        return await GATE.enqueue(uow, Named(name=name))
 
 
 async def test_a_job_that_hangs_does_not_hold_back_jobs_queued_after_it(
@@ -274,7 +305,7 @@ async def test_a_job_that_hangs_does_not_hold_back_jobs_queued_after_it(
 ) -> None:
     gate = Gate()
     worker = Worker(sessions, clock, slots=4)
-    worker.register("gate", gate)
+    worker.register(GATE, gate)
     await enqueue_named(sessions, clock, "slow")
     task = asyncio.create_task(worker.run_forever(poll=0.05))
     try:
@@ -295,7 +326,7 @@ async def test_a_worker_runs_at_most_its_slots_at_once(
 ) -> None:
     gate = Gate()
     worker = Worker(sessions, clock, slots=2)
-    worker.register("gate", gate)
+    worker.register(GATE, gate)
     for n in range(3):
         await enqueue_named(sessions, clock, f"slow {n}")
     turns = Turns()
@@ -318,7 +349,7 @@ async def test_a_stopped_worker_leaves_its_job_in_flight_to_the_next_after_the_l
 ) -> None:
     gate = Gate()
     worker = Worker(sessions, clock)
-    worker.register("gate", gate)
+    worker.register(GATE, gate)
     job_id = await enqueue_named(sessions, clock, "slow")
     task = asyncio.create_task(worker.run_forever(poll=0.05))
     await gate.until(lambda: gate.started == ["slow"])
@@ -330,7 +361,7 @@ async def test_a_stopped_worker_leaves_its_job_in_flight_to_the_next_after_the_l
 
     gate.opened.set()
     survivor = Worker(sessions, clock)
-    survivor.register("gate", gate)
+    survivor.register(GATE, gate)
     clock.advance(worker.lease)
     assert await survivor.run_once() == 1
     assert (await job_row(sessions, job_id)).state == "done"

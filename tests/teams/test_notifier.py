@@ -9,6 +9,7 @@ from sqlalchemy import select
 from bot.clock import FrozenClock
 from bot.db.engine import session_factory
 from bot.db.tables import Job
+from bot.jobs import queue
 from bot.keys import NOTIFIER, WORKER
 from bot.teams import notifier
 from bot.teams.budget import SendBudget
@@ -35,7 +36,7 @@ async def installed_team(post: Post, service_url: str, connector: Connector) -> 
 
 async def only_job(factory: Factory) -> Job:
     """The one notifier job (recurring jobs, such as the due-date sweep, run beside it)."""
-    sends = (notifier.NEW_THREAD, notifier.REPLY, notifier.UPDATE)
+    sends = (notifier.NEW_THREAD.name, notifier.REPLY.name, notifier.UPDATE.name)
     async with factory.work() as uow:
         [job] = (await uow.session.scalars(select(Job).where(Job.kind.in_(sends)))).all()
         return job
@@ -59,6 +60,22 @@ async def test_a_new_thread_queued_with_a_change_is_started_by_the_worker(
     assert created.body["tenantID"] == TENANT  # as the channel's reference holds it
     [attachment] = created.body["activity"]["attachments"]
     assert attachment == {"contentType": notifier.ADAPTIVE_CARD, "content": CARD}
+    assert (await only_job(factory)).state == "done"
+
+
+@pytest.mark.usefixtures("installed_team")
+async def test_a_reply_queued_before_the_upgrade_is_sent_by_the_new_worker(
+    bot: TestClient, connector: Connector, factory: Factory
+) -> None:
+    old = {"conversationId": THREAD, "activity": {"type": "message", "text": "Assigned to you"}}
+    async with factory.work() as uow:
+        await queue.enqueue(uow, kind="teams.reply", payload=old)  # the row as it was stored
+
+    await bot.app[WORKER].run_once()
+
+    [reply] = connector.sent()
+    assert reply.path == f"/v3/conversations/{THREAD}/activities/1700000000123"
+    assert reply.body["text"] == "Assigned to you"
     assert (await only_job(factory)).state == "done"
 
 

@@ -22,15 +22,14 @@ from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
 from bot.errors import Conflict, NotFound
 from bot.events import service as definitions
+from bot.events.deliveries.deliver_job import DELIVER, TryDelivery
 from bot.events.deliveries.policy import Outcome
 from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import is_id, new_id
-from bot.jobs import queue
 from bot.odata.query import Query, apply, count_statement, page
 from bot.teams import notifier
 from cards.rules import rule_switched_off_card
 
-DELIVER = "events.deliver"  # payload {"deliveryId", "attempt"?, "seriesStart"?}
 KEPT = timedelta(days=30)  # the log's age limit
 MAX_ERROR_LENGTH = 1000
 
@@ -223,9 +222,8 @@ async def queue_try(
     uow: UnitOfWork, *, delivery_id: str, attempt: int, series_start: int, at: datetime
 ) -> None:
     """Queue the delivery's try after `attempt` tries, of a series begun after `series_start`."""
-    payload = {"deliveryId": delivery_id, "attempt": attempt, "seriesStart": series_start}
-    # Attempts of the job itself count crashes only: the log decides when a delivery ends.
-    await queue.enqueue(uow, kind=DELIVER, payload=payload, run_at=at)
+    payload = TryDelivery(delivery_id=delivery_id, attempt=attempt, series_start=series_start)
+    await DELIVER.enqueue(uow, payload, run_at=at)
 
 
 async def failing_since(uow: UnitOfWork, *, definition_id: str) -> datetime | None:

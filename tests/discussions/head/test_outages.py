@@ -8,7 +8,7 @@ from pytest_aiohttp import AiohttpServer
 from sqlalchemy import select
 
 from bot.db.tables import Job
-from bot.discussions.coalescer import KIND
+from bot.discussions.refresh_job import REFRESH
 from tests.discussions.head.threads import WINDOW, Rig, facts, messages
 from tests.teams.connector import Connector
 
@@ -82,7 +82,7 @@ async def test_a_connector_that_is_down_delays_the_refresh_and_loses_nothing(
     await rig.patch(rig.grace, bug["_id"], assignedTo=[rig.lin.user.id])
     await rig.turn(timedelta(seconds=5))  # the first retry, still down
     async with rig.factory.work(write=False) as uow:
-        [job] = await uow.entities(select(Job).where(Job.kind == KIND))
+        [job] = await uow.entities(select(Job).where(Job.kind == REFRESH.name))
     assert (job.state, job.attempts) == ("queued", 2)
     assert job.last_error is not None and "unreachable" in job.last_error
 

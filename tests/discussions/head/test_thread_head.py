@@ -5,7 +5,7 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from bot.db.tables import Job, ThreadLine, ThreadRefresh
-from bot.discussions.coalescer import KIND
+from bot.discussions.refresh_job import REFRESH
 from tests.cards.samples import root_title
 from tests.discussions.head.threads import WINDOW, Rig, facts, messages
 
@@ -193,4 +193,4 @@ async def open_refreshes(rig: Rig) -> int:
 
 async def refresh_jobs(rig: Rig) -> int:
     async with rig.factory.work(write=False) as uow:
-        return int(await uow.value(select(func.count()).where(Job.kind == KIND)))
+        return int(await uow.value(select(func.count()).where(Job.kind == REFRESH.name)))

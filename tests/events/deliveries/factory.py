@@ -7,9 +7,8 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
 from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery, Job
-from bot.events.delivery import DELIVER
+from bot.events.deliveries.deliver_job import DELIVER, TryDelivery
 from bot.ids import new_id
-from bot.jobs import queue
 from tests.factories import Factory, Member
 
 BODY = '{"text": "Printer on fire"}'
@@ -74,7 +73,7 @@ async def delivery(
         uow.add(row)
         await uow.flush()
         if not failed:
-            await queue.enqueue(uow, kind=DELIVER, payload={"deliveryId": row.id})
+            await DELIVER.enqueue(uow, TryDelivery(delivery_id=row.id))
     return row
 
 
@@ -99,5 +98,5 @@ async def queued_tries(factory: Factory) -> list[Job]:
     """Delivery jobs still to run, soonest first."""
     async with factory.work(write=False) as uow:
         return await uow.entities(
-            select(Job).where(Job.kind == DELIVER, Job.state == "queued").order_by(Job.run_at)
+            select(Job).where(Job.kind == DELIVER.name, Job.state == "queued").order_by(Job.run_at)
         )

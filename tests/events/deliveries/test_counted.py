@@ -26,5 +26,5 @@ async def test_each_try_is_counted_by_its_outcome(
     assert samples.count(TRIES, outcome="succeeded") == 2
     assert samples.count(TRIES, outcome="retrying") == 1  # a 500: tried again later
     assert samples.count(TRIES, outcome="failed") == 1  # a 400: no use trying again
-    assert samples.count("tracker_job_runs_total", kind=DELIVER, outcome="done") == 4
-    assert samples.count("tracker_job_run_duration_seconds_count", kind=DELIVER) == 4
+    assert samples.count("tracker_job_runs_total", kind=DELIVER.name, outcome="done") == 4
+    assert samples.count("tracker_job_run_duration_seconds_count", kind=DELIVER.name) == 4

@@ -9,6 +9,7 @@ from pytest_aiohttp import AiohttpClient
 
 from bot.app import create_app
 from bot.clock import FrozenClock
+from bot.events.deliveries.deliver_job import DELIVER
 from bot.jobs.queue import ClaimedJob
 from bot.keys import DELIVERER, WORKER
 from bot.settings import Settings
@@ -139,7 +140,8 @@ async def test_a_delivery_tried_twice_by_one_job_is_sent_and_recorded_once(
     worker = client.app[WORKER]
 
     await worker.run_once()
-    rerun = ClaimedJob(job.id, job.kind, job.payload, attempt=2, max_attempts=job.max_attempts)
+    payload = DELIVER.read(job.payload)
+    rerun = ClaimedJob(job.id, job.kind, payload, attempt=2, max_attempts=job.max_attempts)
     await client.app[DELIVERER].handle(rerun)
 
     assert len(receiver.requests) == 1

@@ -8,7 +8,7 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
 from bot.db.tables import EventDelivery, Job
-from bot.events.engine import DELIVER
+from bot.events.deliveries.deliver_job import DELIVER
 from bot.keys import EVENT_PUMP
 from tests.events.definitions.helpers import HOOK_URL, PATH
 from tests.factories import CHANNEL, TEAM, Factory, Member
@@ -75,7 +75,7 @@ async def deliveries(factory: Factory) -> list[dict[str, Any]]:
 async def delivery_jobs(factory: Factory) -> list[dict[str, Any]]:
     """The payloads of the queued jobs that send deliveries."""
     async with factory.work(write=False) as uow:
-        payloads = await uow.values(select(Job.payload).where(Job.kind == DELIVER))
+        payloads = await uow.values(select(Job.payload).where(Job.kind == DELIVER.name))
     return list(payloads)
 
 
