@@ -197,6 +197,15 @@ async def test_a_kind_without_handler_is_kept_for_a_worker_that_knows_it(
     assert (row.state, row.last_error) == ("queued", "RuntimeError: no handler for job kind 'test'")
 
 
+async def test_a_kind_no_worker_knows_ends_after_its_attempts_saying_why(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    job_id = await enqueue(sessions, clock, max_attempts=1)
+    await Worker(sessions, clock).run_once()
+    row = await job_row(sessions, job_id)
+    assert (row.state, row.last_error) == ("failed", "RuntimeError: no handler for job kind 'test'")
+
+
 async def test_a_worker_killed_mid_job_loses_nothing(
     sessions: Sessions, clock: FrozenClock
 ) -> None:
