@@ -1,7 +1,8 @@
-"""The walk-through of `docs/guide.md`, pasted as a newcomer would: its ```sh blocks, in order, in one bash,
-against the app served as `make run` serves it (`python app.py`, the embedded SQLite, the demo),
-from a folder holding nothing but `.venv`. Any command that fails stops the run, and the test
-shows the block and what it printed."""
+"""The walk-through of `docs/guide.md`, pasted as a newcomer would: its ```sh blocks, in
+order, in one bash, against the app served as `make run` serves it (`python app.py`, the embedded
+SQLite, the demo), from a folder holding nothing but `.venv`. Any command that fails stops the
+run, and the test shows the block and what it printed. The README's taste of the API runs the
+same way."""
 
 import os
 import re
