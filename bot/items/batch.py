@@ -21,8 +21,8 @@ from bot.schemas import ItemKind
 
 _ITEMS = cast(Table, Item.__table__)
 # The columns every item of a batch shares, given once per statement; and those it shares unless
-# an import gave creation times (each value given is converted for the driver: 3 a row cost a
-# tenth of an import on SQLite).
+# an import gave creation times (each value given is converted for the driver, a visible share
+# of an import on SQLite).
 _SAME = ("channel_id", "kind", "entity_id", "sync_status", "created_by", "updated_by")
 _TIMES = ("sync_at", "created_at", "updated_at")
 
