@@ -74,6 +74,17 @@ class Call:
 Handler = Callable[[Call], Awaitable[Any]]
 
 
+def named(name: str, handler: Handler) -> Handler:
+    """The handler under its own name: the name is the route's OpenAPI operationId (a route
+    declared once per kind or scale gets a name per declaration)."""
+
+    async def route(call: Call) -> Any:
+        return await handler(call)
+
+    route.__name__ = name
+    return route
+
+
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     method: str
