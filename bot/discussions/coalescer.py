@@ -22,14 +22,14 @@ from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, Job, ThreadLine, ThreadRefresh
 from bot.db.uow import UnitOfWork
 from bot.events.pump import Event
+from bot.events.schemas import Trigger
 from bot.ids import new_ids
-from bot.items.events import ITEM_DELETED, ITEM_UPDATED
 from bot.jobs import queue
 
 KIND = "discussions.refresh"
 # An outage delays a refresh, never drops it: with backoff capped at an hour, days of retries.
 MAX_ATTEMPTS = 200
-_TOLD = {ITEM_UPDATED: "change", ITEM_DELETED: "deleted"}
+_TOLD: dict[str, str] = {Trigger.ITEM_UPDATED: "change", Trigger.ITEM_DELETED: "deleted"}
 # Woken a little after a job is due: the worker claims only what is due by its clock.
 _WAKE_MARGIN = 0.02
 
@@ -120,7 +120,7 @@ class Coalescer:
             return
         ids = list({event.item_id for event in told})
         threads = {row["item_id"]: Thread(**row) for row in await uow.rows(_STARTED, {"ids": ids})}
-        gone = list({e.item_id for e in told if e.trigger == ITEM_DELETED} - threads.keys())
+        gone = list({e.item_id for e in told if e.trigger == Trigger.ITEM_DELETED} - threads.keys())
         if gone:
             threads.update(
                 {row["item_id"]: Thread(**row) for row in await uow.rows(_KEPT, {"ids": gone})}
@@ -131,7 +131,9 @@ class Coalescer:
                 "key": event.id,
                 "what": _TOLD[event.trigger],
                 "actor_id": event.actor_id,
-                "changes": event.payload.get("changes") if event.trigger == ITEM_UPDATED else None,
+                "changes": event.payload.get("changes")
+                if event.trigger == Trigger.ITEM_UPDATED
+                else None,
                 "text": None,
                 "mentions": [],
                 "created_at": event.occurred_at,
@@ -187,10 +189,10 @@ class Coalescer:
                 {
                     "item_id": event.item_id,
                     "key": event.id,
-                    "what": "change" if event.trigger == ITEM_UPDATED else "line",
+                    "what": "change" if event.trigger == Trigger.ITEM_UPDATED else "line",
                     "actor_id": event.actor_id,
                     "changes": event.payload.get("changes")
-                    if event.trigger == ITEM_UPDATED
+                    if event.trigger == Trigger.ITEM_UPDATED
                     else None,
                     "text": notice.line,
                     "mentions": [],
