@@ -21,30 +21,13 @@ from bot.events.pump import Event
 from bot.events.schemas import FIELD_TYPES, ConditionField, FieldType, Trigger
 from bot.fields.catalog import STATUS, name_key
 from bot.items import read
+from bot.items.schemas import ITEM_FIELDS
 from bot.schemas import ItemKind
 from bot.timestamps import parse_timestamp
 
 # The triggers whose payload carries the item: as created, or its last state.
 _CARRIED = (Trigger.ITEM_CREATED, Trigger.ITEM_DELETED)
 View = dict[str, Any]  # an item under the API's names; assignedTo as ids or as User objects
-# The fields of a details item that the event's own view replaces (the rest is the current row).
-_OVERLAID = (
-    "name",
-    "body",
-    "owner",
-    "status",
-    "priority",
-    "severity",
-    "source",
-    "startDate",
-    "dueDate",
-    "completedDate",
-    "effort",
-    "phase",
-    "phaseName",
-    "bucket",
-    "bucketName",
-)
 
 _CURRENT = Prepared(select(*read.SHOWN_ITEM_COLUMNS).where(one_of_named(read.ITEM.id, "ids")))
 _PLACED = Prepared(
@@ -228,7 +211,8 @@ async def items_after(
             items[event.id] = view
             continue
         item = dict(rendered.get(event.item_id) or view)
-        item.update({name: view[name] for name in _OVERLAID if name in view})
+        # The event's own view replaces the item's own fields; the rest is the current row.
+        item.update({name: view[name] for name in ITEM_FIELDS if name in view})
         item["assignedTo"] = _users_of(view.get("assignedTo") or [], users)
         if event.kind == ItemKind.TASK.value:
             item.pop("severity", None)
