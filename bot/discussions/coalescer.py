@@ -10,7 +10,7 @@ them. Item changes arrive through the pending-event pump (`observe`); other feat
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -86,7 +86,8 @@ _GIVE_JOB = Prepared(
 
 @dataclass(frozen=True, slots=True)
 class Thread:
-    """An item's thread: where its root is; None for one a notification will start."""
+    """An item's thread: where its root is; None for one a notification will start. Its fields
+    are columns of the thread's refresh row, written as they are."""
 
     item_id: str
     channel_id: str
@@ -222,17 +223,7 @@ class Coalescer:
             )
         told = [thread for thread in threads if thread.item_id in first]
         proposed = dict(zip((t.item_id for t in told), new_ids(len(told)), strict=True))
-        rows = [
-            {
-                "item_id": t.item_id,
-                "channel_id": t.channel_id,
-                "kind": t.kind,
-                "conversation_id": t.conversation_id,
-                "root_message_id": t.root_message_id,
-                "job_id": proposed[t.item_id],
-            }
-            for t in told
-        ]
+        rows = [{**asdict(t), "job_id": proposed[t.item_id]} for t in told]
         values = upsert(_REFRESHES).values(rows)
         kept = _REFRESHES.c.job_id
         # An open burst keeps its job (its row locked until this commits); a new one takes ours.
@@ -290,18 +281,7 @@ async def item_deleting(uow: UnitOfWork, *, item_ids: Sequence[str]) -> None:
         row["item_id"]: row["card"] for row in await uow.rows(_ROOT_CARDS, {"ids": list(item_ids)})
     }
     now = uow.clock.now()
-    rows = [
-        {
-            "item_id": t.item_id,
-            "channel_id": t.channel_id,
-            "kind": t.kind,
-            "conversation_id": t.conversation_id,
-            "root_message_id": t.root_message_id,
-            "card": cards.get(t.item_id),
-            "deleted_at": now,
-        }
-        for t in threads
-    ]
+    rows = [{**asdict(t), "card": cards.get(t.item_id), "deleted_at": now} for t in threads]
     statement = upsert(_REFRESHES).values(rows)
     await uow.execute(
         statement.on_conflict_do_update(
