@@ -25,6 +25,7 @@ from bot.db.uow import unit_of_work
 from bot.directory.schemas import MembershipType
 from bot.directory.teams import upsert_team
 from bot.events import sweep
+from bot.events.schemas import Trigger
 from bot.jobs.recurring import recurring_id
 from bot.timestamps import format_timestamp
 
@@ -137,7 +138,7 @@ async def _measure(url: str) -> tuple[list[float], list[float], int]:
         raws.append(time.perf_counter() - started)
         found = len(rows)
     async with engine.connect() as connection:
-        overdue = select(text("count(*)")).where(PendingEvent.trigger == sweep.OVERDUE)
+        overdue = select(text("count(*)")).where(PendingEvent.trigger == Trigger.OVERDUE)
         fired = await connection.scalar(overdue.select_from(PendingEvent.__table__))
     await engine.dispose()
     assert fired == found, (fired, found)

@@ -10,6 +10,7 @@ from sqlalchemy import Table
 
 from bot.db.tables import Item
 from bot.db.uow import UnitOfWork
+from bot.events.schemas import Trigger
 from bot.fields.catalog import Catalog, load_catalog_to_write
 from bot.ids import new_ids
 from bot.items import events, rules, service
@@ -100,7 +101,7 @@ class NewItems:
                 row["id"]: {"item": service.created_fields(row, assignees, kind)}
                 for row, assignees in kept
             }
-            await events.record(uow, kind=kind, trigger=events.ITEM_CREATED, payloads=payloads)
+            await events.record(uow, kind=kind, trigger=Trigger.ITEM_CREATED, payloads=payloads)
         return len(kept)
 
     async def _project(self, project_id: str | None) -> tuple[ItemProject, Mappings | None]:

@@ -100,6 +100,27 @@ class ItemFields(ApiModel):
     assigned_to: Assignees | None = Field(None, alias="assignedTo")
 
 
+# The item's own fields under the API's names, as its details show them and a client writes
+# them (`projectId` and `assignedTo` name other records).
+ITEM_FIELDS = (
+    "name",
+    "body",
+    "owner",
+    "status",
+    "priority",
+    "severity",
+    "source",
+    "startDate",
+    "dueDate",
+    "completedDate",
+    "effort",
+    "phase",
+    "phaseName",
+    "bucket",
+    "bucketName",
+)
+
+
 class TaskCreate(ItemFields):
     name: Title
 
