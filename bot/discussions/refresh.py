@@ -81,6 +81,14 @@ _PRUNE = Prepared(
         _LINES.c.item_id == bindparam("item"), _LINES.c.told_at < bindparam("before")
     )
 )
+_UNTOLD_KEYS = Prepared(
+    select(_LINES.c.key).where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
+)
+_DROP_UNTOLD = Prepared(
+    update(_LINES)
+    .where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
+    .values(told_at=bindparam("now"), reply_id=None)
+)
 _FORGET_LINES = Prepared(delete(_LINES).where(_LINES.c.item_id == bindparam("item")))
 _CLOSE = Prepared(delete(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
 _REOPEN = Prepared(
@@ -142,7 +150,7 @@ class ThreadRefresher:
         self._public_url, self._app_id = settings.public_url, settings.microsoft_app_id
 
     def register(self, worker: Worker) -> None:
-        worker.register(KIND, self.run)
+        worker.register(KIND, self.run, gave_up=self.given_up)
 
     async def run(self, job: ClaimedJob) -> None:
         plan = await self._plan(job)
@@ -169,6 +177,23 @@ class ThreadRefresher:
                 await self._release(plan, claim)
             raise
         await self._close(plan, sent=sent, claim=claim)
+
+    async def given_up(self, uow: UnitOfWork, job: ClaimedJob, error: str) -> None:
+        """The worker gave the burst's job up (days of throttling, say): the notifications of
+        its changes fail with the last error, and the burst closes; a later change opens the
+        next."""
+        item_id = str(job.payload["itemId"])
+        await uow.value(_LOCK_ITEM, {"item": item_id})
+        refresh = await uow.row(_LOCK_REFRESH, {"item": item_id})
+        if refresh is None or refresh["job_id"] != job.id:
+            return
+        keys = list(await uow.values(_UNTOLD_KEYS, {"item": item_id}))
+        await told.failed(uow, event_ids=keys, item_id=item_id, error=error)
+        if refresh["deleted_at"] is not None:
+            await uow.execute(_FORGET_LINES, {"item": item_id})
+        else:
+            await uow.execute(_DROP_UNTOLD, {"item": item_id, "now": uow.clock.now()})
+        await uow.execute(_CLOSE, {"item": item_id})
 
     async def _plan(self, job: ClaimedJob) -> _Plan | None:
         item_id = str(job.payload["itemId"])
