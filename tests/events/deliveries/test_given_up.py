@@ -26,6 +26,19 @@ _REFUSE_SUCCESS = {
         "FOR EACH ROW WHEN (NEW.outcome = 'succeeded') EXECUTE FUNCTION refuse_success()",
     ],
 }
+_LET_SUCCEED = {
+    "sqlite": ["DROP TRIGGER refuse_success"],
+    "postgresql": [
+        "DROP TRIGGER refuse_success ON event_delivery_attempts",
+        "DROP FUNCTION refuse_success()",
+    ],
+}
+
+
+async def _run(factory: Factory, statements: dict[str, list[str]]) -> None:
+    async with factory.work() as uow:
+        for statement in statements[uow.session.bind.dialect.name]:
+            await uow.session.execute(text(statement))
 
 
 async def test_a_try_whose_job_is_given_up_fails_the_delivery_with_the_last_error(
@@ -33,14 +46,15 @@ async def test_a_try_whose_job_is_given_up_fails_the_delivery_with_the_last_erro
 ) -> None:
     rule = await rule_to(client, ada, receiver.url("/ok"))
     sent = await delivery(factory, rule["_id"])
-    async with factory.work() as uow:
-        for statement in _REFUSE_SUCCESS[uow.session.bind.dialect.name]:
-            await uow.session.execute(text(statement))
-        # Every try of its job but the last was made already.
+    async with factory.work() as uow:  # every try of its job but the last was made already
         await uow.execute(update(Job).values(attempts=Job.max_attempts - 1))
 
-    with captured() as logged:
-        await client.app[WORKER].run_once()
+    await _run(factory, _REFUSE_SUCCESS)
+    try:
+        with captured() as logged:
+            await client.app[WORKER].run_once()
+    finally:  # the database outlives the test
+        await _run(factory, _LET_SUCCEED)
 
     assert len(receiver.requests) == 1
     assert (await stored(factory, sent.id)).state == "failed"
