@@ -299,7 +299,7 @@ async def item_deleting(uow: UnitOfWork, *, item_ids: Sequence[str]) -> None:
 
 async def _store_lines(uow: UnitOfWork, lines: Sequence[dict[str, Any]]) -> None:
     """Insert the lines; one whose key is already pending merges into it (its change told,
-    its mentions added), one whose key was already told adds nothing."""
+    its mentions added), one whose key was already told (or posted) adds nothing."""
     keys = [line["key"] for line in lines]
     existing = {
         (row["item_id"], row["key"]): row
@@ -314,8 +314,8 @@ async def _store_lines(uow: UnitOfWork, lines: Sequence[dict[str, Any]]) -> None
     merged = []
     for line in lines:
         old = existing.get((line["item_id"], line["key"]))
-        if old is None or old["told_at"] is not None:
-            continue
+        if old is None or old["told_at"] is not None or old["reply_id"] is not None:
+            continue  # told, or posted already (its record pending): nothing to add
         change = line if line["what"] != "line" else old
         people = {m["id"]: m for m in [*old["mentions"], *line["mentions"]]}
         merged.append(

@@ -10,8 +10,17 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import logs, outcomes
 from bot.clock import Clock
+from bot.db.uow import UnitOfWork
 from bot.jobs.queue import ClaimedJob
-from bot.jobs.worker import SLOTS, JobHandler, NotNow, PermanentFailure, RetryLater, Worker
+from bot.jobs.worker import (
+    SLOTS,
+    GaveUp,
+    JobHandler,
+    NotNow,
+    PermanentFailure,
+    RetryLater,
+    Worker,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +48,12 @@ class ObservedWorker(Worker):
         super().__init__(sessions, clock, slots=slots)
         self._counted = counted
 
-    def register(self, kind: str, handler: JobHandler) -> None:
-        super().register(kind, self._observed(kind, handler))
+    def register(self, kind: str, handler: JobHandler, *, gave_up: GaveUp | None = None) -> None:
+        super().register(
+            kind,
+            self._observed(kind, handler),
+            gave_up=self._counting(gave_up) if gave_up is not None else None,
+        )
 
     def register_recurring(self, kind: str, handler: JobHandler, *, every: timedelta) -> None:
         super().register_recurring(kind, self._observed(kind, handler), every=every)
@@ -61,6 +74,15 @@ class ObservedWorker(Worker):
                     self._ran(job, outcome, time.perf_counter() - started)
 
         return run
+
+    def _counting(self, gave_up: GaveUp) -> GaveUp:
+        """What a given-up job ends counts for this app's metrics, as what its runs record."""
+
+        async def end(uow: UnitOfWork, job: ClaimedJob, error: str) -> None:
+            with logs.scoped(logs.Scope(job.id)), outcomes.bound(self._counted):
+                await gave_up(uow, job, error)
+
+        return end
 
     def _ran(self, job: ClaimedJob, outcome: str, seconds: float) -> None:
         if self._counted is not None:

@@ -10,7 +10,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.db.uow import unit_of_work
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.ids import new_id
 from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
@@ -25,6 +25,10 @@ SLOTS = 32  # jobs one worker runs at once (JOBS_CONCURRENCY)
 # A handler that finished its job in its own transaction (`queue.finish`) returns SETTLED.
 SETTLED = "settled"
 JobHandler = Callable[[ClaimedJob], Awaitable[str | None]]
+# What a kind does when its job is given up (its tries ran out, or retrying cannot help), in the
+# transaction that marks the job failed: end what the job stood for, with the last error, so
+# nothing waits for it forever.
+GaveUp = Callable[[UnitOfWork, ClaimedJob, str], Awaitable[None]]
 # Work that is not a job row, done at every turn before claiming jobs (the pending-event
 # pump): the number of things it did, a full batch meaning "there is more".
 Pass = Callable[[], Awaitable[int]]
@@ -68,6 +72,7 @@ class Worker:
         # Unique per worker, readable in the table: host, process, and a random part.
         self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
         self._handlers: dict[str, JobHandler] = {}
+        self._gave_up: dict[str, GaveUp] = {}
         self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
@@ -79,8 +84,10 @@ class Worker:
         self._stopping = False  # shutting down: no more claims
         self.last_turn_at = clock.now()  # when run_forever last began a turn (readiness)
 
-    def register(self, kind: str, handler: JobHandler) -> None:
+    def register(self, kind: str, handler: JobHandler, *, gave_up: GaveUp | None = None) -> None:
         self._handlers[kind] = handler
+        if gave_up is not None:
+            self._gave_up[kind] = gave_up
 
     def register_recurring(self, kind: str, handler: JobHandler, *, every: timedelta) -> None:
         """Run `kind`'s one row (`bot.jobs.recurring.ensure`) every `every`; a failed run is
@@ -220,7 +227,7 @@ class Worker:
             return
         except PermanentFailure as exc:
             log.warning("job %s (%s) failed for good: %s", job.id, job.kind, exc)
-            await self._settle(queue.give_up, job, error=str(exc))
+            await self._give_up(job, str(exc))
             return
         except RetryLater as exc:
             log.info("job %s (%s) will retry: %s", job.id, job.kind, exc)
@@ -231,6 +238,10 @@ class Worker:
         else:
             if settled != SETTLED:
                 await self._settle(queue.finish, job)
+            return
+        if job.attempt >= job.max_attempts:
+            log.warning("job %s (%s) given up after %s attempts", job.id, job.kind, job.attempt)
+            await self._give_up(job, error, why=f"Gave up after {job.attempt} attempts: {error}")
             return
         await self._settle(
             queue.reschedule,
@@ -250,6 +261,16 @@ class Worker:
             log.exception("recurring job %s failed on attempt %s", job.kind, job.attempt)
             error, after = f"{type(exc).__name__}: {exc}", min(queue.backoff(job.attempt), every)
         await self._settle(queue.repeat, job, run_at=self._clock.now() + after, error=error)
+
+    async def _give_up(self, job: ClaimedJob, error: str, *, why: str | None = None) -> None:
+        """Mark the job failed with `error` and, in the same transaction, end what it stood
+        for, saying `why` (default: the error)."""
+        gave_up = self._gave_up.get(job.kind)
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            if not await queue.give_up(uow, job_id=job.id, owner=self.owner, error=error):
+                log.warning("job %s: lease lost to another worker before it was settled", job.id)
+            elif gave_up is not None:
+                await gave_up(uow, job, why or error)
 
     async def _settle(
         self, outcome: Callable[..., Awaitable[bool]], job: ClaimedJob, **values: object
