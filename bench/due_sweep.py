@@ -25,6 +25,7 @@ from bot.db.uow import unit_of_work
 from bot.directory.schemas import MembershipType
 from bot.directory.teams import upsert_team
 from bot.events import sweep
+from bot.events.schemas import Trigger
 from bot.jobs.recurring import recurring_id
 from bot.timestamps import format_timestamp
 
@@ -115,7 +116,7 @@ async def _measure(url: str) -> tuple[list[float], list[float], int]:
             await connection.execute(delete(PendingEvent))
             await connection.execute(
                 update(Job)
-                .where(Job.id == recurring_id(sweep.KIND))
+                .where(Job.id == recurring_id(sweep.KIND.name))
                 .values(payload={"sweptUntil": format_timestamp(last)})
             )
         async with unit_of_work(sessions, clock) as uow:
@@ -123,7 +124,7 @@ async def _measure(url: str) -> tuple[list[float], list[float], int]:
         async with engine.begin() as connection:
             await connection.execute(
                 update(Job)
-                .where(Job.id == recurring_id(sweep.KIND))
+                .where(Job.id == recurring_id(sweep.KIND.name))
                 .values(payload={"sweptUntil": format_timestamp(last)})
             )
         started = time.perf_counter()
@@ -137,7 +138,7 @@ async def _measure(url: str) -> tuple[list[float], list[float], int]:
         raws.append(time.perf_counter() - started)
         found = len(rows)
     async with engine.connect() as connection:
-        overdue = select(text("count(*)")).where(PendingEvent.trigger == sweep.OVERDUE)
+        overdue = select(text("count(*)")).where(PendingEvent.trigger == Trigger.OVERDUE)
         fired = await connection.scalar(overdue.select_from(PendingEvent.__table__))
     await engine.dispose()
     assert fired == found, (fired, found)

@@ -118,7 +118,7 @@ def handler(log_format: str, stream: Any = None) -> logging.Handler:
 def configure(level: str, log_format: str) -> None:
     """The process's logging, as `python app.py` runs it."""
     # What neither format writes, not looked up for every line: the caller's frame, the
-    # thread, the process. Together they were a fifth of an access line's cost.
+    # thread, the process. Together they were a large share of an access line's cost.
     logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     logging._srcfile = None  # the documented switch that skips finding the caller
     logging.basicConfig(level=level, handlers=[handler(log_format)], force=True)

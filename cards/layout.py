@@ -52,7 +52,7 @@ def size_bytes(card: Card) -> int:
 
 
 def size_bound(card: Card) -> int:
-    """At least `size_bytes(card)`, some 50 times faster: orjson's compact UTF-8, plus a byte for
+    """At least `size_bytes(card)`, far cheaper: orjson's compact UTF-8, plus a byte for
     every `,` and `:` (json.dumps follows each separator with a space), 2 for every non-ASCII
     byte (a character of 2, 3 or 4 UTF-8 bytes is escaped as 6, 6 or 12) and 5 for every DEL
     (escaped as 6, sent as is by orjson). Every other character is written alike by both."""

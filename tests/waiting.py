@@ -5,12 +5,14 @@ generous on purpose (a loaded machine can be slow by seconds); it is never what 
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 # Seconds before a wait that never ends fails its test.
 PATIENCE = 60.0
 POLL = 0.01
 
 Condition = Callable[[], bool | Awaitable[bool]]
+T = TypeVar("T")
 
 
 async def until(condition: Condition, what: str, *, poll: float = POLL) -> None:
@@ -34,5 +36,14 @@ async def until_set(event: asyncio.Event, what: str) -> None:
     try:
         async with asyncio.timeout(PATIENCE):
             await event.wait()
+    except TimeoutError:
+        raise AssertionError(f"still waiting, after {PATIENCE:.0f} s, for {what}") from None
+
+
+async def finished(work: Awaitable[T], what: str) -> T:
+    """What `work` gives once it ends; fail naming `what` after `PATIENCE`."""
+    try:
+        async with asyncio.timeout(PATIENCE):
+            return await work
     except TimeoutError:
         raise AssertionError(f"still waiting, after {PATIENCE:.0f} s, for {what}") from None

@@ -16,6 +16,7 @@ from ijson.common import ObjectBuilder
 
 from bot.cli.failure import CommandFailed
 from bot.cli.import_shape import MAX_RECORD_BYTES, record_too_large
+from bot.items.schemas import ITEM_FIELDS
 from bot.schemas import ItemKind
 from bot.timestamps import parse_timestamp
 
@@ -194,7 +195,7 @@ def _json_record(where: str, section: str, value: dict[str, Any]) -> Record:
     if section in CONFIG_SECTIONS:
         return Record(where, section, value)
     record = Record(where, "items", {}, kind=ITEM_SECTIONS[section])
-    fields = {name: value.get(name) for name in ITEM_FIELDS if value.get(name) is not None}
+    fields = {name: value.get(name) for name in _CREATE_FIELDS if value.get(name) is not None}
     fields["assignedTo"] = value.get("assignedTo") or []
     if record.kind is ItemKind.TASK:
         fields.pop("severity", None)
@@ -212,23 +213,9 @@ def _json_record(where: str, section: str, value: dict[str, Any]) -> Record:
     return record
 
 
-# What an exported item gives a create body (its number, ids and history are the source's).
-ITEM_FIELDS = (
-    "name",
-    "body",
-    "owner",
-    "status",
-    "priority",
-    "severity",
-    "startDate",
-    "dueDate",
-    "completedDate",
-    "effort",
-    "phase",
-    "phaseName",
-    "bucket",
-    "bucketName",
-)
+# What an exported item gives a create body (its number, ids and history are the source's; its
+# source goes with its project, in `Record.extra`).
+_CREATE_FIELDS = tuple(name for name in ITEM_FIELDS if name != "source")
 
 
 def counted_lines(binary: IO[bytes], advance: Callable[[int], None]) -> Iterator[str]:

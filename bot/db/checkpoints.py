@@ -1,10 +1,10 @@
 """SQLite's WAL checkpoints, off the requests' path, while the app serves.
 
 By default the connection whose commit takes the WAL past 1,000 pages copies the WAL back into
-the database file there and then, inside its request: a bulk edit of 1,000 items (about 2,500
-pages) paid 40-70 ms of its 80 for it, and every eightieth create paid a few milliseconds. The
-served app checkpoints on a thread of its own instead, with its own connection, a moment after
-writes land; PASSIVE, so it never waits for readers or writers, and the thread's SQLite calls run
+the database file there and then, inside its request, which then pays for the copy (a bulk
+edit most of its time; docs/BENCHMARKS.md, "Figures that were in the code"). The served app
+checkpoints on a thread of its own instead, with its own connection, a moment after writes
+land; PASSIVE, so it never waits for readers or writers, and the thread's SQLite calls run
 beside the event loop (sqlite3 lets go of the GIL). The connections' own automatic checkpoint
 stays, as a backstop the thread keeps the WAL well under.
 """

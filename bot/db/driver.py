@@ -59,7 +59,7 @@ class _Plan:
     def rows(self, records: Sequence[Sequence[Any]]) -> list[Row]:
         """The driver's records as rows by column name, values converted by their types."""
         names = self.names
-        # Not strict: a plan's names are its statement's columns (strict cost a fifth of a row).
+        # Not strict: a plan's names are its statement's columns, and the check costs every row.
         rows = [Row(zip(names, record, strict=False)) for record in records]
         for index, process in self.results:
             name = names[index]

@@ -57,7 +57,12 @@ def create_engine(
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     # sqlite_inline instead of aiosqlite: short statements run on the loop, without a hop each.
     module = AsyncAdapt_aiosqlite_dbapi(sqlite_inline, sqlite3)
-    connect_args = {"timeout_s": statement_timeout_s, "prepare": _tune_sqlite}
+    # One `Lessons` for all the engine's connections: what its statements taught is its own.
+    connect_args = {
+        "timeout_s": statement_timeout_s,
+        "prepare": _tune_sqlite,
+        "lessons": sqlite_inline.Lessons(),
+    }
     # The last connection given back is the next taken: a SQLite connection drops its whole page
     # cache when another connection wrote since it last read, so taking the pool's connections
     # in turn made every create read some 70 pages back from the file (LIFO: 4).

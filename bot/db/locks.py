@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import BigInteger, Select, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-# Built once: every item write takes a shared one (built per call, it cost a create 0.23 M
-# instructions).
+# Built once: every item write takes a shared one, and building it per call was a measurable
+# share of a create (docs/BENCHMARKS.md, "Figures that were in the code").
 _KEY = bindparam("key", type_=BigInteger)
 _SHARED = select(func.pg_advisory_xact_lock_shared(_KEY))
 _ALONE = select(func.pg_advisory_xact_lock(_KEY))

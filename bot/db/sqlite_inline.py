@@ -12,7 +12,10 @@ handler would run it. A statement that would hold the loop runs on a thread:
   has overrun twice in a row, its next runs go to the thread at once, until one runs short.
 - A write cannot be stopped and run again (SQLite rolls back the whole transaction of an
   interrupted write), so it runs on its connection's thread until its SQL has proved short
-  (`PROVEN_RUNS` runs in a row), and goes back there when it overruns the budget (`_Lessons`).
+  (`PROVEN_RUNS` runs in a row), and goes back there when it overruns the budget (`Lessons`).
+- What is a read is told by `bot.db.read_statements` (a SELECT, or a WITH clause's SELECT).
+- What statements taught (`Lessons`) is an engine's own, shared by its connections: another
+  engine, on another database, learns about its statements by itself.
 - Every statement stops at the connection's `timeout_s` (`StatementTimeout`): a write's
   transaction is then rolled back, so nothing is left half done.
 
@@ -28,6 +31,8 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any, TypeVar
+
+from bot.db.read_statements import only_reads
 
 DatabaseError = sqlite3.DatabaseError
 Error = sqlite3.Error
@@ -58,11 +63,11 @@ class StatementTimeout(sqlite3.OperationalError):
     """A statement ran past its connection's time bound and was interrupted."""
 
 
-class _Lessons:
-    """What statements taught this process, by SQL text. A statement leaves the loop once it has
-    overrun the budget twice in a row (once may be the machine pausing the process, not the
-    statement); a write runs on the loop once it has run short `PROVEN_RUNS` times in a row.
-    Either comes back as soon as it runs short again."""
+class Lessons:
+    """What statements taught an engine's connections, by SQL text. A statement leaves the loop
+    once it has overrun the budget twice in a row (once may be the machine pausing the process,
+    not the statement); a write runs on the loop once it has run short `PROVEN_RUNS` times in a
+    row. Either comes back as soon as it runs short again."""
 
     def __init__(self) -> None:
         self._overruns: dict[str, int] = {}
@@ -89,9 +94,6 @@ def _bounded(remembered: dict[str, Any]) -> dict[str, Any]:
     if len(remembered) >= SQL_REMEMBERED:
         del remembered[next(iter(remembered))]
     return remembered
-
-
-LESSONS = _Lessons()
 
 
 class _Clocked:
@@ -215,9 +217,13 @@ class _RunNow:
 
 class Connection:
     def __init__(
-        self, connection: sqlite3.Connection, open_raw: Callable[[], sqlite3.Connection]
+        self,
+        connection: sqlite3.Connection,
+        open_raw: Callable[[], sqlite3.Connection],
+        lessons: Lessons,
     ) -> None:
         self._conn = connection
+        self._lessons = lessons
         self._connection: sqlite3.Connection | None = connection
         self._clocked = _Clocked(connection)
         self._open_raw = open_raw
@@ -250,8 +256,8 @@ class Connection:
     async def run(self, sql: str, work: Work[T], *, many: bool = False) -> T:
         """`work`'s statement on the loop while it is short, else on a thread (module doc)."""
         deadline = time.monotonic() + self.timeout_s
-        read = sql.lstrip()[:6].upper() == "SELECT"
-        if many or not LESSONS.on_loop(sql, read=read):
+        read = only_reads(sql)
+        if many or not self._lessons.on_loop(sql, read=read):
             return await self._off_loop(sql, work, deadline, read=read)
         stop_at = min(deadline, time.monotonic() + LOOP_BUDGET_S) if read else deadline
         try:
@@ -261,9 +267,9 @@ class Connection:
                 raise
             if not read or time.monotonic() >= deadline:
                 raise _timed_out(self.timeout_s) from error
-            LESSONS.ran(sql, math.inf)  # a read that outgrew the loop: again, on a thread
+            self._lessons.ran(sql, math.inf)  # a read that outgrew the loop: again, on a thread
             return await self._off_loop(sql, work, deadline, read=read)
-        LESSONS.ran(sql, seconds)
+        self._lessons.ran(sql, seconds)
         return result
 
     async def _off_loop(self, sql: str, work: Work[T], deadline: float, *, read: bool) -> T:
@@ -297,7 +303,7 @@ class Connection:
             if _interrupted(error):
                 raise _timed_out(self.timeout_s) from error
             raise
-        LESSONS.ran(sql, seconds)
+        self._lessons.ran(sql, seconds)
         return result
 
     def _thread_started(self) -> ThreadPoolExecutor:
@@ -358,10 +364,12 @@ def connect(
     *,
     timeout_s: float = math.inf,
     prepare: Callable[[sqlite3.Connection], None] = lambda _raw: None,
+    lessons: Lessons | None = None,
     **kwargs: Any,
 ) -> Connection:
     """A connection to `database` whose statements stop after `timeout_s`; `prepare` readies
-    each raw connection it opens (its own, and its readers')."""
+    each raw connection it opens (its own, and its readers'). It learns where to run its
+    statements into `lessons`, its engine's (by default, lessons of its own)."""
     # The pool may hand a connection to any task, and its work may leave the loop for a thread.
     kwargs["check_same_thread"] = False
 
@@ -370,6 +378,6 @@ def connect(
         prepare(raw)
         return raw
 
-    connection = Connection(open_raw(), open_raw)
+    connection = Connection(open_raw(), open_raw, lessons or Lessons())
     connection.timeout_s = timeout_s
     return connection

@@ -17,7 +17,7 @@ from bot.discussions.schemas import CommentIn, MessageOut, MessagePage
 from bot.keys import DISCUSSIONS
 from bot.odata import envelope
 from bot.schemas import ItemKind
-from bot.web.routing import Access, Call, Handler, RouteTable
+from bot.web.routing import Access, Call, RouteTable, named
 
 routes = RouteTable(tag="discussions")
 PAGING = (("$top", "Page size: 100 by default, at most 1000"), ("$skip", "Messages to skip"))
@@ -61,7 +61,7 @@ def _declare(kind: ItemKind) -> None:
         apart=True,
         summary=f"Start the {label}'s discussion: a thread in its channel, its card as the root "
         "(500 `Discussion has been initialized.` when it has one)",
-    )(_named(f"start_{label}_discussion", start))
+    )(named(f"start_{label}_discussion", start))
     routes.route(
         "GET",
         messages_path,
@@ -70,7 +70,7 @@ def _declare(kind: ItemKind) -> None:
         errors=(404,),
         query=(*PAGING, ("$orderby", "`createdDateTime` or `createdDateTime desc`")),
         summary=f"The {label}'s discussion: its root message and the replies, oldest first",
-    )(_named(f"list_{label}_messages", list_messages))
+    )(named(f"list_{label}_messages", list_messages))
     routes.route(
         "GET",
         comments_path,
@@ -79,7 +79,7 @@ def _declare(kind: ItemKind) -> None:
         errors=(404,),
         query=(*PAGING, ("$count", "Whether to include `@odata.count`")),
         summary=f"The replies in the {label}'s discussion, oldest first",
-    )(_named(f"list_{label}_comments", list_comments))
+    )(named(f"list_{label}_comments", list_comments))
     routes.route(
         "POST",
         comments_path,
@@ -90,7 +90,7 @@ def _declare(kind: ItemKind) -> None:
         errors=(404, 502),
         apart=True,
         summary=f'Reply in the {label}\'s discussion through the bot, as "<your name>: …"',
-    )(_named(f"comment_on_{label}", comment))
+    )(named(f"comment_on_{label}", comment))
 
 
 async def _page(
@@ -114,16 +114,6 @@ async def _page(
     if listing.more:
         body["@odata.nextLink"] = envelope.next_link(URL(base).join(call.request.rel_url), query)
     return body
-
-
-def _named(name: str, handler: Handler) -> Handler:
-    """The handler under its own name: the name is the route's OpenAPI operationId."""
-
-    async def route(call: Call) -> Any:
-        return await handler(call)
-
-    route.__name__ = name
-    return route
 
 
 for _kind in ItemKind:

@@ -10,7 +10,7 @@ them. Item changes arrive through the pending-event pump (`observe`); other feat
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -23,11 +23,11 @@ from bot.db.tables import DiscussionMessage, Item, ItemThread, Job, ThreadLine, 
 from bot.db.uow import UnitOfWork
 from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.events.pump import Event
+from bot.events.schemas import Trigger
 from bot.ids import new_ids
-from bot.items.events import ITEM_DELETED, ITEM_UPDATED
 from bot.jobs import queue
 
-_TOLD = {ITEM_UPDATED: "change", ITEM_DELETED: "deleted"}
+_TOLD: dict[str, str] = {Trigger.ITEM_UPDATED: "change", Trigger.ITEM_DELETED: "deleted"}
 # Woken a little after a job is due: the worker claims only what is due by its clock.
 _WAKE_MARGIN = 0.02
 
@@ -84,7 +84,8 @@ _GIVE_JOB = Prepared(
 
 @dataclass(frozen=True, slots=True)
 class Thread:
-    """An item's thread: where its root is; None for one a notification will start."""
+    """An item's thread: where its root is; None for one a notification will start. Its fields
+    are columns of the thread's refresh row, written as they are."""
 
     item_id: str
     channel_id: str
@@ -118,7 +119,7 @@ class Coalescer:
             return
         ids = list({event.item_id for event in told})
         threads = {row["item_id"]: Thread(**row) for row in await uow.rows(_STARTED, {"ids": ids})}
-        gone = list({e.item_id for e in told if e.trigger == ITEM_DELETED} - threads.keys())
+        gone = list({e.item_id for e in told if e.trigger == Trigger.ITEM_DELETED} - threads.keys())
         if gone:
             threads.update(
                 {row["item_id"]: Thread(**row) for row in await uow.rows(_KEPT, {"ids": gone})}
@@ -129,7 +130,9 @@ class Coalescer:
                 "key": event.id,
                 "what": _TOLD[event.trigger],
                 "actor_id": event.actor_id,
-                "changes": event.payload.get("changes") if event.trigger == ITEM_UPDATED else None,
+                "changes": event.payload.get("changes")
+                if event.trigger == Trigger.ITEM_UPDATED
+                else None,
                 "text": None,
                 "mentions": [],
                 "created_at": event.occurred_at,
@@ -185,10 +188,10 @@ class Coalescer:
                 {
                     "item_id": event.item_id,
                     "key": event.id,
-                    "what": "change" if event.trigger == ITEM_UPDATED else "line",
+                    "what": "change" if event.trigger == Trigger.ITEM_UPDATED else "line",
                     "actor_id": event.actor_id,
                     "changes": event.payload.get("changes")
-                    if event.trigger == ITEM_UPDATED
+                    if event.trigger == Trigger.ITEM_UPDATED
                     else None,
                     "text": notice.line,
                     "mentions": [],
@@ -218,17 +221,7 @@ class Coalescer:
             )
         told = [thread for thread in threads if thread.item_id in first]
         proposed = dict(zip((t.item_id for t in told), new_ids(len(told)), strict=True))
-        rows = [
-            {
-                "item_id": t.item_id,
-                "channel_id": t.channel_id,
-                "kind": t.kind,
-                "conversation_id": t.conversation_id,
-                "root_message_id": t.root_message_id,
-                "job_id": proposed[t.item_id],
-            }
-            for t in told
-        ]
+        rows = [{**asdict(t), "job_id": proposed[t.item_id]} for t in told]
         values = upsert(_REFRESHES).values(rows)
         kept = _REFRESHES.c.job_id
         # An open burst keeps its job (its row locked until this commits); a new one takes ours.
@@ -284,18 +277,7 @@ async def item_deleting(uow: UnitOfWork, *, item_ids: Sequence[str]) -> None:
         row["item_id"]: row["card"] for row in await uow.rows(_ROOT_CARDS, {"ids": list(item_ids)})
     }
     now = uow.clock.now()
-    rows = [
-        {
-            "item_id": t.item_id,
-            "channel_id": t.channel_id,
-            "kind": t.kind,
-            "conversation_id": t.conversation_id,
-            "root_message_id": t.root_message_id,
-            "card": cards.get(t.item_id),
-            "deleted_at": now,
-        }
-        for t in threads
-    ]
+    rows = [{**asdict(t), "card": cards.get(t.item_id), "deleted_at": now} for t in threads]
     statement = upsert(_REFRESHES).values(rows)
     await uow.execute(
         statement.on_conflict_do_update(
@@ -313,7 +295,7 @@ async def item_deleting(uow: UnitOfWork, *, item_ids: Sequence[str]) -> None:
 
 async def _store_lines(uow: UnitOfWork, lines: Sequence[dict[str, Any]]) -> None:
     """Insert the lines; one whose key is already pending merges into it (its change told,
-    its mentions added), one whose key was already told adds nothing."""
+    its mentions added), one whose key was already told (or posted) adds nothing."""
     keys = [line["key"] for line in lines]
     existing = {
         (row["item_id"], row["key"]): row
@@ -328,8 +310,8 @@ async def _store_lines(uow: UnitOfWork, lines: Sequence[dict[str, Any]]) -> None
     merged = []
     for line in lines:
         old = existing.get((line["item_id"], line["key"]))
-        if old is None or old["told_at"] is not None:
-            continue
+        if old is None or old["told_at"] is not None or old["reply_id"] is not None:
+            continue  # told, or posted already (its record pending): nothing to add
         change = line if line["what"] != "line" else old
         people = {m["id"]: m for m in [*old["mentions"], *line["mentions"]]}
         merged.append(

@@ -1,6 +1,6 @@
 """A page of a discussion (root and replies, or the replies alone), its count read with the
 item's look-up. The statements are built once per shape (which list, which options), the item,
-channel and kind bound per request: building them afresh cost a page a fifth of its time."""
+channel and kind bound per request: building them afresh was a large share of a page's time."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass

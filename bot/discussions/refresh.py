@@ -6,8 +6,10 @@ the channel is noisy or in its quiet hours, the reply waits for the channel's di
 
 Idempotent under retries: the lines a reply covers are marked told only once Teams gave the
 reply's id, so a retry (throttled, connector down) says every pending line once, joined by any
-that arrived meanwhile. Only a process dying between the send and its record posts that reply
-again (the connector takes no idempotency key).
+that arrived meanwhile. Once Teams took a reply, a short transaction marks its lines with the
+reply's id before the burst is recorded and closed: a run that finds lines so marked records
+that reply without posting it again, so only a process dying between the send and that mark
+posts a reply twice (the connector takes no idempotency key).
 """
 
 import logging
@@ -82,6 +84,20 @@ _PRUNE = Prepared(
         _LINES.c.item_id == bindparam("item"), _LINES.c.told_at < bindparam("before")
     )
 )
+# Lines a reply Teams took covers, before that reply is recorded (told_at stays unset till then).
+_POSTED = Prepared(
+    update(_LINES)
+    .where(one_of_named(_LINES.c.id, "ids"), _LINES.c.told_at.is_(None))
+    .values(reply_id=bindparam("reply"))
+)
+_UNTOLD_KEYS = Prepared(
+    select(_LINES.c.key).where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
+)
+_DROP_UNTOLD = Prepared(
+    update(_LINES)
+    .where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
+    .values(told_at=bindparam("now"), reply_id=None)
+)
 _FORGET_LINES = Prepared(delete(_LINES).where(_LINES.c.item_id == bindparam("item")))
 _CLOSE = Prepared(delete(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
 _REOPEN = Prepared(
@@ -120,6 +136,7 @@ class _Plan:
     line_ids: list[str]  # the pending lines it covers
     keys: list[str]  # their changes (pending-event ids), whose notifications this tells
     held: gate.Held | None = None  # the channel's digest tells it instead, and why
+    posted: str | None = None  # the reply a run before posted for these lines, not recorded
     summary: str = ""  # the digest's line for it
 
     @property
@@ -143,12 +160,17 @@ class ThreadRefresher:
         self._public_url, self._app_id = settings.public_url, settings.microsoft_app_id
 
     def register(self, worker: Worker) -> None:
-        worker.register(REFRESH, self.run)
+        worker.register(REFRESH, self.run, gave_up=self.given_up)
 
     async def run(self, job: ClaimedJob[RefreshThread]) -> None:
         plan = await self._plan(job)
         if plan is None:
             return  # its burst was closed, or reopened under another job
+        if plan.posted is not None:
+            # Teams took this reply before; recording it failed: record it, never post it again.
+            assert plan.conversation_id is not None
+            await self._close(plan, sent=Sent(plan.conversation_id, plan.posted), claim=None)
+            return
         plan = await self._gated(plan)
         posts = plan.starts and plan.card is not None and plan.held is None
         claim: discussions.Claim | None = None
@@ -169,7 +191,27 @@ class ThreadRefresher:
             if claim is not None:
                 await self._release(plan, claim)
             raise
+        if sent is not None and sent.activity_id is not None and not plan.starts:
+            async with unit_of_work(self._sessions, self._clock) as uow:
+                await uow.execute(_POSTED, {"ids": plan.line_ids, "reply": sent.activity_id})
         await self._close(plan, sent=sent, claim=claim)
+
+    async def given_up(self, uow: UnitOfWork, job: ClaimedJob[RefreshThread], error: str) -> None:
+        """The worker gave the burst's job up (days of throttling, say): the notifications of
+        its changes fail with the last error, and the burst closes; a later change opens the
+        next."""
+        item_id = job.payload.item_id
+        await uow.value(_LOCK_ITEM, {"item": item_id})
+        refresh = await uow.row(_LOCK_REFRESH, {"item": item_id})
+        if refresh is None or refresh["job_id"] != job.id:
+            return
+        keys = list(await uow.values(_UNTOLD_KEYS, {"item": item_id}))
+        await told.failed(uow, event_ids=keys, item_id=item_id, error=error)
+        if refresh["deleted_at"] is not None:
+            await uow.execute(_FORGET_LINES, {"item": item_id})
+        else:
+            await uow.execute(_DROP_UNTOLD, {"item": item_id, "now": uow.clock.now()})
+        await uow.execute(_CLOSE, {"item": item_id})
 
     async def _plan(self, job: ClaimedJob[RefreshThread]) -> _Plan | None:
         item_id = job.payload.item_id
@@ -178,6 +220,9 @@ class ThreadRefresher:
             if refresh is None or refresh["job_id"] != job.id:
                 return None
             rows = await uow.rows(_PENDING, {"item": item_id})
+            posted = next((row["reply_id"] for row in rows if row["reply_id"] is not None), None)
+            if posted is not None:  # a reply a run before posted: only its lines are recorded
+                rows = [row for row in rows if row["reply_id"] == posted]
             pending = [
                 Pending(
                     key=row["key"],
@@ -233,6 +278,7 @@ class ThreadRefresher:
             line_ids=[row["id"] for row in rows],
             keys=[row["key"] for row in rows],
             summary=summary,
+            posted=posted,
         )
 
     async def _gated(self, plan: _Plan) -> _Plan:

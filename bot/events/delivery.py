@@ -94,7 +94,7 @@ class Deliverer:
 
     def register(self, worker: Worker) -> None:
         self._owner = worker.owner
-        worker.register(DELIVER, self.handle)
+        worker.register(DELIVER, self.handle, gave_up=self.given_up)
         worker.register_recurring(PRUNE, self.prune, every=PRUNE_EVERY)
 
     async def prune(self, _job: ClaimedJob[NoPayload] | None = None) -> None:
@@ -135,6 +135,19 @@ class Deliverer:
             (job.id, Made(pending, expected, attempt, series_start, retry_at))
         )
         return SETTLED
+
+    async def given_up(self, uow: UnitOfWork, job: ClaimedJob[TryDelivery], error: str) -> None:
+        """The worker gave the try's job up (its record kept failing, say): the delivery fails
+        with the last error, logged and counted as any failed try."""
+        delivery_id, expected = job.payload.delivery_id, job.payload.attempt
+        pending = (await service.to_send(uow, delivery_ids=[delivery_id])).get(delivery_id)
+        if pending is None:
+            return
+        failed = Try(uow.clock.now(), Outcome.FAILED, error=error)
+        [kept] = await service.record(uow, made=[Made(pending, expected, failed)])
+        if kept:
+            log.warning("delivery %s failed: %s", delivery_id, error)
+            outcomes.delivery(Outcome.FAILED.value)
 
     async def _load(self, delivery_ids: list[str]) -> list[Pending | None]:
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:

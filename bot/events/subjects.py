@@ -18,32 +18,16 @@ from bot.db.tables import Channel, FieldValue, Item, Team, User
 from bot.db.uow import UnitOfWork
 from bot.events.conditions import Subject, people
 from bot.events.pump import Event
-from bot.events.schemas import FIELD_TYPES, ConditionField, FieldType
+from bot.events.schemas import FIELD_TYPES, ConditionField, FieldType, Trigger
 from bot.fields.catalog import STATUS, name_key
 from bot.items import read
+from bot.items.schemas import ITEM_FIELDS
 from bot.schemas import ItemKind
 from bot.timestamps import parse_timestamp
 
-CREATED, UPDATED, DELETED = "ITEM_CREATED", "ITEM_UPDATED", "ITEM_DELETED"
+# The triggers whose payload carries the item: as created, or its last state.
+_CARRIED = (Trigger.ITEM_CREATED, Trigger.ITEM_DELETED)
 View = dict[str, Any]  # an item under the API's names; assignedTo as ids or as User objects
-# The fields of a details item that the event's own view replaces (the rest is the current row).
-_OVERLAID = (
-    "name",
-    "body",
-    "owner",
-    "status",
-    "priority",
-    "severity",
-    "source",
-    "startDate",
-    "dueDate",
-    "completedDate",
-    "effort",
-    "phase",
-    "phaseName",
-    "bucket",
-    "bucketName",
-)
 
 _CURRENT = Prepared(select(*read.SHOWN_ITEM_COLUMNS).where(one_of_named(read.ITEM.id, "ids")))
 _PLACED = Prepared(
@@ -74,7 +58,7 @@ Categories = dict[tuple[str, str, str], str | None]  # (channel, Bug|Task, name 
 async def views(uow: UnitOfWork, events: Sequence[Event]) -> dict[str, View]:
     """Each event's item after its change, under the API's names (the current row read once
     for all the events that need it)."""
-    wanted = [event.item_id for event in events if event.trigger not in (CREATED, DELETED)]
+    wanted = [event.item_id for event in events if event.trigger not in _CARRIED]
     current = {}
     if wanted:
         for row in await uow.rows(_CURRENT, {"ids": list(set(wanted))}):
@@ -90,10 +74,10 @@ def _row_view(row: Mapping[str, Any]) -> View:
 
 
 def _view(event: Event, current: View | None) -> View:
-    if event.trigger in (CREATED, DELETED):  # the item as created, or its last state
+    if event.trigger in _CARRIED:
         return dict(event.payload["item"])
     view: View = dict(current) if current is not None else {"_id": event.item_id}
-    if event.trigger != UPDATED:
+    if event.trigger != Trigger.ITEM_UPDATED:
         view.setdefault("dueDate", event.payload.get("dueDate"))
         return view
     for change in event.payload.get("changes", []):
@@ -170,7 +154,7 @@ def subject_of(
         (view.get("statusId") or {}).get("category")
     )
     changed: dict[ConditionField, Any] = {}
-    for change in event.payload.get("changes", []) if event.trigger == UPDATED else []:
+    for change in event.payload.get("changes", []) if event.trigger == Trigger.ITEM_UPDATED else []:
         try:
             field = ConditionField(change["field"])
         except ValueError:
@@ -212,7 +196,7 @@ async def items_after(
 ) -> dict[str, dict[str, Any]]:
     """Each event's item after its change in the API's details shape (as GET …/details shows
     it, without attachments): the current row rendered, with the event's own view over it."""
-    alive = [event for event in events if event.trigger != DELETED]
+    alive = [event for event in events if event.trigger != Trigger.ITEM_DELETED]
     rendered: dict[str, dict[str, Any]] = {}
     if alive:
         rows = await uow.rows(_PLACED, {"ids": list({event.item_id for event in alive})})
@@ -223,11 +207,12 @@ async def items_after(
     items = {}
     for event in events:
         view = views[event.id]
-        if event.trigger == DELETED:
+        if event.trigger == Trigger.ITEM_DELETED:
             items[event.id] = view
             continue
         item = dict(rendered.get(event.item_id) or view)
-        item.update({name: view[name] for name in _OVERLAID if name in view})
+        # The event's own view replaces the item's own fields; the rest is the current row.
+        item.update({name: view[name] for name in ITEM_FIELDS if name in view})
         item["assignedTo"] = _users_of(view.get("assignedTo") or [], users)
         if event.kind == ItemKind.TASK.value:
             item.pop("severity", None)

@@ -42,6 +42,7 @@ from bot.db.tables import Channel, DueAlert, FieldValue, Item, Job, PendingEvent
 from bot.db.types import UTCDateTime, timestamp_text
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import upsert_from_select
+from bot.events.schemas import Trigger
 from bot.ids import new_id
 from bot.jobs import bell, recurring
 from bot.jobs.kinds import JobKind, Payload
@@ -56,7 +57,6 @@ class Swept(Payload):
 
 
 KIND = JobKind("events.due_sweep", Swept)
-DUESOON, OVERDUE = "DUESOON", "OVERDUE"
 # How far back a run also looks at items written since the last run: a change committed after
 # the last run began but stamped before it is still seen (the alerts keep it from firing twice).
 CHANGE_MARGIN = timedelta(minutes=10)
@@ -70,21 +70,22 @@ _ITEM = cast(Table, Item.__table__).c
 _ALERT = cast(Table, DueAlert.__table__).c
 
 
-def _crossing(trigger: str) -> Any:
+def _crossing(trigger: Trigger) -> Any:
     """The items that crossed `trigger`'s line since the last run and hold no alert for their
     due date: (item id, due date), one statement, each half an index range per channel."""
     window = func.coalesce(Channel.due_soon_minutes, _DEFAULT_WINDOW)
-    line: ColumnElement[Any] = minutes_after(_NOW, window) if trigger == DUESOON else _NOW
-    since: ColumnElement[Any] = minutes_after(_LAST, window) if trigger == DUESOON else _LAST
+    due_soon = trigger is Trigger.DUESOON
+    line: ColumnElement[Any] = minutes_after(_NOW, window) if due_soon else _NOW
+    since: ColumnElement[Any] = minutes_after(_LAST, window) if due_soon else _LAST
     done = exists().where(FieldValue.id == Item.status_id, FieldValue.category == "Done")
     alerted = exists().where(
         DueAlert.item_id == Item.id,
-        DueAlert.trigger == trigger,
+        DueAlert.trigger == trigger.value,
         DueAlert.due_date == Item.due_date,
     )
 
     def half(crossed: ColumnElement[bool], due: ColumnElement[Any]) -> Any:
-        still_due = [due > _NOW] if trigger == DUESOON else []
+        still_due = [due > _NOW] if due_soon else []
         return (
             select(Item.id, Item.due_date)
             .join_from(Channel, Item, Item.channel_id == Channel.id)
@@ -109,17 +110,18 @@ def _crossing(trigger: str) -> Any:
     return union(by_time, by_change).subquery()
 
 
-def _alerts(trigger: str) -> Prepared:
+def _alerts(trigger: Trigger) -> Prepared:
     crossing = _crossing(trigger)
     # SQLite reads ON CONFLICT after INSERT … SELECT only past a WHERE.
     run = bindparam("run_id", type_=String())
-    rows = select(crossing.c.id, literal(trigger), crossing.c.due_date, _NOW, run).where(true())
+    name = literal(trigger.value)
+    rows = select(crossing.c.id, name, crossing.c.due_date, _NOW, run).where(true())
     table = cast(Table, DueAlert.__table__)
     columns = ["item_id", "trigger", "due_date", "fired_at", "run_id"]
     return Prepared(upsert_from_select(table, columns, rows, key=["item_id", "trigger"]))
 
 
-def _events(trigger: str) -> Prepared:
+def _events(trigger: Trigger) -> Prepared:
     """The events of the alerts this run fired, shaped as `bot.items.events` writes them."""
     rows: Any = (
         select(
@@ -127,14 +129,14 @@ def _events(trigger: str) -> Prepared:
             Item.channel_id,
             Item.kind,
             Item.id,
-            literal(trigger),
+            literal(trigger.value),
             literal(None),
             _NOW,
             json_object("dueDate", timestamp_text(_ALERT.due_date)),
             literal(None),
         )
         .join_from(DueAlert, Item, Item.id == DueAlert.item_id)
-        .where(DueAlert.run_id == bindparam("run_id"), DueAlert.trigger == trigger)
+        .where(DueAlert.run_id == bindparam("run_id"), DueAlert.trigger == trigger.value)
     )
     columns = [
         "id",
@@ -150,7 +152,7 @@ def _events(trigger: str) -> Prepared:
     return Prepared(insert(PendingEvent).from_select(columns, rows))
 
 
-_STEPS = [(_alerts(t), _events(t)) for t in (OVERDUE, DUESOON)]
+_STEPS = [(_alerts(t), _events(t)) for t in (Trigger.OVERDUE, Trigger.DUESOON)]
 _JOB_ID = recurring.recurring_id(KIND.name)
 _LOCK = Prepared(select(Job.payload).where(Job.id == _JOB_ID).with_for_update())
 _SWEPT = Prepared(update(Job).where(Job.id == _JOB_ID).values(payload=bindparam("payload")))

@@ -11,6 +11,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Conflict, Invalid
+from bot.events.schemas import Trigger
 from bot.fields import values
 from bot.fields.catalog import PRIORITY, SEVERITY, name_key
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn
@@ -209,7 +210,7 @@ async def _reassign(uow: UnitOfWork, scale: Scale, level: FieldValue, target: Fi
     await events.record(
         uow,
         kind=values.kind_of(level),
-        trigger=events.ITEM_UPDATED,
+        trigger=Trigger.ITEM_UPDATED,
         payloads={row["id"]: {"changes": [change]} for row in moved},
     )
 

@@ -1,6 +1,5 @@
 """Priority and severity routes: one declaration per scale, as the two mirror each other."""
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.db.tables import FieldValue
@@ -11,7 +10,7 @@ from bot.fields.schemas import LevelOut, LevelPage, LevelPatch, PriorityIn, Seve
 from bot.odata.model import EntitySet
 from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
-from bot.web.routing import Access, Call, Handler, RouteTable
+from bot.web.routing import Access, Call, RouteTable, named
 
 routes = RouteTable(tag="fields")
 REASSIGN_TO = (("reassignTo", "Another value of the same type to move the items holding it to"),)
@@ -36,16 +35,6 @@ def level_out(level: FieldValue, entity: EntitySet, base_url: str) -> LevelOut:
             "updated_at": level.updated_at,
         }
     )
-
-
-def _named(name: str, handler: Callable[[Call], Awaitable[Any]]) -> Handler:
-    """The handler under its own name: the name is the route's OpenAPI operationId."""
-
-    async def route(call: Call) -> Any:
-        return await handler(call)
-
-    route.__name__ = name
-    return route
 
 
 def _key(call: Call) -> str:
@@ -85,7 +74,7 @@ def _declare(
         access=Access.CHANNEL,
         response=LevelPage,
         summary=f"The channel's {many} {kinds}",
-    )(_named(f"list_{many}", list_levels))
+    )(named(f"list_{many}", list_levels))
     limit = f" (at most {scale.most_per_channel})" if scale.most_per_channel else ""
     route(
         "POST",
@@ -95,7 +84,7 @@ def _declare(
         status=201,
         response=LevelOut,
         summary=f"Add a {one} to the channel{limit}",
-    )(_named(f"create_{one}", create_level))
+    )(named(f"create_{one}", create_level))
     route(
         "PATCH",
         f"/odata/{one}({{key}})",
@@ -104,7 +93,7 @@ def _declare(
         status=204,
         errors=(404,),
         summary=f"Change a {one}; a new name reaches the {held_by} holding it",
-    )(_named(f"update_{one}", update_level))
+    )(named(f"update_{one}", update_level))
     route(
         "DELETE",
         f"/odata/{one}({{key}})",
@@ -113,7 +102,7 @@ def _declare(
         errors=(404, 409),
         query=REASSIGN_TO,
         summary=f"Delete a {one}; 409 while {held_by} hold it, unless they move to `reassignTo`",
-    )(_named(f"delete_{one}", delete_level))
+    )(named(f"delete_{one}", delete_level))
 
 
 _declare(PRIORITY_SCALE, PRIORITIES, PriorityIn, "items")

@@ -1,6 +1,5 @@
 """Routes for bugs and tasks, declared once per kind (the paths mirror each other)."""
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.items import bulk, read
@@ -11,19 +10,9 @@ from bot.keys import DOWNLOAD_LINKS, FILE_STORE
 from bot.schemas import ItemKind
 from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
-from bot.web.routing import ENTITY_HEADER, Access, Call, Handler, RouteTable, optional_header
+from bot.web.routing import ENTITY_HEADER, Access, Call, RouteTable, named, optional_header
 
 routes = RouteTable(tag="items")
-
-
-def _named(name: str, handler: Callable[[Call], Awaitable[Any]]) -> Handler:
-    """The handler under its own name: the name is the route's OpenAPI operationId."""
-
-    async def route(call: Call) -> Any:
-        return await handler(call)
-
-    route.__name__ = name
-    return route
 
 
 def _declare(kind: ItemKind) -> None:
@@ -68,7 +57,7 @@ def _declare(kind: ItemKind) -> None:
     summary = f"The channel's {plural}: an OData collection of details"
     routes.route(
         "GET", f"/api/{plural}", access=channel, summary=summary, response=PAGE[kind], capped=True
-    )(_named(f"list_{plural}", list_items))
+    )(named(f"list_{plural}", list_items))
     routes.route(
         "GET",
         f"/odata/{plural}",
@@ -77,7 +66,7 @@ def _declare(kind: ItemKind) -> None:
         response=PAGE[kind],
         odata_set=LISTS[kind],
         capped=True,
-    )(_named(f"list_odata_{plural}", list_items))
+    )(named(f"list_odata_{plural}", list_items))
     routes.route(
         "POST",
         f"/odata/{plural}",
@@ -87,7 +76,7 @@ def _declare(kind: ItemKind) -> None:
         status=201,
         response=CREATED[kind],
         headers=(ENTITY_HEADER,),  # a personal tab's entity id, stored as the item's entityId
-    )(_named(f"create_{label}", create))
+    )(named(f"create_{label}", create))
     routes.route(
         "GET",
         f"/api/{plural}/{{id}}/details",
@@ -95,7 +84,7 @@ def _declare(kind: ItemKind) -> None:
         summary=f"A {label} in full",
         response=DETAILS[kind],
         errors=(404,),
-    )(_named(f"{label}_details", details))
+    )(named(f"{label}_details", details))
     routes.route(
         "PATCH",
         f"/odata/{plural}({{key}})",
@@ -104,7 +93,7 @@ def _declare(kind: ItemKind) -> None:
         status=204,
         errors=(404,),
         summary=f"Change some fields of a {label}",
-    )(_named(f"update_{label}", patch))
+    )(named(f"update_{label}", patch))
     routes.route(
         "DELETE",
         f"/odata/{plural}({{key}})",
@@ -112,7 +101,7 @@ def _declare(kind: ItemKind) -> None:
         status=204,
         errors=(404,),
         summary=f"Delete a {label} for good",
-    )(_named(f"delete_{label}", delete))
+    )(named(f"delete_{label}", delete))
     routes.route(
         "POST",
         f"/api/bulk/{label}",
@@ -120,7 +109,7 @@ def _declare(kind: ItemKind) -> None:
         body=BulkEdit,
         response=BulkResults,
         summary=f"Edit up to 1000 {plural} at once; one result per id",
-    )(_named(f"bulk_edit_{plural}", bulk_edit))
+    )(named(f"bulk_edit_{plural}", bulk_edit))
 
 
 for _kind in ItemKind:

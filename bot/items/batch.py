@@ -10,6 +10,7 @@ from sqlalchemy import Table
 
 from bot.db.tables import Item
 from bot.db.uow import UnitOfWork
+from bot.events.schemas import Trigger
 from bot.fields.catalog import Catalog, load_catalog_to_write
 from bot.ids import new_ids
 from bot.items import events, rules, service
@@ -21,8 +22,8 @@ from bot.schemas import ItemKind
 
 _ITEMS = cast(Table, Item.__table__)
 # The columns every item of a batch shares, given once per statement; and those it shares unless
-# an import gave creation times (each value given is converted for the driver: 3 a row cost a
-# tenth of an import on SQLite).
+# an import gave creation times (each value given is converted for the driver, a visible share
+# of an import on SQLite).
 _SAME = ("channel_id", "kind", "entity_id", "sync_status", "created_by", "updated_by")
 _TIMES = ("sync_at", "created_at", "updated_at")
 
@@ -100,7 +101,7 @@ class NewItems:
                 row["id"]: {"item": service.created_fields(row, assignees, kind)}
                 for row, assignees in kept
             }
-            await events.record(uow, kind=kind, trigger=events.ITEM_CREATED, payloads=payloads)
+            await events.record(uow, kind=kind, trigger=Trigger.ITEM_CREATED, payloads=payloads)
         return len(kept)
 
     async def _project(self, project_id: str | None) -> tuple[ItemProject, Mappings | None]:

@@ -11,6 +11,7 @@ from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee
 from bot.db.uow import UnitOfWork
+from bot.events.schemas import Trigger
 from bot.fields.catalog import load_catalog_to_write
 from bot.ids import is_id
 from bot.items import events, rules
@@ -111,7 +112,7 @@ async def bulk_edit(uow: UnitOfWork, *, kind: ItemKind, edit: BulkEdit) -> list[
     await events.record(
         uow,
         kind=kind,
-        trigger=events.ITEM_UPDATED,
+        trigger=Trigger.ITEM_UPDATED,
         payloads={item_id: {"changes": diff} for item_id, diff in changes.items()},
     )
     return [results[item_id] for item_id in edit.ids]

@@ -9,12 +9,12 @@ from sqlalchemy import Table, insert
 from bot.db.statements import Prepared
 from bot.db.tables import PendingEvent
 from bot.db.uow import UnitOfWork
+from bot.events.schemas import Trigger
 from bot.ids import new_id, new_ids
 from bot.jobs import bell
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
 
-ITEM_CREATED, ITEM_UPDATED, ITEM_DELETED = "ITEM_CREATED", "ITEM_UPDATED", "ITEM_DELETED"
 _EVENTS = cast(Table, PendingEvent.__table__)
 _INSERT = Prepared(insert(_EVENTS))
 
@@ -60,7 +60,7 @@ class Differ:
 
 
 async def record(
-    uow: UnitOfWork, *, kind: ItemKind, trigger: str, payloads: dict[str, dict[str, Any]]
+    uow: UnitOfWork, *, kind: ItemKind, trigger: Trigger, payloads: dict[str, dict[str, Any]]
 ) -> None:
     """One event per item (`payloads` maps item id to payload)."""
     if not payloads:
@@ -70,7 +70,7 @@ async def record(
     same = {
         "channel_id": uow.channel.channel_id,
         "kind": kind.value,
-        "trigger": trigger,
+        "trigger": trigger.value,
         "actor_id": uow.actor.user_id if uow.actor else None,
         "occurred_at": uow.clock.now(),
         "processed_at": None,

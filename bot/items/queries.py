@@ -17,7 +17,8 @@ K = PropertyKind
 def _assigned(condition: ColumnElement[bool] | None) -> ColumnElement[bool]:
     # `id IN (the matching assignments)`, not a correlated EXISTS: SQLite then reads a
     # selective condition's few assignments (a user's) instead of probing every item of the
-    # channel (10k bugs: count 30 → 3 ms). PostgreSQL plans both as the same semi-join.
+    # channel (docs/BENCHMARKS.md has the count's times). PostgreSQL plans both as the same
+    # semi-join.
     # Never correlated (the personal views read from the assignments too); users are joined
     # only when the condition reads them, so a filter by assignee id stays cacheable.
     assignee = select(ItemAssignee.item_id).correlate(None)

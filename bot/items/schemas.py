@@ -21,6 +21,10 @@ from bot.schemas import ApiModel, CollectionPage, Instant, ItemKind, RefusesNull
 MAX_BODY_BYTES = 64 * 1024
 MAX_ASSIGNEES = 50
 MAX_BUCKET_ENTRIES = 100
+# A JSON field stored as given (`bucket`): the database's JSON serializer refuses 255 levels, and
+# no bucket needs more than a few; an export nests it 3 levels deeper, far under the import's
+# limit (`bot.cli.import_shape.MAX_DEPTH`), so an exported item always imports again.
+MAX_JSON_DEPTH = 64
 
 
 def _body_size(value: str) -> str:
@@ -29,10 +33,27 @@ def _body_size(value: str) -> str:
     return value
 
 
+def _json_depth(value: list[Any]) -> list[Any]:
+    """Refuse a value nested deeper than MAX_JSON_DEPTH; walked without recursion."""
+    level: list[Any] = [value]
+    for _ in range(MAX_JSON_DEPTH):
+        level = [
+            inner
+            for outer in level
+            for inner in (outer.values() if isinstance(outer, dict) else outer)
+            if isinstance(inner, list | dict)
+        ]
+        if not level:
+            return value
+    raise PydanticCustomError(
+        "json_depth", "must be nested at most {limit} levels deep", {"limit": MAX_JSON_DEPTH}
+    )
+
+
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
 Text = Annotated[str, StringConstraints(max_length=255)]
 Body = Annotated[str, AfterValidator(_body_size)]
-Bucket = Annotated[list[Any], Field(max_length=MAX_BUCKET_ENTRIES)]
+Bucket = Annotated[list[Any], Field(max_length=MAX_BUCKET_ENTRIES), AfterValidator(_json_depth)]
 
 
 class AssigneeRef(ApiModel):
@@ -98,6 +119,27 @@ class ItemFields(ApiModel):
     bucket_name: Text | None = Field(None, alias="bucketName")
     project_id: Text | None = Field(None, alias="projectId")
     assigned_to: Assignees | None = Field(None, alias="assignedTo")
+
+
+# The item's own fields under the API's names, as its details show them and a client writes
+# them (`projectId` and `assignedTo` name other records).
+ITEM_FIELDS = (
+    "name",
+    "body",
+    "owner",
+    "status",
+    "priority",
+    "severity",
+    "source",
+    "startDate",
+    "dueDate",
+    "completedDate",
+    "effort",
+    "phase",
+    "phaseName",
+    "bucket",
+    "bucketName",
+)
 
 
 class TaskCreate(ItemFields):

@@ -11,6 +11,7 @@ from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
 from bot.discussions import coalescer
 from bot.errors import Invalid, ItemNotFound
+from bot.events.schemas import Trigger
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.files import service as attachments
 from bot.files.store import FileStore
@@ -88,7 +89,7 @@ async def create_item(
     await events.record(
         uow,
         kind=kind,
-        trigger=events.ITEM_CREATED,
+        trigger=Trigger.ITEM_CREATED,
         payloads={item_id: {"item": created.fields}},
     )
     return created
@@ -249,7 +250,7 @@ async def update_item(
         .values(**new, updated_at=now, updated_by=_actor_id(uow), sync_at=now)
     )
     await events.record(
-        uow, kind=kind, trigger=events.ITEM_UPDATED, payloads={item.id: {"changes": changes}}
+        uow, kind=kind, trigger=Trigger.ITEM_UPDATED, payloads={item.id: {"changes": changes}}
     )
 
 
@@ -271,7 +272,7 @@ async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: F
     await events.record(
         uow,
         kind=kind,
-        trigger=events.ITEM_DELETED,
+        trigger=Trigger.ITEM_DELETED,
         payloads={item_id: {"item": last_state}},
     )
 

@@ -9,8 +9,17 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import logs, outcomes
 from bot.clock import Clock
+from bot.db.uow import UnitOfWork
 from bot.jobs.queue import StoredJob
-from bot.jobs.worker import SLOTS, JobHandler, NotNow, PermanentFailure, RetryLater, Worker
+from bot.jobs.worker import (
+    SLOTS,
+    JobHandler,
+    NotNow,
+    PermanentFailure,
+    RetryLater,
+    StoredGaveUp,
+    Worker,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +63,15 @@ class ObservedWorker(Worker):
                     self._ran(job, outcome, time.perf_counter() - started)
 
         return run
+
+    def _observed_end(self, gave_up: StoredGaveUp) -> StoredGaveUp:
+        """What a given-up job ends counts for this app's metrics, as what its runs record."""
+
+        async def end(uow: UnitOfWork, job: StoredJob, error: str) -> None:
+            with logs.scoped(logs.Scope(job.id)), outcomes.bound(self._counted):
+                await gave_up(uow, job, error)
+
+        return end
 
     def _ran(self, job: StoredJob, outcome: str, seconds: float) -> None:
         if self._counted is not None:

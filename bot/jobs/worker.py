@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.db.uow import unit_of_work
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.ids import new_id
 from bot.jobs import queue
 from bot.jobs.kinds import JobKind, Payload, UnreadablePayload
@@ -31,6 +31,12 @@ P = TypeVar("P", bound=Payload)
 Handler = Callable[[ClaimedJob[P]], Awaitable[str | None]]
 # What the worker runs: the job as claimed, its payload as stored.
 JobHandler = Callable[[StoredJob], Awaitable[str | None]]
+# What a kind does when its job is given up (its tries ran out, or retrying cannot help), in the
+# transaction that marks the job failed: end what the job stood for, with the last error, so
+# nothing waits for it forever.
+GaveUp = Callable[[UnitOfWork, ClaimedJob[P], str], Awaitable[None]]
+# What the worker runs when it gives a job up: the job as claimed, its payload as stored.
+StoredGaveUp = Callable[[UnitOfWork, StoredJob, str], Awaitable[None]]
 # Work that is not a job row, done at every turn before claiming jobs (the pending-event
 # pump): the number of things it did, a full batch meaning "there is more".
 Pass = Callable[[], Awaitable[int]]
@@ -75,6 +81,7 @@ class Worker:
         self.owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{new_id()[-8:]}"
         self._kinds: dict[str, JobKind[Any]] = {}
         self._handlers: dict[str, JobHandler] = {}
+        self._gave_up: dict[str, StoredGaveUp] = {}
         self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
@@ -91,11 +98,15 @@ class Worker:
         """The kinds this worker runs."""
         return list(self._kinds.values())
 
-    def register(self, kind: JobKind[P], handler: Handler[P]) -> None:
+    def register(
+        self, kind: JobKind[P], handler: Handler[P], *, gave_up: GaveUp[P] | None = None
+    ) -> None:
         """Run `kind`'s jobs with `handler`; a job whose payload the kind cannot read fails
-        at once, saying why."""
+        at once, saying why. `gave_up` ends what a job given up stood for."""
         self._kinds[kind.name] = kind
         self._handlers[kind.name] = self._observed(kind.name, _reading(kind, handler))
+        if gave_up is not None:
+            self._gave_up[kind.name] = self._observed_end(_reading_end(kind, gave_up))
 
     def register_recurring(
         self, kind: JobKind[P], handler: Handler[P], *, every: timedelta
@@ -108,6 +119,10 @@ class Worker:
     def _observed(self, kind: str, handler: JobHandler) -> JobHandler:
         """What runs the kind's jobs: the handler itself here (a subclass observes its runs)."""
         return handler
+
+    def _observed_end(self, gave_up: StoredGaveUp) -> StoredGaveUp:
+        """What ends a kind's given-up jobs: `gave_up` itself here (a subclass observes it)."""
+        return gave_up
 
     def add_pass(self, run: Pass, *, batch: int) -> None:
         """Run `run` at every turn, before claiming jobs (whatever it enqueues runs in that
@@ -241,7 +256,7 @@ class Worker:
             return
         except PermanentFailure as exc:
             log.warning("job %s (%s) failed for good: %s", job.id, job.kind, exc)
-            await self._settle(queue.give_up, job, error=str(exc))
+            await self._give_up(job, str(exc))
             return
         except RetryLater as exc:
             log.info("job %s (%s) will retry: %s", job.id, job.kind, exc)
@@ -252,6 +267,10 @@ class Worker:
         else:
             if settled != SETTLED:
                 await self._settle(queue.finish, job)
+            return
+        if job.attempt >= job.max_attempts:
+            log.warning("job %s (%s) given up after %s attempts", job.id, job.kind, job.attempt)
+            await self._give_up(job, error, why=f"Gave up after {job.attempt} attempts: {error}")
             return
         await self._settle(
             queue.reschedule,
@@ -272,6 +291,16 @@ class Worker:
             error, after = f"{type(exc).__name__}: {exc}", min(queue.backoff(job.attempt), every)
         await self._settle(queue.repeat, job, run_at=self._clock.now() + after, error=error)
 
+    async def _give_up(self, job: StoredJob, error: str, *, why: str | None = None) -> None:
+        """Mark the job failed with `error` and, in the same transaction, end what it stood
+        for, saying `why` (default: the error)."""
+        gave_up = self._gave_up.get(job.kind)
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            if not await queue.give_up(uow, job_id=job.id, owner=self.owner, error=error):
+                log.warning("job %s: lease lost to another worker before it was settled", job.id)
+            elif gave_up is not None:
+                await gave_up(uow, job, why or error)
+
     async def _settle(
         self,
         outcome: Callable[..., Awaitable[bool]],
@@ -283,14 +312,33 @@ class Worker:
                 log.warning("job %s: lease lost to another worker before it was settled", job.id)
 
 
+def _typed(kind: JobKind[P], job: StoredJob) -> ClaimedJob[P]:
+    """The job with its payload read into `kind`'s model (UnreadablePayload if it cannot be)."""
+    return ClaimedJob(job.id, job.kind, kind.read(job.payload), job.attempt, job.max_attempts)
+
+
 def _reading(kind: JobKind[P], handler: Handler[P]) -> JobHandler:
     """`handler` given the job's payload read into `kind`'s model."""
 
     async def run(job: StoredJob) -> str | None:
         try:
-            payload = kind.read(job.payload)
+            typed = _typed(kind, job)
         except UnreadablePayload as exc:
             raise PermanentFailure(str(exc)) from exc
-        return await handler(ClaimedJob(job.id, job.kind, payload, job.attempt, job.max_attempts))
+        return await handler(typed)
 
     return run
+
+
+def _reading_end(kind: JobKind[P], gave_up: GaveUp[P]) -> StoredGaveUp:
+    """`gave_up` given the job's payload read into `kind`'s model; a payload it cannot read
+    stood for nothing this kind can end."""
+
+    async def end(uow: UnitOfWork, job: StoredJob, error: str) -> None:
+        try:
+            typed = _typed(kind, job)
+        except UnreadablePayload:
+            return
+        await gave_up(uow, typed, error)
+
+    return end

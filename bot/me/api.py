@@ -1,6 +1,5 @@
 """Personal routes: the caller's tasks and bugs across channels, and the channel picker's rows."""
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.me import service as me
@@ -8,17 +7,11 @@ from bot.me.queries import my_channels, my_items
 from bot.me.schemas import MyBugPage, MyChannelPage, MyTaskPage
 from bot.schemas import CollectionPage, ItemKind
 from bot.web.collections import query_of, render_page
-from bot.web.routing import Access, Call, Handler, RouteTable
+from bot.web.routing import Access, Call, RouteTable, named
 
 routes = RouteTable(tag="me")
 
 PAGE: dict[ItemKind, type[CollectionPage]] = {ItemKind.TASK: MyTaskPage, ItemKind.BUG: MyBugPage}
-
-
-def _named(name: str, handler: Callable[[Call], Awaitable[Any]]) -> Handler:
-    """The handler under its own name: the name is the route's OpenAPI operationId."""
-    handler.__name__ = name
-    return handler
 
 
 def _declare(kind: ItemKind) -> None:
@@ -45,7 +38,7 @@ def _declare(kind: ItemKind) -> None:
         response=PAGE[kind],
         summary=f"The caller's {plural} in every channel they may read (OData)",
         capped=True,
-    )(_named(f"my_{plural}", list_items))
+    )(named(f"my_{plural}", list_items))
     routes.route(
         "GET",
         f"/api/me/{kind.value}/channels",
@@ -53,7 +46,7 @@ def _declare(kind: ItemKind) -> None:
         response=MyChannelPage,
         summary=f"The channels the caller may read, with each one's {kind.value} status (OData)",
         capped=True,
-    )(_named(f"my_{kind.value}_channels", list_channels))
+    )(named(f"my_{kind.value}_channels", list_channels))
 
 
 for _kind in ItemKind:

@@ -166,7 +166,7 @@ class Digester:
         self._settings = settings
 
     def register(self, worker: Worker) -> None:
-        worker.register(POST_DIGEST, self.run)
+        worker.register(POST_DIGEST, self.run, gave_up=self.given_up)
 
     async def run(self, job: ClaimedJob[PostDigest]) -> None:
         channel_id = job.payload.channel_id
@@ -227,22 +227,44 @@ class Digester:
         their deliveries, and close the digest or open the next for lines that came
         meanwhile."""
         async with unit_of_work(self._sessions, self._clock) as uow:
-            await _mark(uow, channel_id, job_id, listed)
-            forgotten = await uow.execute(_FORGET, {"channel": channel_id, "job": job_id})
-            event_ids = [event for row in forgotten for event in row["event_ids"]]
-            if error is None:
-                await told.succeeded(uow, event_ids=event_ids, item_id=None)
-            else:
-                await told.failed(uow, event_ids=event_ids, item_id=None, error=error)
-            remaining = await uow.value(
-                select(_ENTRIES.c.item_id).where(_ENTRIES.c.channel_id == channel_id).limit(1)
-            )
-            if remaining is None:
-                await uow.execute(
-                    delete(_DIGESTS).where(
-                        _DIGESTS.c.channel_id == channel_id, _DIGESTS.c.job_id == job_id
-                    )
+            await self._closing(uow, channel_id, job_id, listed, error=error)
+
+    async def given_up(self, uow: UnitOfWork, job: ClaimedJob[PostDigest], error: str) -> None:
+        """The worker gave the digest's job up (days of throttling, say): its lines' notifications
+        fail with the last error, and the channel's next digest can open."""
+        channel_id = job.payload.channel_id
+        digest = await uow.row(_DIGEST, {"channel": channel_id})
+        if digest is None or digest["job_id"] != job.id:
+            return
+        listed = await uow.rows(_LISTED, {"channel": channel_id})
+        await self._closing(uow, channel_id, job.id, listed, error=error)
+
+    async def _closing(
+        self,
+        uow: UnitOfWork,
+        channel_id: str,
+        job_id: str,
+        listed: Sequence[Row],
+        *,
+        error: str | None,
+    ) -> None:
+        """`_close` in the caller's transaction."""
+        await _mark(uow, channel_id, job_id, listed)
+        forgotten = await uow.execute(_FORGET, {"channel": channel_id, "job": job_id})
+        event_ids = [event for row in forgotten for event in row["event_ids"]]
+        if error is None:
+            await told.succeeded(uow, event_ids=event_ids, item_id=None)
+        else:
+            await told.failed(uow, event_ids=event_ids, item_id=None, error=error)
+        remaining = await uow.value(
+            select(_ENTRIES.c.item_id).where(_ENTRIES.c.channel_id == channel_id).limit(1)
+        )
+        if remaining is None:
+            await uow.execute(
+                delete(_DIGESTS).where(
+                    _DIGESTS.c.channel_id == channel_id, _DIGESTS.c.job_id == job_id
                 )
-                return
-            noise = (await read_noise(uow, [channel_id], settings=self._settings))[channel_id]
-            await self._reschedule(uow, channel_id, uow.clock.now() + noise.window)
+            )
+            return
+        noise = (await read_noise(uow, [channel_id], settings=self._settings))[channel_id]
+        await self._reschedule(uow, channel_id, uow.clock.now() + noise.window)

@@ -20,8 +20,9 @@ from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, Item, PersonalChat, Team, User
 from bot.db.uow import UnitOfWork
 from bot.events.pump import Event
+from bot.events.schemas import Trigger
 from bot.items import read
-from bot.items.events import ITEM_CREATED, ITEM_UPDATED, json_name
+from bot.items.events import json_name
 from bot.schemas import ItemKind
 from bot.teams.links import item_link
 from bot.teams.notifier import message, queue_reply
@@ -126,9 +127,9 @@ def newly_assigned(events: Sequence[Event]) -> Told:
 
 def _added(event: Event) -> list[str]:
     """The user ids an event assigns that the item did not have."""
-    if event.trigger == ITEM_CREATED:
+    if event.trigger == Trigger.ITEM_CREATED:
         return list(event.payload["item"]["assignedTo"])
-    if event.trigger == ITEM_UPDATED:
+    if event.trigger == Trigger.ITEM_UPDATED:
         for change in event.payload["changes"]:
             if change["field"] == ASSIGNED_TO:
                 before = set(change["old"] or ())

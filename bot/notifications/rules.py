@@ -12,13 +12,13 @@ from bot.discussions.coalescer import Coalescer, Notice
 from bot.events import subjects
 from bot.events.deliveries import made as deliveries
 from bot.events.pump import Event
-from bot.items.events import ITEM_CREATED
+from bot.events.schemas import Trigger
 from bot.schemas import ItemKind
 
 # What a delivery of a Notification rule shows as its target in the log.
 METHOD = "Notification"
 # What a notice says when its change says nothing of itself.
-_SAID = {"DUESOON": "Due soon", "OVERDUE": "Overdue"}
+_SAID: dict[str, str] = {Trigger.DUESOON: "Due soon", Trigger.OVERDUE: "Overdue"}
 
 
 async def notify(
@@ -57,7 +57,7 @@ async def notify(
 
 
 def _line(event: Event) -> str | None:
-    if event.trigger == ITEM_CREATED:
+    if event.trigger == Trigger.ITEM_CREATED:
         return f"New {ItemKind(event.kind).type_label.lower()}"
     return _SAID.get(event.trigger)
 

@@ -98,7 +98,7 @@ def sorted_page(
         return statement.order_by(*sorted_by).limit(limit).offset(offset)
     # Each part sorted on its own (not limited: a LIMIT would hide its order from SQLite), so
     # both databases merge two index reads and stop at the limit. Parts and merge name their
-    # columns (`*`, `column`): SQLAlchemy's own copies of 30 columns per level cost milliseconds.
+    # columns (`*`, `column`): SQLAlchemy's own copies of every column per level cost more.
     every_column: ColumnElement[Any] = literal_column("*")
     parts: list[Select[Any]] = [
         select(every_column).select_from(statement.where(part).order_by(*sorted_by).subquery())

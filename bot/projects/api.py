@@ -7,7 +7,7 @@ from bot.projects.queries import PROJECTS
 from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPage, ProjectPatch, SourceStatuses
 from bot.schemas import ItemKind
 from bot.web.collections import query_of, render_page
-from bot.web.routing import Access, Call, RouteTable
+from bot.web.routing import Access, Call, RouteTable, named
 
 routes = RouteTable(tag="projects")
 
@@ -93,7 +93,6 @@ def _declare_source_statuses(kind: ItemKind) -> None:
             call.uow, kind=kind, project_id=call.request.match_info["project"]
         )
 
-    source_statuses.__name__ = f"{kind.value}_source_statuses"
     routes.route(
         "GET",
         f"/api/fields/{kind.value}/status/{{project}}",
@@ -101,7 +100,7 @@ def _declare_source_statuses(kind: ItemKind) -> None:
         response=SourceStatuses,
         errors=(404,),
         summary=f"The states a {kind.value} of this project can take at its source",
-    )(source_statuses)
+    )(named(f"{kind.value}_source_statuses", source_statuses))
 
 
 for _kind in ItemKind:

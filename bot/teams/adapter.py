@@ -132,8 +132,8 @@ def create_runtime(
 
 def _cheapen_retry_policy() -> None:
     """msrest builds every connector client's retry policy (two per turn: the connector and
-    the user-token client) with `i not in safe_codes` for 999 codes over a 502-entry list:
-    ~8 ms of CPU each. The same codes as a frozenset give the same policy in 0.1 ms."""
+    the user-token client) with `i not in safe_codes` for 999 codes over a 502-entry list, a
+    linear search each. The same codes as a frozenset give the same policy far cheaper."""
     if not isinstance(ClientRetryPolicy.safe_codes, frozenset):
         ClientRetryPolicy.safe_codes = frozenset(ClientRetryPolicy.safe_codes)  # type: ignore[assignment]
 

@@ -1,8 +1,8 @@
 """The SDK's authentication, keeping the clients it builds for each turn.
 
 For every activity the SDK builds a Bot Connector client and a user-token client: an msrest
-configuration, a requests session and a retry policy each, ~0.3 ms apiece, a tenth of a list
-command's own work. What they are built from (the app id, the service URL, the audience) repeats
+configuration, a requests session and a retry policy each, a visible share of a list command's
+own work. What they are built from (the app id, the service URL, the audience) repeats
 from turn to turn, so each is built once and kept. The request is still authenticated by the
 SDK on every turn, and the clients carry the SDK's own credentials. Each connector is built to
 send in the app's own connector threads (`bot.teams.connector_threads`).

@@ -11,7 +11,7 @@ from cards.rules import rules_card
 
 RULES_IN_A_CHANNEL = "Rules belong to a channel: say rules in a channel where I am installed."
 RULES_ARE_MADE = (
-    "Rules are made through the API: `POST /odata/eventDefinitions` (README, Rules). Here, "
+    "Rules are made through the API: `POST /odata/eventDefinitions` (`docs/rules.md`). Here, "
     "`rules` lists this channel's rules and `settings` switches its notifications on or off."
 )
 

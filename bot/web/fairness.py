@@ -5,7 +5,7 @@ Lists are the requests whose cost the caller chooses (a filter, a sort, a page s
 script looping over heavy filters would otherwise take every database connection and thread
 the others need. A list over the share waits up to `WAIT_S` for one of the caller's own lists to
 end before it is refused: refused at once, a flooding client comes straight back, and answering
-its thousands of 429s a second took the event loop from everyone else. Writes are not capped:
+its 429s, as fast as it asks, took the event loop from everyone else. Writes are not capped:
 many parallel creates from one script are normal. The count is per process; each process behind
 a load balancer allows its own share.
 """

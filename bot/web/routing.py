@@ -74,6 +74,17 @@ class Call:
 Handler = Callable[[Call], Awaitable[Any]]
 
 
+def named(name: str, handler: Handler) -> Handler:
+    """The handler under its own name: the name is the route's OpenAPI operationId (a route
+    declared once per kind or scale gets a name per declaration)."""
+
+    async def route(call: Call) -> Any:
+        return await handler(call)
+
+    route.__name__ = name
+    return route
+
+
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     method: str
@@ -187,10 +198,7 @@ async def _served(
 ) -> web.StreamResponse:
     app = request.app
     async with unit_of_work(app[SESSIONS], app[CLOCK], write=write, cache=app[LIST_CACHE]) as uow:
-        call = Call(request=request, uow=uow, settings=app[SETTINGS])
-        await _authorize(endpoint, call)
-        if endpoint.body:
-            call.body = parse_body(request, raw, endpoint.body)
+        call = await _call(endpoint, request, raw, uow)
         result = await endpoint.handler(call)
     return _render(endpoint, result)
 
@@ -200,11 +208,17 @@ async def _streamed(endpoint: Endpoint, request: web.Request, raw: bytes) -> web
     outside it."""
     app = request.app
     async with unit_of_work(app[SESSIONS], app[CLOCK], write=False, cache=app[LIST_CACHE]) as uow:
-        call = Call(request=request, uow=uow, settings=app[SETTINGS])
-        await _authorize(endpoint, call)
-        if endpoint.body:
-            call.body = parse_body(request, raw, endpoint.body)
+        call = await _call(endpoint, request, raw, uow)
     return _render(endpoint, await endpoint.handler(call))
+
+
+async def _call(endpoint: Endpoint, request: web.Request, raw: bytes, uow: UnitOfWork) -> Call:
+    """The handler's call in `uow`: its caller authorized, its body parsed."""
+    call = Call(request=request, uow=uow, settings=request.app[SETTINGS])
+    await _authorize(endpoint, call)
+    if endpoint.body:
+        call.body = parse_body(request, raw, endpoint.body)
+    return call
 
 
 async def _authorize(endpoint: Endpoint, call: Call) -> None:

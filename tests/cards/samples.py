@@ -267,7 +267,10 @@ def beside_input(card: Card, input_id: str) -> str:
 def root_title(card: Card) -> str:
     """A thread root card's title as the API's description gives it: "Bug #12: Login fails" (a
     deleted item's root: its one heading, marked "(deleted)")."""
-    first, *rest = card["body"]
+    body = card["body"]
+    if body[0].get("text", "").startswith("<at>"):  # the line @mentioning whom it tells
+        body = body[1:]
+    first, *rest = body
     if first["type"] == "TextBlock":  # the number, then the title as a heading
         return f"{first['text']}: {_shown(rest[0])}"
     return _shown(first)

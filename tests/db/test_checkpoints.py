@@ -1,6 +1,5 @@
 """SQLite's checkpoints while the app serves: on a thread, not in the commit that fills the WAL."""
 
-import asyncio
 from pathlib import Path
 
 from sqlalchemy import text
@@ -8,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.db import checkpoints
 from bot.db.engine import create_engine
+from tests.waiting import until
 
 ROWS = 1_500  # about 1,600 pages of 4 KiB: past SQLite's own 1,000-page checkpoint
 ROW_BYTES = 4_000
@@ -35,11 +35,10 @@ async def test_a_thread_copies_the_wal_into_the_file_and_commits_leave_it_alone(
                     [{"size": ROW_BYTES}] * ROWS,
                 )
             # The commit left the pages in the WAL; the thread copies them into the file.
-            for _ in range(100):
-                if path.stat().st_size >= before + ROWS * ROW_BYTES:
-                    break
-                await asyncio.sleep(0.05)
-            assert path.stat().st_size >= before + ROWS * ROW_BYTES
+            await until(
+                lambda: path.stat().st_size >= before + ROWS * ROW_BYTES,
+                "the thread to copy the WAL into the file",
+            )
         # Outside the block, new connections checkpoint as SQLite does by default.
         await engine.dispose()
         assert await _autocheckpoint(engine) == 1_000

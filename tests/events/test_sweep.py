@@ -13,6 +13,7 @@ from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Channel, Job, PendingEvent
 from bot.events import sweep
+from bot.events.schemas import Trigger
 from bot.events.sweep import DueSweep
 from bot.jobs.recurring import recurring_id
 from bot.keys import DUE_SWEEP, WORKER
@@ -32,7 +33,7 @@ async def fired(factory: Factory) -> list[tuple[str, str, str]]:
     """(trigger, item id, due date fired for) of every due-date event, in order."""
     query = (
         select(PendingEvent.trigger, PendingEvent.item_id, PendingEvent.payload)
-        .where(PendingEvent.trigger.in_([sweep.DUESOON, sweep.OVERDUE]))
+        .where(PendingEvent.trigger.in_([Trigger.DUESOON, Trigger.OVERDUE]))
         .order_by(PendingEvent.occurred_at, PendingEvent.trigger, PendingEvent.item_id)
     )
     async with factory.engine.connect() as connection:

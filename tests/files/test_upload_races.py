@@ -12,19 +12,12 @@ from bot.keys import FILE_STORE
 from bot.settings import Settings
 from tests.factories import Factory, create_item
 from tests.files.helpers import BOUNDARY, files_on_disk, form, raw_multipart, upload
-
-PATIENCE = 10.0  # seconds a poll waits for the server to notice; never a timing assertion
+from tests.waiting import until
 
 
 async def stored_rows(factory: Factory) -> int:
     async with factory.work(write=False) as uow:
         return int(await uow.value(select(func.count()).select_from(Attachment)))
-
-
-async def until(condition, what: str) -> None:  # noqa: ANN001
-    async with asyncio.timeout(PATIENCE):
-        while not condition():
-            await asyncio.sleep(0.02)
 
 
 async def test_a_client_that_leaves_mid_upload_leaves_nothing_behind(
@@ -44,7 +37,7 @@ async def test_a_client_that_leaves_mid_upload_leaves_nothing_behind(
     writer.write(head.encode() + body[: len(body) // 2])
     await writer.drain()
     # The server has begun the file: its temporary part is on disk.
-    await until(lambda: files_on_disk(settings), "the upload to begin")
+    await until(lambda: bool(files_on_disk(settings)), "the upload to begin")
 
     writer.close()  # half the body sent, then gone
 

@@ -9,6 +9,7 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import func, select, text
 
 from bot.db.tables import Item, ItemCounter, PendingEvent
+from bot.events.schemas import Trigger
 from bot.ids import is_id
 from bot.items import events
 from bot.keys import ENGINE
@@ -53,7 +54,7 @@ async def test_a_bulk_edit_that_fails_after_its_writes_leaves_nothing_behind(
         await record(uow, **kwargs)
         found = await uow.session.execute(
             select(PendingEvent.id, PendingEvent.item_id).where(
-                PendingEvent.trigger == events.ITEM_UPDATED
+                PendingEvent.trigger == Trigger.ITEM_UPDATED
             )
         )
         written.extend(tuple(event) for event in found)

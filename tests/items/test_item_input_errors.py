@@ -14,6 +14,17 @@ STATUSES = "Completed, In Progress, Not Started"
 PRIORITIES = "High, Low, Normal, Urgent"
 SEVERITIES = "Critical, High, Low, Medium"
 
+DEEPEST = 64  # levels of nesting a JSON field (`bucket`) may have
+
+
+def nested(levels: int) -> list[Any]:
+    """A `bucket` nested `levels` deep, itself the first level: `[[...["label"]...]]`."""
+    value: list[Any] = ["label"]
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
 # A field (or pair) a user may send wrong, and the exact message they get; create and PATCH alike.
 BAD_FIELDS = [
     pytest.param(
@@ -53,6 +64,16 @@ BAD_FIELDS = [
     ),
     pytest.param({"name": 5}, "name: Input should be a valid string", id="name-a-number"),
     pytest.param({"bucket": "x"}, "bucket: Input should be a valid list", id="bucket-a-string"),
+    pytest.param(
+        {"bucket": nested(DEEPEST + 1)},
+        f"bucket: must be nested at most {DEEPEST} levels deep",
+        id="bucket-one-level-too-deep",
+    ),
+    pytest.param(
+        {"bucket": nested(300)},  # deeper than the database's JSON serializer takes
+        f"bucket: must be nested at most {DEEPEST} levels deep",
+        id="bucket-nested-300-levels",
+    ),
     pytest.param(
         {"assignedTo": "x"}, "assignedTo: Input should be a valid list", id="assignees-a-string"
     ),
@@ -186,6 +207,16 @@ async def test_name_of_255_characters_and_body_of_exactly_64_kib_are_accepted(
     ada = await factory.member()
     created = await create(client, ada, name="n" * 255, body="é" * 32768)
     assert (len(created["name"]), len(created["body"].encode())) == (255, 65536)
+
+
+async def test_a_bucket_nested_at_the_limit_is_stored_and_read_back(
+    client, factory: Factory
+) -> None:
+    ada = await factory.member()
+    created = await create(client, ada, bucket=nested(DEEPEST))
+    response = await client.get(f"/api/bugs/{created['_id']}/details", headers=ada.in_channel())
+    assert response.status == 200, await response.text()
+    assert (await response.json())["bucket"] == nested(DEEPEST)
 
 
 async def test_assignee_from_another_team_is_named_only_as_the_caller_named_them(

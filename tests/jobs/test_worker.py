@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Job
-from bot.db.uow import unit_of_work
+from bot.db.uow import UnitOfWork, unit_of_work
 from bot.jobs import queue
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
@@ -186,6 +186,26 @@ async def test_a_payload_its_kind_cannot_read_fails_the_job_at_once_without_runn
         "The test job's payload cannot be read: "
         "n: Input should be a valid integer, unable to parse string as an integer"
     )
+
+
+async def test_a_job_given_up_is_ended_by_its_kind_with_its_typed_payload_and_the_reason(
+    sessions: Sessions, clock: FrozenClock
+) -> None:
+    ended: list[tuple[int, str]] = []
+
+    async def gave_up(_uow: UnitOfWork, job: ClaimedJob[Numbered], error: str) -> None:
+        ended.append((job.payload.n, error))
+
+    await enqueue(sessions, clock, max_attempts=1)
+    async with unit_of_work(sessions, clock) as uow:
+        await queue.enqueue(uow, kind=TEST.name, payload={"n": "one"})
+    worker = Worker(sessions, clock)
+    worker.register(TEST, Recorder(RuntimeError("down"), RuntimeError("down")), gave_up=gave_up)
+
+    assert await worker.run_once() == 2
+
+    # The unreadable job stood for nothing the kind can end: it fails without the step.
+    assert ended == [(1, "Gave up after 1 attempts: RuntimeError: down")]
 
 
 async def test_a_kind_without_handler_is_kept_for_a_worker_that_knows_it(

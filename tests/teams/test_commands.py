@@ -220,7 +220,7 @@ async def test_an_unknown_command_answers_with_the_short_help(chat: Chat) -> Non
 async def test_asking_for_a_new_rule_says_where_rules_are_made(chat: Chat, text: str) -> None:
     card = await chat.say(text)
     assert said(card) == (
-        "Rules are made through the API: POST /odata/eventDefinitions (README, Rules). Here, "
+        "Rules are made through the API: POST /odata/eventDefinitions (docs/rules.md). Here, "
         "rules lists this channel's rules and settings switches its notifications on or off."
     )
 

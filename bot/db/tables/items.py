@@ -77,8 +77,8 @@ _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.due_date, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.status, _ITEM.due_date, _ITEM.id)
 # Numbers sort by the unique constraint's index. No index for status or priority (sorted by
 # folded name) nor the rarer sorts: one more index costs each bulk edit that moves its rows'
-# entries (on PostgreSQL every edit, never HOT since updated_at is indexed) 6-20 %, past the 15 %
-# edits may lose for lists (figures in docs/BENCHMARKS.md, issue 14).
+# entries (on PostgreSQL every edit, never HOT since updated_at is indexed) more than edits may
+# lose for lists (figures in docs/BENCHMARKS.md, issue 14).
 
 
 class ItemAssignee(Base):

@@ -1,7 +1,8 @@
-"""The README's walk-through, pasted as a newcomer would: its ```sh blocks, in order, in one bash,
-against the app served as `make run` serves it (`python app.py`, the embedded SQLite, the demo),
-from a folder holding nothing but `.venv`. Any command that fails stops the run, and the test
-shows the block and what it printed."""
+"""The walk-through of `docs/guide.md`, pasted as a newcomer would: its ```sh blocks, in
+order, in one bash, against the app served as `make run` serves it (`python app.py`, the embedded
+SQLite, the demo), from a folder holding nothing but `.venv`. Any command that fails stops the
+run, and the test shows the block and what it printed. The README's taste of the API runs the
+same way."""
 
 import os
 import re
@@ -19,8 +20,10 @@ import pytest
 from bot.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide.md"
 HEADING = "## Walk-through"
+README = ROOT / "README.md"
+TASTE = "## A taste of the API"
 BASE_LINE = "BASE=http://127.0.0.1:3978"
 MARK = "@@ block"
 DONE = "@@ walk-through done"
@@ -57,9 +60,9 @@ curl() {
 """
 
 
-def walkthrough_blocks(readme: str) -> list[str]:
-    """The ```sh blocks between the walk-through's heading and the next section."""
-    section = readme.split(f"\n{HEADING}\n", 1)[1].split("\n## ", 1)[0]
+def walkthrough_blocks(page: str, heading: str = HEADING) -> list[str]:
+    """The ```sh blocks between `heading` (the walk-through's) and the next section."""
+    section = page.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"^```sh\n(.*?)^```$", section, flags=re.DOTALL | re.MULTILINE)
 
 
@@ -134,8 +137,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
 
 
 def test_the_walkthrough_is_marked_and_covers_what_a_newcomer_needs() -> None:
-    blocks = walkthrough_blocks(README.read_text())
-    assert blocks, f"no ```sh blocks under {HEADING!r} in README.md"
+    blocks = walkthrough_blocks(GUIDE.read_text())
+    assert blocks, f"no ```sh blocks under {HEADING!r} in docs/guide.md"
     assert blocks[0].splitlines()[0] == BASE_LINE, f"the first block must start with {BASE_LINE}"
     commands = "\n".join(blocks)
     assert [wanted for wanted in COVERS if wanted not in commands] == []
@@ -146,7 +149,7 @@ def test_the_walkthrough_is_marked_and_covers_what_a_newcomer_needs() -> None:
 def test_the_walkthrough_names_no_calendar_date_which_would_pass() -> None:
     """A date written out is in the past one day (the bug it creates would be overdue from the
     start): the walk-through computes its dates from today."""
-    commands = "\n".join(walkthrough_blocks(README.read_text()))
+    commands = "\n".join(walkthrough_blocks(GUIDE.read_text()))
     assert re.findall(r"\b\d{4}-\d{2}-\d{2}\b", commands) == []
 
 
@@ -179,13 +182,25 @@ def test_the_walkthrough_runs_in_order_against_the_served_app(
     served: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
     base, env = served
-    blocks = walkthrough_blocks(README.read_text())
+    blocks = walkthrough_blocks(GUIDE.read_text())
     done = run_walkthrough(blocks, base, env, tmp_path)
     if done.returncode != 0 or DONE not in done.stdout:
         started = re.findall(rf"^{MARK} (\d+)$", done.stdout, flags=re.MULTILINE)
         failing = int(started[-1]) if started else 1
         pytest.fail(
-            f"README walk-through block {failing} failed (bash exit {done.returncode}):\n"
+            f"docs/guide.md walk-through block {failing} failed (bash exit {done.returncode}):\n"
             f"```sh\n{blocks[failing - 1]}```\nIt printed:\n{printed_by(done.stdout, failing)}"
         )
     assert printed_by(done.stdout, len(blocks)).strip() == "204", "signing out answers 204"
+
+
+def test_the_readmes_taste_of_the_api_runs_against_the_served_app(
+    served: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    base, env = served
+    blocks = walkthrough_blocks(README.read_text(), TASTE)
+    assert blocks and blocks[0].splitlines()[0] == BASE_LINE, f"README.md: {TASTE} starts with it"
+    done = run_walkthrough(blocks, base, env, tmp_path)
+    assert done.returncode == 0 and DONE in done.stdout, done.stdout
+    created, listed = done.stdout.split("\n", 2)[2].split("\n", 1)
+    assert '"Login fails on Safari"' in created and '"Login fails on Safari"' in listed, done.stdout
