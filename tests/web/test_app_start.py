@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.test_readme_walkthrough import (
+from tests.docs.test_guide_walkthrough import (
     free_port,
     fresh_environment,
     launch,

@@ -17,7 +17,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Item, Job
 from bot.db.uow import unit_of_work
 from tests.conftest import SECRET
-from tests.docs.test_readme_walkthrough import (
+from tests.docs.test_guide_walkthrough import (
     ROOT,
     free_port,
     fresh_environment,

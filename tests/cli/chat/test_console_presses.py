@@ -53,7 +53,7 @@ async def test_the_welcome_examples_work_on_the_demo(console: Console, demo: Dem
 @pytest.mark.parametrize(
     ("typed", "said"),
     [
-        ("12", "Button 12 does not exist; this card has 1–5."),
+        ("12", "Button 12 does not exist; this card has 1–6."),
         ("1 colour=red", "No input named 'colour' on this card; inputs are: status."),
         (
             "1 status=Done",
