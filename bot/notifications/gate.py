@@ -16,23 +16,29 @@ from bot.db.uow import UnitOfWork
 from bot.notifications.noise import read_noise
 from bot.settings import Settings
 
-_OPEN_DIGEST = Prepared(
-    select(ChannelDigest.due_at).where(ChannelDigest.channel_id == bindparam("channel"))
-)
-_OPEN_BURSTS = Prepared(
-    select(func.count()).where(
-        ThreadRefresh.channel_id == bindparam("channel"), ThreadRefresh.job_id.is_not(None)
-    )
-)
-# Lines told lately, newest first by their index; the items' channel decides.
-_TOLD_LATELY = Prepared(
-    select(func.count(func.distinct(ThreadLine.item_id)))
-    .join(Item, Item.id == ThreadLine.item_id)
-    .where(
-        ThreadLine.told_at >= bindparam("since"),
-        ThreadLine.reply_id.is_not(None),
-        Item.channel_id == bindparam("channel"),
-        ThreadLine.item_id != bindparam("item"),
+# One statement, so PostgreSQL reads all three in one snapshot: a burst closing into the digest
+# between two reads would otherwise be seen neither open nor in the digest.
+_NOISE_NOW = Prepared(
+    select(
+        select(ChannelDigest.due_at)
+        .where(ChannelDigest.channel_id == bindparam("channel"))
+        .scalar_subquery()
+        .label("digest_due"),
+        select(func.count())
+        .where(ThreadRefresh.channel_id == bindparam("channel"), ThreadRefresh.job_id.is_not(None))
+        .scalar_subquery()
+        .label("open_bursts"),
+        # the other items told within the window (the items' channel decides)
+        select(func.count(func.distinct(ThreadLine.item_id)))
+        .join(Item, Item.id == ThreadLine.item_id)
+        .where(
+            ThreadLine.told_at >= bindparam("since"),
+            ThreadLine.reply_id.is_not(None),
+            Item.channel_id == bindparam("channel"),
+            ThreadLine.item_id != bindparam("item"),
+        )
+        .scalar_subquery()
+        .label("told_lately"),
     )
 )
 
@@ -56,22 +62,18 @@ async def held_until(
     """When the channel's digest tells this item's notification, and why; None: post it now."""
     now = uow.clock.now()
     noise = (await read_noise(uow, [channel_id], settings=settings))[channel_id]
-    digest_due: datetime | None = await uow.value(_OPEN_DIGEST, {"channel": channel_id})
+    counts = await uow.row(
+        _NOISE_NOW, {"channel": channel_id, "item": item_id, "since": now - noise.window}
+    )
+    assert counts is not None  # a select of subqueries has one row
+    digest_due: datetime | None = counts["digest_due"]
     quiet_until = noise.quiet_until(now)
     if quiet_until is not None:
         until = max(quiet_until, digest_due) if digest_due is not None else quiet_until
         return Held(until, QUIET)
     if digest_due is not None:
         return Held(digest_due, OPEN_DIGEST)
-    if not noise.window:
-        return None
-    busy = await uow.value(_OPEN_BURSTS, {"channel": channel_id})
-    if busy <= noise.threshold:  # the items told lately count only when they could tip it
-        since = now - noise.window
-        busy += await uow.value(
-            _TOLD_LATELY, {"since": since, "channel": channel_id, "item": item_id}
-        )
-    if busy <= noise.threshold:
+    if not noise.window or counts["open_bursts"] + counts["told_lately"] <= noise.threshold:
         return None
     seconds = int(noise.window.total_seconds())
     return Held(now + noise.window, BUSY.format(threshold=noise.threshold, seconds=seconds))
