@@ -40,7 +40,7 @@ class AzureDevOpsClient:
     ) -> None:
         self.base_url = base_url
         self._http, self._clock, self._pacer = http, clock, pacer
-        self._auth = aiohttp.BasicAuth("", token)
+        self._authorization = aiohttp.encode_basic_auth("", token)
         self._token = token
         self._host = f"{base_url.host}:{base_url.port}"
 
@@ -71,14 +71,15 @@ class AzureDevOpsClient:
             )
         query = {**(params or {}), "api-version": api_version}
         data = orjson.dumps(body) if body is not None else None
-        headers = {"Accept": JSON, **({"Content-Type": content_type} if data is not None else {})}
+        headers = {"Accept": JSON, "Authorization": self._authorization}
+        if data is not None:
+            headers["Content-Type"] = content_type
         try:
             async with self._http.request(
                 method,
                 url.update_query(query),
                 data=data,
                 headers=headers,
-                auth=self._auth,
                 allow_redirects=False,
             ) as response:
                 status, answer = response.status, await response.read()
