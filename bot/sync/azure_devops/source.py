@@ -3,8 +3,8 @@
 The requests are those of the published description (REST API 7.1): the project
 (`_apis/projects/{id}`), a type's states and fields (`wit/workitemtypes/{type}/…`), WIQL on
 `System.ChangedDate` (`{team}/_apis/wit/wiql?timePrecision=true`, the project's default team)
-with `workitemsbatch` reads of 200 ids, JSON Patch with a `test` of `/rev`, comments (listed
-by the revisions' comment references, then read by id) and service-hook subscriptions.
+with `workitemsbatch` reads of 200 ids, JSON Patch with a `test` of `/rev`, comments (the
+service's list, paged by its continuation token) and service-hook subscriptions.
 """
 
 import html
@@ -36,7 +36,7 @@ from bot.sync.source import (
 
 BATCH = 200  # ids one workitemsbatch call reads at most
 WIQL_LIMIT = 20_000  # ids one WIQL answer holds at most
-REVISIONS_PAGE = 200
+COMMENTS_PAGE = 200  # comments one list call asks for
 COMMENTS_API = "7.1-preview.4"
 HOOK_EVENTS = ("workitem.created", "workitem.updated", "workitem.deleted")
 HOOK_USER = "tracker"
@@ -53,7 +53,9 @@ class AzureDevOpsSource:
         token: str,
         clock: Clock,
         pacer: HostPacer = PACER,
+        wiql_top: int = WIQL_LIMIT,
     ) -> None:
+        self._wiql_top = wiql_top  # ids one WIQL answer holds (the service's limit)
         self._client = AzureDevOpsClient(http, base_url, token, clock=clock, pacer=pacer)
         self._project_ref = project  # the project's name or id (its `sourceId`)
         self._project: dict[str, Any] | None = None
@@ -113,53 +115,57 @@ class AzureDevOpsSource:
 
     async def _query(
         self, item_types: Sequence[str], area: str | None, after: datetime | None
-    ) -> tuple[list[str], datetime | None]:
-        """The ids WIQL finds, in its order, and when it ran (`asOf`)."""
+    ) -> list[str]:
+        """The ids WIQL finds (at most `wiql_top`), in its order."""
         project = await self._read_project()
         team = str((project.get("defaultTeam") or {}).get("id") or f"{project.get('name')} Team")
+        name = str(project.get("name") or self._project_ref)
         client = self._client
-        query = changed_query(
-            str(project.get("name") or self._project_ref),
-            item_types,
-            changed_after=after,
-            area=area,
-        )
         answer = await client.call(
             "POST",
             client.url(self._project_ref, team, "_apis", "wit", "wiql"),
-            params={"timePrecision": "true"},
-            body={"query": query},
+            params={"timePrecision": "true", "$top": str(self._wiql_top)},
+            body={"query": changed_query(name, item_types, changed_after=after, area=area)},
             what="query the work items",
         )
         answer = answer if isinstance(answer, dict) else {}
         ids = [str(ref["id"]) for ref in answer.get("workItems") or [] if "id" in ref]
-        return ids, fields.parse_time(answer.get("asOf"))
+        return ids
 
     async def changed_since(
         self, cursor: str | None, *, item_types: Sequence[str], query: str | None
     ) -> AsyncIterator[Changed]:
-        """Pages of up to 200 items, oldest change first. A page's cursor is the latest change
-        time among its items that the query already saw (not one changed while being read),
-        just before it, so an item sharing that time is read again rather than missed."""
+        """Pages of up to 200 items, oldest change first; a full WIQL answer is followed by
+        another from where it ended. Each page's cursor is safe to resume from (`_resume_at`)."""
         after = datetime.fromisoformat(cursor) if cursor else None
+        read: set[str] = set()
         while True:
-            ids, as_of = await self._query(item_types, query, after)
+            found = await self._query(item_types, query, after)
+            ids = [item_id for item_id in found if item_id not in read]
+            full = len(found) >= self._wiql_top
+            if not ids:
+                return
             for start in range(0, len(ids), BATCH):
                 items = await self.read(ids[start : start + BATCH])
-                seen = [
-                    item.changed_at
-                    for item in items
-                    if item.changed_at is not None and (as_of is None or item.changed_at <= as_of)
-                ]
-                if seen:
-                    after = max(seen) - TIE
+                read.update(item.id for item in items)
+                final = start + BATCH >= len(ids) and not full
+                after = _resume_at(items, final=final) or after
                 yield Changed(items, after.isoformat() if after else (cursor or ""))
-            if len(ids) < WIQL_LIMIT:
+            if not full:
                 return
 
     async def ids_in_scope(self, *, item_types: Sequence[str], query: str | None) -> set[str]:
-        ids, _ = await self._query(item_types, query, None)
-        return set(ids)
+        """Every id in scope, by WIQL answers following each other on `System.ChangedDate`."""
+        ids: set[str] = set()
+        after: datetime | None = None
+        while True:
+            found = await self._query(item_types, query, after)
+            if not set(found) - ids:
+                return ids
+            ids.update(found)
+            if len(found) < self._wiql_top:
+                return ids
+            after = _resume_at(await self.read(found[-BATCH:]), final=False) or after
 
     async def read(self, ids: Sequence[str]) -> Sequence[SourceItem]:
         client = self._client
@@ -174,7 +180,8 @@ class AzureDevOpsSource:
             for work_item in listed(answer):
                 if work_item:
                     found.append(await self._item(work_item))
-        return found
+        order = {item_id: index for index, item_id in enumerate(ids)}
+        return sorted(found, key=lambda item: order.get(item.id, len(order)))
 
     async def _item(self, work_item: dict[str, Any]) -> SourceItem:
         item_type = str((work_item.get("fields") or {}).get(fields.WORK_ITEM_TYPE) or "")
@@ -222,41 +229,27 @@ class AzureDevOpsSource:
     # Comments
 
     async def comments(self, item_id: str) -> Sequence[SourceComment]:
-        ids = await self._comment_ids(item_id)
+        """The item's comments, oldest first (the service's list, paged by its token)."""
         client = self._client
         found: list[SourceComment] = []
-        for start in range(0, len(ids), BATCH):
+        token: str | None = None
+        while True:
+            params = {"$top": str(COMMENTS_PAGE), "order": "asc"}
+            if token:
+                params["continuationToken"] = token
             answer = await client.call(
                 "GET",
                 client.url(self._project_ref, "_apis", "wit", "workItems", item_id, "comments"),
-                params={"ids": ",".join(ids[start : start + BATCH])},
+                params=params,
                 api_version=COMMENTS_API,
                 what=f"read the comments of work item {item_id}",
             )
-            listed_comments = (answer or {}).get("comments") or []
-            found.extend(_comment(c) for c in listed_comments if not c.get("isDeleted"))
-        return sorted(found, key=lambda comment: (comment.created_at, int(comment.id)))
-
-    async def _comment_ids(self, item_id: str) -> list[str]:
-        """The ids of the item's comments, from its revisions' comment references."""
-        client = self._client
-        ids: dict[str, None] = {}
-        skip = 0
-        while True:
-            answer = await client.call(
-                "GET",
-                client.url(self._project_ref, "_apis", "wit", "workItems", item_id, "revisions"),
-                params={"$top": str(REVISIONS_PAGE), "$skip": str(skip)},
-                what=f"read the revisions of work item {item_id}",
-            )
-            revisions = listed(answer)
-            for revision in revisions:
-                ref = revision.get("commentVersionRef") or {}
-                if ref.get("commentId") is not None:
-                    ids[str(ref["commentId"])] = None
-            if len(revisions) < REVISIONS_PAGE:
-                return list(ids)
-            skip += REVISIONS_PAGE
+            answer = answer if isinstance(answer, dict) else {}
+            page = answer.get("comments") or []
+            found.extend(_comment(c) for c in page if not c.get("isDeleted"))
+            token = answer.get("continuationToken")
+            if not token or not page:
+                return found
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
         client = self._client
@@ -314,6 +307,27 @@ class AzureDevOpsSource:
                 )
             except SourceNotFound:
                 continue
+
+
+def _resume_at(items: Sequence[SourceItem], *, final: bool) -> datetime | None:
+    """Where the next pull starts after these items, read in WIQL's order.
+
+    After the last page, the latest change time read. Inside the answer, a time no later than
+    any item still unread: an item changed since the query ran moved to a time after them,
+    and shows as later than an item read after it; such items, and the page's last (which
+    nothing follows to judge it by), are passed over, and the time is set just before, so
+    that items sharing it on the next page are read again rather than missed."""
+    times = [item.changed_at for item in items if item.changed_at is not None]
+    if final:
+        return max(times, default=None)
+    kept: datetime | None = None
+    earliest_after: datetime | None = None
+    for index in range(len(times) - 2, -1, -1):
+        later = times[index + 1]
+        earliest_after = later if earliest_after is None else min(earliest_after, later)
+        if times[index] <= earliest_after and (kept is None or times[index] > kept):
+            kept = times[index]
+    return kept - TIE if kept is not None else None
 
 
 def _category(state: dict[str, Any]) -> Category | None:
