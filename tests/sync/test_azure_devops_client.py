@@ -17,7 +17,7 @@ from yarl import URL
 
 from bot.clock import FrozenClock
 from bot.events import ssrf
-from bot.sync.address import base_url, source_http
+from bot.sync.address import base_url, check_source, source_http
 from bot.sync.azure_devops.client import AzureDevOpsClient
 from bot.sync.pacer import HostPacer
 from bot.sync.source import (
@@ -268,3 +268,12 @@ def test_a_hostname_refused(hostname: str, why: str) -> None:
     with pytest.raises(ssrf.DestinationRefused) as raised:
         base_url(hostname, ssrf.AllowList())
     assert raised.value.field == "hostname" and why in str(raised.value)
+
+
+async def test_on_save_a_name_resolving_to_loopback_is_refused_unless_allowed() -> None:
+    with pytest.raises(ssrf.DestinationRefused) as raised:
+        await check_source("https://localhost:8443/contoso", ssrf.AllowList())
+    assert raised.value.field == "hostname" and "loopback" in str(raised.value)
+    allowed = ssrf.AllowList.parse(["localhost"])
+    url = await check_source("http://localhost:8443/contoso", allowed)
+    assert str(url) == "http://localhost:8443/contoso"

@@ -279,6 +279,19 @@ async def test_create_then_update_with_the_rev_guard(
     ]
 
 
+async def test_an_update_of_fields_the_type_lacks_writes_nothing(
+    source: AzureDevOpsSource, standin: AzureDevOpsStandin
+) -> None:
+    item_id = standin.create("Bug", {"System.Title": "T"})
+    read = (await source.read([str(item_id)]))[0]
+    change = SourceFields(title="T", due_date=date(2026, 12, 31))
+    same = await source.update(
+        read.id, SourceChange("Bug", change, frozenset({"due_date"}), version=read.version)
+    )
+    assert same == read
+    assert sent(standin, "PATCH", f"/workitems/{item_id}") == []
+
+
 async def test_an_update_against_a_stale_rev_is_stale_and_changes_nothing(
     source: AzureDevOpsSource, standin: AzureDevOpsStandin
 ) -> None:

@@ -206,6 +206,8 @@ class AzureDevOpsSource:
     async def update(self, item_id: str, change: SourceChange) -> SourceItem:
         client = self._client
         operations = fields.patch(change, await self._fields_of(change.item_type), creating=False)
+        if len(operations) == 1:  # the guard alone: nothing this type has changed
+            return await self._current(item_id)
         answer = await client.call(
             "PATCH",
             client.url(self._project_ref, "_apis", "wit", "workitems", item_id),
@@ -214,6 +216,12 @@ class AzureDevOpsSource:
             what=f"update work item {item_id}",
         )
         return await self._item(answer)
+
+    async def _current(self, item_id: str) -> SourceItem:
+        found = await self.read([item_id])
+        if not found:
+            raise SourceNotFound(f"work item {item_id} does not exist")
+        return found[0]
 
     async def delete(self, item_id: str) -> None:
         client = self._client
