@@ -13,7 +13,7 @@ from bot.events import ssrf
 from bot.fields.schemas import Category
 from bot.projects.sources import SourceValue
 from bot.sync.address import base_url, source_http
-from bot.sync.azure_devops import AzureDevOpsSource
+from bot.sync.azure_devops import AzureDevOpsSource, open_source
 from bot.sync.pacer import HostPacer
 from bot.sync.source import (
     SourceChange,
@@ -102,6 +102,17 @@ async def test_check_finds_the_project(
     project = await source.check()
     assert (project.id, project.name) == (standin.project_id, "Fabrikam")
     assert project.url == f"{standin.org_url}/Fabrikam"
+
+
+async def test_a_linked_project_opens_under_the_address_rule(
+    standin: AzureDevOpsStandin, http: aiohttp.ClientSession, clock: FrozenClock
+) -> None:
+    link = {"hostname": standin.org_url, "source_id": standin.project_id, "token": standin.token}
+    opened = open_source(http, **link, allowed=LOOPBACK, clock=clock)
+    assert (await opened.check()).name == "Fabrikam"
+    with pytest.raises(ssrf.DestinationRefused) as refused:
+        open_source(http, **link, allowed=ssrf.AllowList(), clock=clock)
+    assert refused.value.field == "hostname"
 
 
 async def test_a_wrong_token_is_unauthorized_and_never_shown(

@@ -16,8 +16,10 @@ import aiohttp
 from yarl import URL
 
 from bot.clock import Clock
+from bot.events.ssrf import AllowList
 from bot.fields.schemas import Category
 from bot.projects.sources import SourceValue
+from bot.sync.address import base_url
 from bot.sync.azure_devops import fields
 from bot.sync.azure_devops.client import JSON_PATCH, AzureDevOpsClient, listed
 from bot.sync.azure_devops.html_text import to_html, to_text
@@ -315,6 +317,22 @@ class AzureDevOpsSource:
                 )
             except SourceNotFound:
                 continue
+
+
+def open_source(
+    http: aiohttp.ClientSession,
+    *,
+    hostname: str,
+    source_id: str,
+    token: str,
+    allowed: AllowList,
+    clock: Clock,
+) -> AzureDevOpsSource:
+    """The connector for one linked project: `hostname` under the address rule (a refused one
+    is `DestinationRefused` on `hostname`), `http` from `bot.sync.address.source_http`."""
+    return AzureDevOpsSource(
+        http, base_url=base_url(hostname, allowed), project=source_id, token=token, clock=clock
+    )
 
 
 def _resume_at(items: Sequence[SourceItem], *, final: bool) -> datetime | None:
