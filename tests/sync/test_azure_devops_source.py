@@ -7,6 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import aiohttp
 import pytest
+from aiohttp import web
+from pytest_aiohttp import AiohttpServer
 
 from bot.clock import FrozenClock
 from bot.events import ssrf
@@ -204,6 +206,21 @@ async def test_a_pull_stopped_midway_resumes_without_missing_an_item(
     assert {int(i.id) for i in [*first.items, *rest]} == set(made)
 
 
+async def test_a_query_narrows_the_pull_to_an_area(
+    source: AzureDevOpsSource, standin: AzureDevOpsStandin
+) -> None:
+    web_items = standin.seed(3, fields=lambda n: {"System.AreaPath": "Fabrikam\\Web"})
+    standin.seed(2)
+    pulled = [
+        item
+        async for page in source.changed_since(None, item_types=TYPES, query="Fabrikam\\Web")
+        for item in page.items
+    ]
+    assert [int(item.id) for item in pulled] == web_items
+    in_scope = await source.ids_in_scope(item_types=TYPES, query="Fabrikam\\Web")
+    assert in_scope == {str(i) for i in web_items}
+
+
 async def test_read_converts_the_fields_and_leaves_missing_ids_out(
     source: AzureDevOpsSource, standin: AzureDevOpsStandin
 ) -> None:
@@ -398,6 +415,35 @@ async def test_hooks_are_registered_for_the_three_events_and_removed(
     await source.remove_hooks(made.ids)
     assert standin.subscriptions == {}
     await source.remove_hooks(made.ids)  # gone already
+
+
+async def test_the_source_calls_the_hook_route_with_the_tracker_user_and_the_secret(
+    source: AzureDevOpsSource, standin: AzureDevOpsStandin, aiohttp_server: AiohttpServer
+) -> None:
+    heard: list[tuple[str, dict]] = []  # type: ignore[type-arg]
+
+    async def hook(request: web.Request) -> web.Response:
+        heard.append((request.headers.get("Authorization", ""), await request.json()))
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_post("/api/sync/hooks/p1", hook)
+    receiver = await aiohttp_server(app, host="127.0.0.1")
+    made = await source.register_hooks(str(receiver.make_url("/api/sync/hooks/p1")), "s3cret")
+    item_id = standin.create("Task", {"System.Title": "Made there"})
+    standin.change(item_id, {"System.Title": "Changed there"})
+    standin.delete(item_id)
+    await standin.hooks_settled()
+    assert [payload["eventType"] for _, payload in heard] == [
+        "workitem.created",
+        "workitem.updated",
+        "workitem.deleted",
+    ]
+    assert {auth for auth, _ in heard} == {aiohttp.encode_basic_auth("tracker", "s3cret")}
+    await source.remove_hooks(made.ids)
+    standin.create("Task", {"System.Title": "Unheard"})
+    await standin.hooks_settled()
+    assert len(heard) == 3
 
 
 async def test_a_token_without_hook_rights_gives_a_problem_and_no_subscription(
