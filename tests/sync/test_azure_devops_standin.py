@@ -19,6 +19,7 @@ from tests.vendor_apis.conformance import problems_of
 from tests.waiting import finished, until, until_set
 
 ADA = "Ada <ada@contoso.example>"
+DUE = "Microsoft.VSTS.Scheduling.DueDate"
 
 
 def title(text: str) -> list[dict[str, str]]:
@@ -198,7 +199,8 @@ async def test_create_read_update_and_delete_a_work_item(
         [
             {"op": "add", "path": "/fields/System.Title", "value": "Write the guide"},
             {"op": "add", "path": "/fields/System.AssignedTo", "value": ADA},
-            {"op": "add", "path": "/fields/Microsoft.VSTS.Common.Priority", "value": 1},
+            {"op": "add", "path": "/fields/Microsoft.VSTS.Common.Priority", "value": "1"},
+            {"op": "add", "path": f"/fields/{DUE}", "value": "2026-12-24"},
         ],
     )
     assert made.status == 200
@@ -206,6 +208,8 @@ async def test_create_read_update_and_delete_a_work_item(
     assert made.body["rev"] == 1
     assert fields["System.State"] == "New"
     assert fields["System.AssignedTo"]["uniqueName"] == "ada@contoso.example"
+    assert fields["Microsoft.VSTS.Common.Priority"] == 1
+    assert fields[DUE] == "2026-12-24T00:00:00.000Z"
     assert fields["System.CreatedBy"]["uniqueName"] == "tracker@contoso.example"
 
     changed = await ado.patch(
@@ -269,6 +273,7 @@ async def test_a_stale_rev_is_refused_with_412_and_changes_nothing(
         ([{"op": "add", "path": "/fields/Microsoft.VSTS.TCM.ReproSteps", "value": "x"}], "TF51535"),
         ([{"op": "add", "path": "/fields/System.State", "value": "Resolved"}], "TF401320"),
         ([{"op": "add", "path": "/fields/Microsoft.VSTS.Common.Priority", "value": 7}], "TF401320"),
+        ([{"op": "add", "path": f"/fields/{DUE}", "value": "soon"}], "Due Date"),
         ([{"op": "add", "path": "/fields/System.ChangedDate", "value": "2020-01-01"}], "ReadOnly"),
         ([{"op": "remove", "path": "/fields/System.Title"}], "Title"),
         ([{"op": "move", "path": "/fields/System.Title", "from": "/fields/System.Tags"}], "move"),

@@ -13,6 +13,7 @@ from bot.sync.standins.azure_devops.identities import Identity, parse_identity
 from bot.sync.standins.azure_devops.process import WorkItemType
 
 IDENTITY_FIELDS = {"System.AssignedTo", "System.ChangedBy", "System.CreatedBy"}
+DATE_FIELDS = {"Microsoft.VSTS.Scheduling.StartDate", "Microsoft.VSTS.Scheduling.DueDate"}
 COMPLETED = {"Completed", "Removed"}
 _TICK = timedelta(milliseconds=1)
 
@@ -216,6 +217,8 @@ def _checked(type_: WorkItemType, values: Mapping[str, Any], *, creating: bool) 
             if not isinstance(value, str):
                 raise _rule(known.name, "InvalidType")
             value = parse_identity(value).ref()
+        elif known.reference_name in DATE_FIELDS:
+            value = _date(known.name, value)
         elif known.reference_name == "System.State":
             state = type_.state(str(value))
             if state is None:
@@ -227,6 +230,15 @@ def _checked(type_: WorkItemType, values: Mapping[str, Any], *, creating: bool) 
                 raise _rule(known.name, "LimitedToValues")
         checked[known.reference_name] = value
     return checked
+
+
+def _date(field_name: str, value: object) -> str:
+    """A date field as the service stores it: a UTC moment (a bare date is its midnight)."""
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise _rule(field_name, "InvalidType") from None
+    return iso(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 def _allowed(allowed: tuple[object, ...], value: object) -> object | None:
