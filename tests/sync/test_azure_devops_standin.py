@@ -13,6 +13,7 @@ from aiohttp.test_utils import TestServer
 
 from bot.clock import FrozenClock
 from bot.sync.standins.azure_devops import OWNER, SOMEONE_ELSE, AzureDevOpsStandin
+from bot.sync.standins.azure_devops.__main__ import serve
 from tests.sync.ado_client import AdoClient, wiql
 from tests.sync.conftest import MakeAzureDevOps
 from tests.vendor_apis.conformance import problems_of
@@ -569,3 +570,23 @@ async def test_every_exchange_is_logged(ado: AdoClient, azure_devops: AzureDevOp
 def test_the_standins_people_are_named_as_the_service_names_them() -> None:
     assert OWNER.endswith("<tracker@contoso.example>")
     assert SOMEONE_ELSE.endswith("<riley@contoso.example>")
+
+
+async def test_the_stand_in_serves_on_its_own_for_trying_it_out(
+    http: aiohttp.ClientSession,
+) -> None:
+    stop = asyncio.Event()
+    ready: asyncio.Future[AzureDevOpsStandin] = asyncio.get_running_loop().create_future()
+    serving = asyncio.create_task(
+        serve(port=0, seed=3, token="try-it", stop=stop, ready=ready.set_result)
+    )
+    try:
+        standin = await finished(ready, "the stand-in to serve")
+        ado = AdoClient(http, standin)
+        ado.token = "try-it"
+        answer = await ado.query(wiql(), timePrecision="true")
+        assert len(ids(answer.body)) == 3
+        assert problems_of(standin.exchanges) == []
+    finally:
+        stop.set()
+        await finished(serving, "the stand-in to stop")
