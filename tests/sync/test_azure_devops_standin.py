@@ -238,6 +238,16 @@ async def test_create_read_update_and_delete_a_work_item(
     assert (await ado.patch(item_id, title("x"))).status == 404
 
 
+async def test_a_change_sent_twice_makes_one_revision(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
+    change = [{"op": "replace", "path": "/fields/System.State", "value": "Active"}]
+    first, again = await ado.patch(item_id, change), await ado.patch(item_id, change)
+    assert (first.body["rev"], again.body["rev"]) == (2, 2)
+    assert again.body["fields"] == first.body["fields"]
+
+
 async def test_a_change_there_is_by_another_user_and_makes_a_revision(
     ado: AdoClient, azure_devops: AzureDevOpsStandin
 ) -> None:

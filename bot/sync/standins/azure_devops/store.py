@@ -117,7 +117,8 @@ class Store:
         return item
 
     def update(self, item_id: int, values: Mapping[str, Any], by: Identity) -> WorkItem:
-        """Set (or, with a value of None, remove) fields; one new revision."""
+        """Set (or, with a value of None, remove) fields: one new revision, or none when no
+        value differs (so a change sent twice changes nothing the second time)."""
         item = self.get(item_id)
         checked = _checked(item.type, values, creating=False)
         before = dict(item.fields)
@@ -129,6 +130,8 @@ class Store:
                 fields[name] = value
         if not str(fields.get("System.Title") or "").strip():
             raise _rule("Title", "Required, InvalidEmpty")
+        if fields == before:
+            return item
         self._bump(item, fields, by)
         _close_if_done(item.type, fields, before, item.changed_at)
         item.fields = fields
