@@ -538,17 +538,40 @@ async def test_the_next_requests_fail_with_5xx_then_all_is_well(
     assert (await ado.patch(item_id, patch)).status == 200
 
 
-async def test_a_hung_request_answers_once_released(
+async def test_a_failure_after_the_change_loses_only_the_answer(
     ado: AdoClient, azure_devops: AzureDevOpsStandin
 ) -> None:
+    [item_id] = azure_devops.seed(1)
+    azure_devops.fail_next(status=502, after_change=True)
+    assert (await ado.patch(item_id, title("Made anyway"))).status == 502
+    assert azure_devops.work_item(item_id)["fields"]["System.Title"] == "Made anyway"  # type: ignore[index]
+
+
+async def test_a_request_hung_after_its_change_is_made_answers_once_released(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
+    hang = azure_devops.hang_next(after_change=True)
+    waiting = asyncio.create_task(ado.patch(item_id, title("Held")))
+    await until_set(hang.arrived, "the answer to be held")
+    assert azure_devops.work_item(item_id)["rev"] == 2  # type: ignore[index]
+    assert not waiting.done()
+    hang.release()
+    assert (await finished(waiting, "the released answer")).body["rev"] == 2
+
+
+async def test_a_hung_request_is_served_only_once_released(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
     hang = azure_devops.hang_next()
-    waiting = asyncio.create_task(ado.project("Fabrikam"))
+    waiting = asyncio.create_task(ado.patch(item_id, title("Held")))
     await until_set(hang.arrived, "the request to be held")
     assert not waiting.done()
-    assert (await ado.project("Fabrikam")).status == 200  # others are not held
+    assert (await ado.read(item_id)).body["rev"] == 1  # others are not held; nothing changed
     hang.release()
     answer = await finished(waiting, "the released request")
-    assert answer.status == 200
+    assert (answer.status, answer.body["rev"]) == (200, 2)
 
 
 async def test_a_wrong_api_version_is_400_and_the_checker_says_so(
