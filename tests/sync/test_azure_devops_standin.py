@@ -15,7 +15,7 @@ from bot.clock import FrozenClock
 from bot.sync.standins.azure_devops import OWNER, SOMEONE_ELSE, AzureDevOpsStandin
 from bot.sync.standins.azure_devops.__main__ import serve
 from tests.sync.ado_client import AdoClient, wiql
-from tests.sync.conftest import MakeAzureDevOps
+from tests.sync.standin_fixtures import MakeAzureDevOps
 from tests.vendor_apis.conformance import problems_of
 from tests.waiting import finished, until, until_set
 
