@@ -13,12 +13,14 @@ from aiohttp.test_utils import TestServer
 
 from bot.clock import FrozenClock
 from bot.sync.standins.azure_devops import OWNER, SOMEONE_ELSE, AzureDevOpsStandin
+from bot.sync.standins.azure_devops.__main__ import serve
 from tests.sync.ado_client import AdoClient, wiql
-from tests.sync.conftest import MakeAzureDevOps
+from tests.sync.standin_fixtures import MakeAzureDevOps
 from tests.vendor_apis.conformance import problems_of
 from tests.waiting import finished, until, until_set
 
 ADA = "Ada <ada@contoso.example>"
+DUE = "Microsoft.VSTS.Scheduling.DueDate"
 
 
 def title(text: str) -> list[dict[str, str]]:
@@ -198,7 +200,8 @@ async def test_create_read_update_and_delete_a_work_item(
         [
             {"op": "add", "path": "/fields/System.Title", "value": "Write the guide"},
             {"op": "add", "path": "/fields/System.AssignedTo", "value": ADA},
-            {"op": "add", "path": "/fields/Microsoft.VSTS.Common.Priority", "value": 1},
+            {"op": "add", "path": "/fields/Microsoft.VSTS.Common.Priority", "value": "1"},
+            {"op": "add", "path": f"/fields/{DUE}", "value": "2026-12-24"},
         ],
     )
     assert made.status == 200
@@ -206,6 +209,8 @@ async def test_create_read_update_and_delete_a_work_item(
     assert made.body["rev"] == 1
     assert fields["System.State"] == "New"
     assert fields["System.AssignedTo"]["uniqueName"] == "ada@contoso.example"
+    assert fields["Microsoft.VSTS.Common.Priority"] == 1
+    assert fields[DUE] == "2026-12-24T00:00:00.000Z"
     assert fields["System.CreatedBy"]["uniqueName"] == "tracker@contoso.example"
 
     changed = await ado.patch(
@@ -231,6 +236,16 @@ async def test_create_read_update_and_delete_a_work_item(
     assert azure_devops.in_recycle_bin(item_id)
     assert (await ado.read(item_id)).status == 404
     assert (await ado.patch(item_id, title("x"))).status == 404
+
+
+async def test_a_change_sent_twice_makes_one_revision(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
+    change = [{"op": "replace", "path": "/fields/System.State", "value": "Active"}]
+    first, again = await ado.patch(item_id, change), await ado.patch(item_id, change)
+    assert (first.body["rev"], again.body["rev"]) == (2, 2)
+    assert again.body["fields"] == first.body["fields"]
 
 
 async def test_a_change_there_is_by_another_user_and_makes_a_revision(
@@ -269,6 +284,7 @@ async def test_a_stale_rev_is_refused_with_412_and_changes_nothing(
         ([{"op": "add", "path": "/fields/Microsoft.VSTS.TCM.ReproSteps", "value": "x"}], "TF51535"),
         ([{"op": "add", "path": "/fields/System.State", "value": "Resolved"}], "TF401320"),
         ([{"op": "add", "path": "/fields/Microsoft.VSTS.Common.Priority", "value": 7}], "TF401320"),
+        ([{"op": "add", "path": f"/fields/{DUE}", "value": "soon"}], "Due Date"),
         ([{"op": "add", "path": "/fields/System.ChangedDate", "value": "2020-01-01"}], "ReadOnly"),
         ([{"op": "remove", "path": "/fields/System.Title"}], "Title"),
         ([{"op": "move", "path": "/fields/System.Title", "from": "/fields/System.Tags"}], "move"),
@@ -522,17 +538,40 @@ async def test_the_next_requests_fail_with_5xx_then_all_is_well(
     assert (await ado.patch(item_id, patch)).status == 200
 
 
-async def test_a_hung_request_answers_once_released(
+async def test_a_failure_after_the_change_loses_only_the_answer(
     ado: AdoClient, azure_devops: AzureDevOpsStandin
 ) -> None:
+    [item_id] = azure_devops.seed(1)
+    azure_devops.fail_next(status=502, after_change=True)
+    assert (await ado.patch(item_id, title("Made anyway"))).status == 502
+    assert azure_devops.work_item(item_id)["fields"]["System.Title"] == "Made anyway"  # type: ignore[index]
+
+
+async def test_a_request_hung_after_its_change_is_made_answers_once_released(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
+    hang = azure_devops.hang_next(after_change=True)
+    waiting = asyncio.create_task(ado.patch(item_id, title("Held")))
+    await until_set(hang.arrived, "the answer to be held")
+    assert azure_devops.work_item(item_id)["rev"] == 2  # type: ignore[index]
+    assert not waiting.done()
+    hang.release()
+    assert (await finished(waiting, "the released answer")).body["rev"] == 2
+
+
+async def test_a_hung_request_is_served_only_once_released(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
     hang = azure_devops.hang_next()
-    waiting = asyncio.create_task(ado.project("Fabrikam"))
+    waiting = asyncio.create_task(ado.patch(item_id, title("Held")))
     await until_set(hang.arrived, "the request to be held")
     assert not waiting.done()
-    assert (await ado.project("Fabrikam")).status == 200  # others are not held
+    assert (await ado.read(item_id)).body["rev"] == 1  # others are not held; nothing changed
     hang.release()
     answer = await finished(waiting, "the released request")
-    assert answer.status == 200
+    assert (answer.status, answer.body["rev"]) == (200, 2)
 
 
 async def test_a_wrong_api_version_is_400_and_the_checker_says_so(
@@ -564,3 +603,23 @@ async def test_every_exchange_is_logged(ado: AdoClient, azure_devops: AzureDevOp
 def test_the_standins_people_are_named_as_the_service_names_them() -> None:
     assert OWNER.endswith("<tracker@contoso.example>")
     assert SOMEONE_ELSE.endswith("<riley@contoso.example>")
+
+
+async def test_the_stand_in_serves_on_its_own_for_trying_it_out(
+    http: aiohttp.ClientSession,
+) -> None:
+    stop = asyncio.Event()
+    ready: asyncio.Future[AzureDevOpsStandin] = asyncio.get_running_loop().create_future()
+    serving = asyncio.create_task(
+        serve(port=0, seed=3, token="try-it", stop=stop, ready=ready.set_result)
+    )
+    try:
+        standin = await finished(ready, "the stand-in to serve")
+        ado = AdoClient(http, standin)
+        ado.token = "try-it"
+        answer = await ado.query(wiql(), timePrecision="true")
+        assert len(ids(answer.body)) == 3
+        assert problems_of(standin.exchanges) == []
+    finally:
+        stop.set()
+        await finished(serving, "the stand-in to stop")

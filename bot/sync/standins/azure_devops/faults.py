@@ -14,6 +14,7 @@ class Hang:
     """A request held by the stand-in: `arrived` is set when one is held; `release()` lets it
     go on to its ordinary answer."""
 
+    after_change: bool = False
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     released: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -35,6 +36,7 @@ class Violation:
 class Failure:
     status: int
     retry_after: int | None
+    after_change: bool = False
 
 
 class Faults:

@@ -96,10 +96,8 @@ class AzureDevOpsStandin:
         app.add_routes(Api(self).routes())
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        bound = site._server.sockets[0].getsockname()  # type: ignore[union-attr]
-        self.base_url = f"http://{host}:{bound[1]}"
+        await web.TCPSite(self._runner, host, port).start()
+        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
         self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
 
     async def close(self) -> None:
@@ -185,14 +183,21 @@ class AzureDevOpsStandin:
     # Faults
 
     def fail_next(
-        self, count: int = 1, *, status: int = 500, retry_after: int | None = None
+        self,
+        count: int = 1,
+        *,
+        status: int = 500,
+        retry_after: int | None = None,
+        after_change: bool = False,
     ) -> None:
-        """Answer the next `count` requests with `status` (a 5xx), before reading them."""
-        self.faults.failures.extend([Failure(status, retry_after)] * count)
+        """Answer the next `count` requests with `status` (a 5xx): without serving them, or,
+        `after_change`, once they are served (the change is made, its answer lost)."""
+        self.faults.failures.extend([Failure(status, retry_after, after_change)] * count)
 
-    def hang_next(self) -> Hang:
-        """Hold the next request until the returned hang is released."""
-        hang = Hang()
+    def hang_next(self, *, after_change: bool = False) -> Hang:
+        """Hold the next request until the returned hang is released: before it is served, or,
+        `after_change`, once it is (the change is made; its answer waits)."""
+        hang = Hang(after_change=after_change)
         self.faults.hangs.append(hang)
         return hang
 
@@ -282,11 +287,11 @@ class AzureDevOpsStandin:
 
     @web.middleware
     async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if self.faults.hangs:
-            hang = self.faults.hangs.popleft()
-            self.faults.held.append(hang)
-            hang.arrived.set()
-            await hang.released.wait()
+        """Hangs and failures happen before the request is served, or, `after_change`, once it
+        has been (the change is made; its answer is held or lost)."""
+        hang = self.faults.hangs.popleft() if self.faults.hangs else None
+        if hang is not None and not hang.after_change:
+            await self._hold(hang)
         retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
         if retry_after is not None:
             return AdoError(
@@ -294,11 +299,20 @@ class AzureDevOpsStandin:
                 "TF400733: The request has been throttled; retry after the time given.",
                 "RequestBlockedException",
             ).response({"Retry-After": str(retry_after)})
-        if self.faults.failures:
-            failure = self.faults.failures.popleft()
-            headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
-            return AdoError(failure.status, "The service is unavailable.").response(headers)
-        return await handler(request)
+        failure = self.faults.failures.popleft() if self.faults.failures else None
+        if failure is None or failure.after_change:
+            response: web.StreamResponse = await handler(request)
+        if hang is not None and hang.after_change:
+            await self._hold(hang)
+        if failure is None:
+            return response
+        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
+        return AdoError(failure.status, "The service is unavailable.").response(headers)
+
+    async def _hold(self, hang: Hang) -> None:
+        self.faults.held.append(hang)
+        hang.arrived.set()
+        await hang.released.wait()
 
     @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:

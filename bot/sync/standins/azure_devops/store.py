@@ -13,6 +13,7 @@ from bot.sync.standins.azure_devops.identities import Identity, parse_identity
 from bot.sync.standins.azure_devops.process import WorkItemType
 
 IDENTITY_FIELDS = {"System.AssignedTo", "System.ChangedBy", "System.CreatedBy"}
+DATE_FIELDS = {"Microsoft.VSTS.Scheduling.StartDate", "Microsoft.VSTS.Scheduling.DueDate"}
 COMPLETED = {"Completed", "Removed"}
 _TICK = timedelta(milliseconds=1)
 
@@ -116,7 +117,8 @@ class Store:
         return item
 
     def update(self, item_id: int, values: Mapping[str, Any], by: Identity) -> WorkItem:
-        """Set (or, with a value of None, remove) fields; one new revision."""
+        """Set (or, with a value of None, remove) fields: one new revision, or none when no
+        value differs (so a change sent twice changes nothing the second time)."""
         item = self.get(item_id)
         checked = _checked(item.type, values, creating=False)
         before = dict(item.fields)
@@ -128,6 +130,8 @@ class Store:
                 fields[name] = value
         if not str(fields.get("System.Title") or "").strip():
             raise _rule("Title", "Required, InvalidEmpty")
+        if fields == before:
+            return item
         self._bump(item, fields, by)
         _close_if_done(item.type, fields, before, item.changed_at)
         item.fields = fields
@@ -216,6 +220,8 @@ def _checked(type_: WorkItemType, values: Mapping[str, Any], *, creating: bool) 
             if not isinstance(value, str):
                 raise _rule(known.name, "InvalidType")
             value = parse_identity(value).ref()
+        elif known.reference_name in DATE_FIELDS:
+            value = _date(known.name, value)
         elif known.reference_name == "System.State":
             state = type_.state(str(value))
             if state is None:
@@ -227,6 +233,15 @@ def _checked(type_: WorkItemType, values: Mapping[str, Any], *, creating: bool) 
                 raise _rule(known.name, "LimitedToValues")
         checked[known.reference_name] = value
     return checked
+
+
+def _date(field_name: str, value: object) -> str:
+    """A date field as the service stores it: a UTC moment (a bare date is its midnight)."""
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise _rule(field_name, "InvalidType") from None
+    return iso(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 def _allowed(allowed: tuple[object, ...], value: object) -> object | None:
