@@ -30,7 +30,7 @@ from bot.sync.source import (
     SourceUnauthorized,
 )
 from bot.sync.standins.azure_devops import OWNER, AzureDevOpsStandin
-from tests.sync.conftest import MakeAzureDevOps
+from tests.sync.standin_fixtures import MakeAzureDevOps
 
 LOOPBACK = ssrf.AllowList.parse(["127.0.0.1"])
 TYPES = ("Bug", "Task")
