@@ -496,6 +496,36 @@ async def test_a_5xx_is_a_source_error_and_the_next_call_goes_through(
     assert len(await source.states("Bug")) == 4
 
 
+async def test_an_update_whose_answer_was_lost_is_stale_when_tried_again(
+    source: AzureDevOpsSource, standin: AzureDevOpsStandin
+) -> None:
+    item_id = standin.create("Task", {"System.Title": "T"})
+    read = (await source.read([str(item_id)]))[0]
+    change = SourceChange("Task", SourceFields(title="Here"), frozenset({"title"}), read.version)
+    standin.fail_next(1, status=502, after_change=True)
+    with pytest.raises(SourceError):
+        await source.update(read.id, change)
+    with pytest.raises(SourceStale):  # made the first time: the engine pulls and finds it so
+        await source.update(read.id, change)
+    assert (await source.read([read.id]))[0].fields.title == "Here"
+
+
+async def test_a_503_holds_the_host_for_its_retry_after(
+    source: AzureDevOpsSource, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    standin.fail_next(1, status=503, retry_after=7)
+    with pytest.raises(SourceThrottled) as raised:
+        await source.states("Task")
+    assert raised.value.retry_after == 7
+    asked = len(standin.exchanges)
+    clock.advance(timedelta(seconds=6))
+    with pytest.raises(SourceThrottled):
+        await source.states("Task")
+    assert len(standin.exchanges) == asked
+    clock.advance(timedelta(seconds=1))
+    assert len(await source.states("Task")) == 4
+
+
 async def test_a_revoked_token_is_unauthorized_and_never_in_errors_or_logs(
     standin: AzureDevOpsStandin,
     source: AzureDevOpsSource,
