@@ -38,6 +38,6 @@ def failure(status: int, body: str, *, what: str) -> Exception:
         return SourceNotFound(said)
     if status == 412:
         return SourceStale(said)
-    if status == 400 or status == 409 or (400 <= status < 500 and status not in (408, 429)):
+    if 400 <= status < 500 and status != 408:  # 400 and the rest: this request, refused
         return SourceRefused(code or f"HTTP {status}", message or said)
-    return SourceError(said)
+    return SourceError(said)  # 408, 5xx: worth trying again
