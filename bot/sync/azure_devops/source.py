@@ -9,7 +9,7 @@ service's list, paged by its continuation token) and service-hook subscriptions.
 
 import html
 from collections.abc import AsyncIterator, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -188,7 +188,8 @@ class AzureDevOpsSource:
     async def _item(self, work_item: dict[str, Any]) -> SourceItem:
         item_type = str((work_item.get("fields") or {}).get(fields.WORK_ITEM_TYPE) or "")
         type_fields = await self._fields_of(item_type) if item_type else frozenset()
-        web = self._client.url(self._project_ref, "_workitems", "edit", str(work_item["id"]))
+        project = (self._project or {}).get("name") or self._project_ref
+        web = self._client.url(str(project), "_workitems", "edit", str(work_item["id"]))
         return fields.source_item(work_item, type_fields, web_url=str(web))
 
     # Writing
@@ -366,5 +367,5 @@ def _comment(answer: dict[str, Any]) -> SourceComment:
         id=str(answer["id"]),
         author=fields.person(answer.get("createdBy")),
         text=to_text(answer.get("text")),
-        created_at=created if created is not None else datetime.min,
+        created_at=created if created is not None else datetime.min.replace(tzinfo=UTC),
     )
