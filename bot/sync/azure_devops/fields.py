@@ -2,6 +2,7 @@
 
 from collections.abc import Collection, Mapping
 from datetime import UTC, date, datetime, time
+from functools import cache
 from typing import Any
 
 from bot.fields.schemas import Category
@@ -52,8 +53,9 @@ def description_field(item_type: str, type_fields: Collection[str]) -> str | Non
     return DESCRIPTION if DESCRIPTION in type_fields else None
 
 
-def present(item_type: str, type_fields: Collection[str]) -> frozenset[str]:
-    """The `SourceFields` names this type has."""
+@cache
+def present(item_type: str, type_fields: frozenset[str]) -> frozenset[str]:
+    """The `SourceFields` names this type has (the same few types all along: kept)."""
     names = {name for name, reference in REFERENCE.items() if reference in type_fields}
     if description_field(item_type, type_fields) is not None:
         names.add("body")
@@ -90,7 +92,7 @@ def person(identity: object) -> SourcePerson | None:
 
 
 def source_fields(
-    values: Mapping[str, Any], item_type: str, type_fields: Collection[str]
+    values: Mapping[str, Any], item_type: str, type_fields: frozenset[str]
 ) -> SourceFields:
     where = description_field(item_type, type_fields)
     priority = values.get(PRIORITY)
@@ -110,7 +112,7 @@ def source_fields(
 
 
 def source_item(
-    work_item: Mapping[str, Any], type_fields: Collection[str], *, web_url: str
+    work_item: Mapping[str, Any], type_fields: frozenset[str], *, web_url: str
 ) -> SourceItem:
     """A work item as read (`{id, rev, fields}`); `web_url` is where a person opens it."""
     values = work_item.get("fields") or {}
@@ -145,7 +147,7 @@ def _written(name: str, fields: SourceFields) -> object:
 
 
 def patch(
-    change: SourceChange, type_fields: Collection[str], *, creating: bool
+    change: SourceChange, type_fields: frozenset[str], *, creating: bool
 ) -> list[dict[str, Any]]:
     """The JSON Patch operations for the change's fields that the type has: on an update the
     `test` of `/rev` first, then each changed field (`add` a value, `remove` to clear it)."""

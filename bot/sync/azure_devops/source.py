@@ -62,6 +62,7 @@ class AzureDevOpsSource:
         self._project_ref = project  # the project's name or id (its `sourceId`)
         self._project: dict[str, Any] | None = None
         self._type_fields: dict[str, frozenset[str]] = {}
+        self._web: tuple[str, str] | None = None  # the project's name, its items' link base
 
     # The project and its types
 
@@ -188,9 +189,14 @@ class AzureDevOpsSource:
     async def _item(self, work_item: dict[str, Any]) -> SourceItem:
         item_type = str((work_item.get("fields") or {}).get(fields.WORK_ITEM_TYPE) or "")
         type_fields = await self._fields_of(item_type) if item_type else frozenset()
-        project = (self._project or {}).get("name") or self._project_ref
-        web = self._client.url(str(project), "_workitems", "edit", str(work_item["id"]))
-        return fields.source_item(work_item, type_fields, web_url=str(web))
+        return fields.source_item(work_item, type_fields, web_url=self._web_url(work_item["id"]))
+
+    def _web_url(self, item_id: object) -> str:
+        """Where a person opens the item (`…/{project}/_workitems/edit/{id}`)."""
+        project = str((self._project or {}).get("name") or self._project_ref)
+        if self._web is None or self._web[0] != project:
+            self._web = (project, str(self._client.url(project, "_workitems", "edit")) + "/")
+        return f"{self._web[1]}{item_id}"
 
     # Writing
 
