@@ -71,3 +71,31 @@ def test_azure_devops_html_reads_as_text_and_goes_back_alike() -> None:
 def test_empty_stays_empty(empty: str | None) -> None:
     assert to_text(empty) == ""
     assert to_html(empty or "") == ""
+
+
+@pytest.mark.parametrize(
+    ("markup", "text"),
+    [
+        ("<h2>Title</h2><p>x</p>", "## Title\n\nx"),
+        ("<blockquote><p>said</p><p>twice</p></blockquote>", "> said\n>\n> twice"),
+        ("<p><i>a</i> <em>b</em> <s>c</s> <strong> d </strong></p>", "*a* *b* ~~c~~ **d**"),
+        ("<p>one<p>two", "one\n\ntwo"),  # unclosed paragraphs close themselves
+        ("<ul><li>a<li>b</ul>", "- a\n- b"),
+        ('<ol start="3"><li>c</li><li>d</li></ol>', "3. c\n4. d"),
+        ("<p>keep</p><script>alert(1)</script><style>p{}</style>", "keep"),
+        (
+            '<p><img src="https://x.example/a.png" alt="shot"></p>',
+            "![shot](https://x.example/a.png)",
+        ),
+        (
+            "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>",
+            "a | b\n\nc | d",
+        ),
+        ("<p><a>no link</a> <a href=''>none</a></p>", "no link none"),
+        ("<span>plain <br/>lines</span>", "plain\nlines"),
+        ("<div><span><p>deep</p></span></div>", "deep"),
+        ("just &amp; text", "just & text"),
+    ],
+)
+def test_azure_devops_markup_reads_as_text(markup: str, text: str) -> None:
+    assert to_text(markup) == text
