@@ -93,7 +93,7 @@ class AzureDevOpsSource:
             SourceValue(
                 str(state["name"]),
                 str(state["name"]),
-                fields.CATEGORIES.get(state.get("category", "")),
+                _category(state),
             )
             for state in listed(answer)
             if state.get("name")
