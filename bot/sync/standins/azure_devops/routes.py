@@ -11,7 +11,7 @@ from bot.sync.standins.azure_devops.errors import AdoError, bad_request, not_fou
 from bot.sync.standins.azure_devops.hooks import new_subscription, shown
 from bot.sync.standins.azure_devops.patch import field_values
 from bot.sync.standins.azure_devops.process import WorkItemType, work_item_type
-from bot.sync.standins.azure_devops.store import iso
+from bot.sync.standins.azure_devops.store import WorkItem, iso
 from bot.sync.standins.azure_devops.wiql import parse
 
 if TYPE_CHECKING:
@@ -318,7 +318,7 @@ class Api:
                 "UnauthorizedRequestException",
             )
 
-    def _item(self, item: Any, *, fields: list[str] | None = None) -> web.Response:
+    def _item(self, item: WorkItem, *, fields: list[str] | None = None) -> web.Response:
         return web.json_response(
             views.work_item(item, self.s.org_url, self.s.project_id, fields=fields)
         )
