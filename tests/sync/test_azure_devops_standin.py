@@ -598,6 +598,8 @@ async def test_every_exchange_is_logged(ado: AdoClient, azure_devops: AzureDevOp
         ("GET", "/contoso/_apis/projects/Fabrikam", 401),
     ]
     assert azure_devops.exchanges[0].response_body["name"] == "Fabrikam"
+    assert azure_devops.exchanges_to("GET", "/projects/") == azure_devops.exchanges
+    assert azure_devops.exchanges_to("PATCH") == []
 
 
 def test_the_standins_people_are_named_as_the_service_names_them() -> None:

@@ -222,6 +222,10 @@ class AzureDevOpsStandin:
     def throttle_violations(self) -> list[Violation]:
         return list(self.faults.violations)
 
+    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
+        """The logged exchanges of one method whose path holds `path_part`, oldest first."""
+        return [x for x in self.exchanges if x.method == method and path_part in x.path]
+
     # Service hooks
 
     async def hooks_settled(self) -> None:
