@@ -103,10 +103,10 @@ class Store:
                 "System.Rev": 1,
                 "System.TeamProject": self.project,
                 "System.WorkItemType": type_.name,
-                "System.CreatedDate": iso(at),
-                "System.CreatedBy": by.ref(),
-                "System.ChangedDate": iso(at),
-                "System.ChangedBy": by.ref(),
+                "System.CreatedDate": (when := iso(at)),
+                "System.CreatedBy": (who := by.ref()),
+                "System.ChangedDate": when,
+                "System.ChangedBy": dict(who),
                 "System.CommentCount": 0,
             }
         )
