@@ -74,6 +74,21 @@ async def test_a_types_states_come_with_their_categories(ado: AdoClient) -> None
     assert unknown.status == 404
 
 
+async def test_a_state_added_there_is_listed_and_usable(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin, make_azure_devops: MakeAzureDevOps
+) -> None:
+    [bug] = azure_devops.seed(1, types=("Bug",))
+    azure_devops.add_state("Bug", "In Review", category="Resolved")
+    answer = await ado.call("GET", "/Fabrikam/_apis/wit/workitemtypes/Bug/states")
+    added = answer.body["value"][-1]
+    assert (added["name"], added["category"]) == ("In Review", "Resolved")
+    state = [{"op": "add", "path": "/fields/System.State", "value": "In Review"}]
+    moved = await ado.patch(bug, state)
+    assert moved.body["fields"]["System.State"] == "In Review"
+    other = await make_azure_devops()  # another stand-in keeps the process as it was
+    assert other.store.types["Bug"].state("In Review") is None
+
+
 async def test_a_bug_has_repro_steps_and_severity_and_a_task_has_neither(ado: AdoClient) -> None:
     path = "/Fabrikam/_apis/wit/workitemtypes/{}/fields"
     bug = await ado.call("GET", path.format("Bug"), **{"$expand": "allowedValues"})
@@ -598,6 +613,8 @@ async def test_every_exchange_is_logged(ado: AdoClient, azure_devops: AzureDevOp
         ("GET", "/contoso/_apis/projects/Fabrikam", 401),
     ]
     assert azure_devops.exchanges[0].response_body["name"] == "Fabrikam"
+    assert azure_devops.exchanges_to("GET", "/projects/") == azure_devops.exchanges
+    assert azure_devops.exchanges_to("PATCH") == []
 
 
 def test_the_standins_people_are_named_as_the_service_names_them() -> None:

@@ -57,10 +57,10 @@ _TASK_ONLY = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass
 class WorkItemType:
     name: str
-    states: tuple[State, ...]
+    states: list[State]  # a stand-in's own copy: a test may add a state
     fields: tuple[Field, ...]
     defaults: tuple[tuple[str, object], ...]
 
@@ -76,31 +76,37 @@ class WorkItemType:
         return next((s for s in self.states if s.name.lower() == name.lower()), None)
 
 
-TYPES: dict[str, WorkItemType] = {
-    "Bug": WorkItemType(
-        "Bug",
-        (
-            State("New", "Proposed", "b2b2b2"),
-            State("Active", "InProgress", "007acc"),
-            State("Resolved", "Resolved", "ff9d00"),
-            State("Closed", "Completed", "339933"),
-        ),
-        _COMMON + _BUG_ONLY,
-        (("Microsoft.VSTS.Common.Priority", 2), ("Microsoft.VSTS.Common.Severity", "3 - Medium")),
-    ),
-    "Task": WorkItemType(
-        "Task",
-        (
-            State("New", "Proposed", "b2b2b2"),
-            State("Active", "InProgress", "007acc"),
-            State("Closed", "Completed", "339933"),
-            State("Removed", "Removed", "ffffff"),
-        ),
-        _COMMON + _TASK_ONLY,
-        (("Microsoft.VSTS.Common.Priority", 2),),
-    ),
-}
+def find_type(types: dict[str, WorkItemType], name: str) -> WorkItemType | None:
+    """A type by name, compared as Azure DevOps does: ignoring case."""
+    return next((t for t in types.values() if t.name.lower() == name.lower()), None)
 
 
-def work_item_type(name: str) -> WorkItemType | None:
-    return next((t for t in TYPES.values() if t.name.lower() == name.lower()), None)
+def new_process() -> dict[str, WorkItemType]:
+    """A fresh copy of the process, one per stand-in."""
+    return {
+        "Bug": WorkItemType(
+            "Bug",
+            [
+                State("New", "Proposed", "b2b2b2"),
+                State("Active", "InProgress", "007acc"),
+                State("Resolved", "Resolved", "ff9d00"),
+                State("Closed", "Completed", "339933"),
+            ],
+            _COMMON + _BUG_ONLY,
+            (
+                ("Microsoft.VSTS.Common.Priority", 2),
+                ("Microsoft.VSTS.Common.Severity", "3 - Medium"),
+            ),
+        ),
+        "Task": WorkItemType(
+            "Task",
+            [
+                State("New", "Proposed", "b2b2b2"),
+                State("Active", "InProgress", "007acc"),
+                State("Closed", "Completed", "339933"),
+                State("Removed", "Removed", "ffffff"),
+            ],
+            _COMMON + _TASK_ONLY,
+            (("Microsoft.VSTS.Common.Priority", 2),),
+        ),
+    }

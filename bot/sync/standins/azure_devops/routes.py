@@ -10,8 +10,8 @@ from bot.sync.standins.azure_devops import views
 from bot.sync.standins.azure_devops.errors import AdoError, bad_request, not_found
 from bot.sync.standins.azure_devops.hooks import new_subscription, shown
 from bot.sync.standins.azure_devops.patch import field_values
-from bot.sync.standins.azure_devops.process import WorkItemType, work_item_type
-from bot.sync.standins.azure_devops.store import iso
+from bot.sync.standins.azure_devops.process import WorkItemType, find_type
+from bot.sync.standins.azure_devops.store import WorkItem, iso
 from bot.sync.standins.azure_devops.wiql import parse
 
 if TYPE_CHECKING:
@@ -73,13 +73,13 @@ class Api:
 
     async def states(self, request: web.Request) -> web.Response:
         self._check(request, API)
-        type_ = _type(request.match_info["type"])
+        type_ = _type(self.s.store.types, request.match_info["type"])
         states = [{"name": x.name, "color": x.color, "category": x.category} for x in type_.states]
         return web.json_response(views.listed(states))
 
     async def fields(self, request: web.Request) -> web.Response:
         self._check(request, API)
-        type_ = _type(request.match_info["type"])
+        type_ = _type(self.s.store.types, request.match_info["type"])
         expand = request.query.get("$expand")
         return web.json_response(
             views.listed(views.type_fields(type_, self.s.org_url, expand=expand))
@@ -174,7 +174,7 @@ class Api:
         ref = request.match_info["ref"]
         if not ref.startswith("$"):
             raise web.HTTPMethodNotAllowed("POST", ["GET", "PATCH", "DELETE"])
-        type_ = _type(ref[1:])
+        type_ = _type(self.s.store.types, ref[1:])
         values = field_values(await _patch(request), None)
         return self._item(self.s.store.create(type_, values, self.s.caller(request)))
 
@@ -318,14 +318,14 @@ class Api:
                 "UnauthorizedRequestException",
             )
 
-    def _item(self, item: Any, *, fields: list[str] | None = None) -> web.Response:
+    def _item(self, item: WorkItem, *, fields: list[str] | None = None) -> web.Response:
         return web.json_response(
             views.work_item(item, self.s.org_url, self.s.project_id, fields=fields)
         )
 
 
-def _type(name: str) -> WorkItemType:
-    found = work_item_type(name)
+def _type(types: dict[str, WorkItemType], name: str) -> WorkItemType:
+    found = find_type(types, name)
     if found is None:
         raise AdoError(
             404,

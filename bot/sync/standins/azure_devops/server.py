@@ -21,7 +21,7 @@ from bot.sync.standins.azure_devops import hooks, views
 from bot.sync.standins.azure_devops.errors import AdoError
 from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation
 from bot.sync.standins.azure_devops.identities import Identity, parse_identity
-from bot.sync.standins.azure_devops.process import WorkItemType, work_item_type
+from bot.sync.standins.azure_devops.process import State, WorkItemType, find_type
 from bot.sync.standins.azure_devops.routes import Api
 from bot.sync.standins.azure_devops.store import Store, WorkItem
 
@@ -145,7 +145,7 @@ class AzureDevOpsStandin:
         """`count` work items (types taken in turn, titled "Work item <n>", n from 0, plus
         `fields(n)`), each with its own ChangedDate; no hooks are called."""
         who = parse_identity(by)
-        kinds = [_known_type(name) for name in types]
+        kinds = [self._type(name) for name in types]
         made = []
         for n in range(count):
             values = {"System.Title": f"Work item {n}", **(fields(n) if fields else {})}
@@ -154,7 +154,7 @@ class AzureDevOpsStandin:
 
     def create(self, item_type: str, fields: Mapping[str, Any], *, by: str = SOMEONE_ELSE) -> int:
         """A work item created there by another user (hooks are called); its id."""
-        return self.store.create(_known_type(item_type), fields, parse_identity(by)).id
+        return self.store.create(self._type(item_type), fields, parse_identity(by)).id
 
     def change(self, item_id: int, fields: Mapping[str, Any], *, by: str = SOMEONE_ELSE) -> int:
         """Fields changed there by another user (None removes one); the new `rev`."""
@@ -167,6 +167,18 @@ class AzureDevOpsStandin:
     def comment(self, item_id: int, text: str, *, by: str = SOMEONE_ELSE) -> int:
         """A comment made there; its id."""
         return self.store.add_comment(item_id, text, parse_identity(by)).id
+
+    def add_state(
+        self, item_type: str, name: str, *, category: str = "InProgress", color: str = "007acc"
+    ) -> None:
+        """A state added to a type there (as a process administrator would), after the others."""
+        self._type(item_type).states.append(State(name, category, color))
+
+    def _type(self, name: str) -> WorkItemType:
+        found = find_type(self.store.types, name)
+        if found is None:
+            raise ValueError(f"the stand-in has no work item type {name!r}")
+        return found
 
     def work_item(self, item_id: int) -> dict[str, Any] | None:
         """The item as the API serves it, or None when it is deleted or never was."""
@@ -221,6 +233,10 @@ class AzureDevOpsStandin:
     @property
     def throttle_violations(self) -> list[Violation]:
         return list(self.faults.violations)
+
+    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
+        """The logged exchanges of one method whose path holds `path_part`, oldest first."""
+        return [x for x in self.exchanges if x.method == method and path_part in x.path]
 
     # Service hooks
 
@@ -333,13 +349,6 @@ class AzureDevOpsStandin:
             return await handler(request)
         except AdoError as refused:
             return refused.response()
-
-
-def _known_type(name: str) -> WorkItemType:
-    found = work_item_type(name)
-    if found is None:
-        raise ValueError(f"the stand-in has no work item type {name!r}")
-    return found
 
 
 def _basic_password(header: str) -> str | None:

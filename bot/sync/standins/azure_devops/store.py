@@ -10,7 +10,7 @@ from typing import Any
 from bot.clock import Clock
 from bot.sync.standins.azure_devops.errors import AdoError, bad_request, not_found
 from bot.sync.standins.azure_devops.identities import Identity, parse_identity
-from bot.sync.standins.azure_devops.process import WorkItemType
+from bot.sync.standins.azure_devops.process import WorkItemType, new_process
 
 IDENTITY_FIELDS = {"System.AssignedTo", "System.ChangedBy", "System.CreatedBy"}
 DATE_FIELDS = {"Microsoft.VSTS.Scheduling.StartDate", "Microsoft.VSTS.Scheduling.DueDate"}
@@ -57,6 +57,7 @@ Listener = Callable[[str, WorkItem, dict[str, Any]], None]
 class Store:
     def __init__(self, *, project: str, clock: Clock, listener: Listener) -> None:
         self.project = project
+        self.types = new_process()
         self.items: dict[int, WorkItem] = {}
         self.recycle_bin: dict[int, WorkItem] = {}
         self._clock = clock
@@ -102,10 +103,10 @@ class Store:
                 "System.Rev": 1,
                 "System.TeamProject": self.project,
                 "System.WorkItemType": type_.name,
-                "System.CreatedDate": iso(at),
-                "System.CreatedBy": by.ref(),
-                "System.ChangedDate": iso(at),
-                "System.ChangedBy": by.ref(),
+                "System.CreatedDate": (when := iso(at)),
+                "System.CreatedBy": (who := by.ref()),
+                "System.ChangedDate": when,
+                "System.ChangedBy": dict(who),
                 "System.CommentCount": 0,
             }
         )
