@@ -16,6 +16,7 @@ from bot.fields.schemas import Category
 from bot.projects.sources import SourceValue
 from bot.sync.address import base_url, source_http
 from bot.sync.azure_devops import AzureDevOpsSource, open_source
+from bot.sync.azure_devops.known import FRESH, Known
 from bot.sync.pacer import HostPacer
 from bot.sync.source import (
     SourceChange,
@@ -61,6 +62,7 @@ def source_of(
     token: str | None = None,
     pacer: HostPacer | None = None,
     wiql_top: int = 20_000,
+    known: Known | None = None,
 ) -> AzureDevOpsSource:
     return AzureDevOpsSource(
         http,
@@ -70,6 +72,7 @@ def source_of(
         clock=clock,
         pacer=pacer or HostPacer(),
         wiql_top=wiql_top,
+        known=known or Known(),
     )
 
 
@@ -115,6 +118,28 @@ async def test_a_linked_project_opens_under_the_address_rule(
     with pytest.raises(ssrf.DestinationRefused) as refused:
         open_source(http, **link, allowed=ssrf.AllowList(), clock=clock)
     assert refused.value.field == "hostname"
+
+
+async def test_connectors_of_one_process_read_a_projects_metadata_once_a_while(
+    standin: AzureDevOpsStandin, http: aiohttp.ClientSession, clock: FrozenClock
+) -> None:
+    known = Known()
+    item_id = standin.create("Task", {"System.Title": "T"})
+    for _ in range(3):  # the engine opens a connector per task
+        source = source_of(standin, http, clock, known=known)
+        assert [item.id for item in await source.read([str(item_id)])] == [str(item_id)]
+        assert [
+            x.id
+            async for page in source.changed_since(None, item_types=TYPES, query=None)
+            for x in page.items
+        ] == [str(item_id)]
+    assert len(sent(standin, "GET", "/workitemtypes/Task/fields")) == 1
+    assert len(sent(standin, "GET", f"/_apis/projects/{standin.project}")) == 1
+    await source.check()  # a check reads it always: the credentials are what it checks
+    assert len(sent(standin, "GET", f"/_apis/projects/{standin.project}")) == 2
+    clock.advance(FRESH)
+    await source_of(standin, http, clock, known=known).read([str(item_id)])
+    assert len(sent(standin, "GET", "/workitemtypes/Task/fields")) == 2
 
 
 async def test_a_wrong_token_is_unauthorized_and_never_shown(

@@ -23,6 +23,7 @@ from bot.sync.address import base_url
 from bot.sync.azure_devops import fields
 from bot.sync.azure_devops.client import JSON_PATCH, AzureDevOpsClient, listed
 from bot.sync.azure_devops.html_text import to_html, to_text
+from bot.sync.azure_devops.known import KNOWN, Known
 from bot.sync.azure_devops.wiql import changed_query
 from bot.sync.pacer import PACER, HostPacer
 from bot.sync.source import (
@@ -56,30 +57,41 @@ class AzureDevOpsSource:
         clock: Clock,
         pacer: HostPacer = PACER,
         wiql_top: int = WIQL_LIMIT,
+        known: Known = KNOWN,
     ) -> None:
         self._wiql_top = wiql_top  # ids one WIQL answer holds (the service's limit)
         self._client = AzureDevOpsClient(http, base_url, token, clock=clock, pacer=pacer)
+        self._clock, self._known = clock, known
         self._project_ref = project  # the project's name or id (its `sourceId`)
+        self._key = (str(base_url), project.lower())
         self._project: dict[str, Any] | None = None
-        self._type_fields: dict[str, frozenset[str]] = {}
         self._web: tuple[str, str] | None = None  # the project's name, its items' link base
 
     # The project and its types
 
     async def check(self) -> SourceProject:
-        project = await self._read_project()
+        """Reads the project now, whatever is known (the credentials are what is checked)."""
+        self._project = None
+        project = await self._read_project(fresh=True)
         name = str(project.get("name") or self._project_ref)
         return SourceProject(
             id=str(project.get("id") or name), name=name, url=str(self._client.url(name))
         )
 
-    async def _read_project(self) -> dict[str, Any]:
+    async def _read_project(self, *, fresh: bool = False) -> dict[str, Any]:
         if self._project is None:
-            client = self._client
-            answer = await client.call(
-                "GET", client.url("_apis", "projects", self._project_ref), what="read the project"
-            )
-            self._project = answer if isinstance(answer, dict) else {}
+            now = self._clock.now()
+            known = None if fresh else self._known.get(("project", *self._key), now=now)
+            if known is None:
+                client = self._client
+                answer = await client.call(
+                    "GET",
+                    client.url("_apis", "projects", self._project_ref),
+                    what="read the project",
+                )
+                known = answer if isinstance(answer, dict) else {}
+                self._known.put(("project", *self._key), known, now=now)
+            self._project = known
         return self._project
 
     async def states(self, item_type: str) -> Sequence[SourceValue]:
@@ -100,19 +112,20 @@ class AzureDevOpsSource:
         ]
 
     async def _fields_of(self, item_type: str) -> frozenset[str]:
-        """The reference names of the type's fields (read once per type)."""
-        if item_type not in self._type_fields:
+        """The reference names of the type's fields."""
+        key, now = ("fields", *self._key, item_type.lower()), self._clock.now()
+        names: frozenset[str] | None = self._known.get(key, now=now)
+        if names is None:
             client = self._client
             answer = await client.call(
                 "GET",
                 client.url(self._project_ref, "_apis", "wit", "workitemtypes", item_type, "fields"),
                 what=f"read the fields of {item_type}",
             )
-            names = frozenset(
-                str(f["referenceName"]) for f in listed(answer) if f.get("referenceName")
-            )
-            self._type_fields[item_type] = names
-        return self._type_fields[item_type]
+            listed_names = (str(f.get("referenceName") or "") for f in listed(answer))
+            names = frozenset(name for name in listed_names if name)
+            self._known.put(key, names, now=now)
+        return names
 
     # Reading
 
