@@ -37,7 +37,7 @@ from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.notifications import digests, gate, told
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.notifier import Notifier, Sent, message
+from bot.teams.outbound.notifier import Notifier, Sent, message
 from cards.mentions import mentioning
 from cards.thread import DELETED, deleted_root_card
 

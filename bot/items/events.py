@@ -11,7 +11,7 @@ from bot.db.tables import PendingEvent
 from bot.db.uow import UnitOfWork
 from bot.events.schemas import Trigger
 from bot.ids import new_id, new_ids
-from bot.jobs import bell
+from bot.jobs import wakeups
 from bot.schemas import ItemKind
 from bot.timestamps import format_timestamp
 
@@ -66,7 +66,7 @@ async def record(
     if not payloads:
         return
     assert uow.channel is not None
-    uow.on_commit(bell.ring)
+    uow.on_commit(wakeups.ring)
     same = {
         "channel_id": uow.channel.channel_id,
         "kind": kind.value,

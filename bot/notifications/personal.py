@@ -24,9 +24,9 @@ from bot.events.schemas import Trigger
 from bot.items import read
 from bot.items.events import json_name
 from bot.schemas import ItemKind
+from bot.teams.commands.card_data import details_model, list_row
 from bot.teams.links import item_link
-from bot.teams.notifier import message, queue_reply
-from bot.teams.views import details_model, list_row
+from bot.teams.outbound.notifier import message, queue_reply
 from cards.assigned import assigned_card, assigned_list_card
 
 log = logging.getLogger(__name__)

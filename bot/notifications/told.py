@@ -17,7 +17,7 @@ from bot.db.uow import UnitOfWork
 from bot.events.deliveries.service import MAX_ERROR_LENGTH
 from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import new_ids
-from bot.teams import notifier
+from bot.teams.outbound import notifier
 from cards.rules import notifications_failing_card
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ from bot.events.deliveries.policy import Outcome
 from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import is_id, new_id
 from bot.odata.query import Query, apply, count_statement, page
-from bot.teams import notifier
+from bot.teams.outbound import notifier
 from cards.rules import rule_switched_off_card
 
 KEPT = timedelta(days=30)  # the log's age limit

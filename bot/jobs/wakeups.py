@@ -8,7 +8,7 @@ _listeners: set[Callable[[], None]] = set()
 
 
 def ring() -> None:
-    """Wake every listener (after a commit: `uow.on_commit(bell.ring)`)."""
+    """Wake every listener (after a commit: `uow.on_commit(wakeups.ring)`)."""
     for listener in list(_listeners):
         listener()
 

@@ -5,7 +5,7 @@ configuration, a requests session and a retry policy each, a visible share of a 
 own work. What they are built from (the app id, the service URL, the audience) repeats
 from turn to turn, so each is built once and kept. The request is still authenticated by the
 SDK on every turn, and the clients carry the SDK's own credentials. Each connector is built to
-send in the app's own connector threads (`bot.teams.connector_threads`).
+send in the app's own connector threads (`bot.teams.transport.connector_threads`).
 """
 
 from typing import Any, TypeVar
@@ -22,7 +22,7 @@ from botframework.connector.auth import (
     UserTokenClient,
 )
 
-from bot.teams.connector_threads import ConnectorThreads
+from bot.teams.transport.connector_threads import ConnectorThreads
 
 # Service URLs come from the activity; past this many, the kept clients start over.
 MAX_KEPT = 64

@@ -18,11 +18,11 @@ from msrest.universal_http.requests import ClientRetryPolicy
 
 from bot.clock import Clock
 from bot.settings import Settings
-from bot.teams import openid
-from bot.teams.connector_threads import ConnectorThreads
-from bot.teams.kept_clients import KeptClientsAuthentication
-from bot.teams.openid import OpenIdKeys
-from bot.teams.replies_http import post_activity
+from bot.teams.transport import signing_keys
+from bot.teams.transport.authentication import KeptClientsAuthentication
+from bot.teams.transport.connector_threads import ConnectorThreads
+from bot.teams.transport.replies_http import post_activity
+from bot.teams.transport.signing_keys import OpenIdKeys
 
 # What the SDK's send_activities handles itself rather than posting.
 _NOT_POSTED = {"delay", ActivityTypes.invoke_response, ActivityTypes.trace}
@@ -125,7 +125,7 @@ def create_runtime(
         configuration, credentials_factory=credentials, threads=threads
     )
     for key_set in keys:
-        openid.install(key_set)
+        signing_keys.install(key_set)
     _cheapen_retry_policy()
     return BotRuntime(TrackerAdapter(auth, http), settings.microsoft_app_id, keys, threads)
 
@@ -140,5 +140,5 @@ def _cheapen_retry_policy() -> None:
 
 def dispose_runtime(runtime: BotRuntime) -> None:
     for key_set in runtime.keys:
-        openid.uninstall(key_set)
+        signing_keys.uninstall(key_set)
     runtime.threads.close()

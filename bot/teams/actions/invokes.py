@@ -10,9 +10,9 @@ from botbuilder.core import TurnContext
 
 from bot import logs
 from bot.errors import DomainError
-from bot.teams import actions, extension
+from bot.teams.actions import card_actions, messaging_extension
 from bot.teams.context import BotContext
-from bot.teams.replies import card_in_place
+from bot.teams.outbound.card_replies import card_in_place
 from cards.help import error_card
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,9 @@ async def card_action(turn_context: TurnContext, context_of: ContextOf) -> dict[
     action = _object(_value(turn_context).get("action"))
     try:
         ctx = await context_of()
-        card = await actions.run_action(ctx, str(action.get("verb")), _object(action.get("data")))
+        card = await card_actions.run_action(
+            ctx, str(action.get("verb")), _object(action.get("data"))
+        )
     except Exception as exc:
         card = error_card(_failed(exc))
     return card_in_place(card)
@@ -51,25 +53,25 @@ def _object(value: Any) -> dict[str, Any]:
 
 async def search(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
     try:
-        return await extension.query(await context_of(), _value(turn_context))
+        return await messaging_extension.query(await context_of(), _value(turn_context))
     except Exception as exc:
-        return extension.message(_failed(exc))
+        return messaging_extension.message(_failed(exc))
 
 
 async def unfurl(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
     """A pasted link's card; no card for a link that is not the app's or names an item the
     caller may not read, so the answer reveals nothing about it."""
     try:
-        return await extension.query_link(await context_of(), _value(turn_context))
+        return await messaging_extension.query_link(await context_of(), _value(turn_context))
     except Exception as exc:
         _failed(exc)  # logs an unexpected failure; a refusal needs no word
-        return extension.no_card()
+        return messaging_extension.no_card()
 
 
 async def fetch_task(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any]:
     try:
         bot = turn_context.activity.recipient
-        return await extension.fetch_task(
+        return await messaging_extension.fetch_task(
             await context_of(), _value(turn_context), bot_id=bot.id if bot else None
         )
     except Exception as exc:
@@ -78,7 +80,9 @@ async def fetch_task(turn_context: TurnContext, context_of: ContextOf) -> dict[s
 
 async def submit_action(turn_context: TurnContext, context_of: ContextOf) -> dict[str, Any] | None:
     try:
-        return await extension.submit_action(turn_context, await context_of(), _value(turn_context))
+        return await messaging_extension.submit_action(
+            turn_context, await context_of(), _value(turn_context)
+        )
     except Exception as exc:
         return {"task": {"type": "message", "value": _failed(exc)}}
 

@@ -15,10 +15,11 @@ from bot.items import service as items
 from bot.items.rules import not_a_member, resolve_assignees
 from bot.items.schemas import TaskDetails
 from bot.schemas import ItemKind
-from bot.teams import grammar, people, views
+from bot.teams import people
+from bot.teams.commands import card_data, grammar
+from bot.teams.commands.card_data import Change
+from bot.teams.commands.item_commands import apply_change, channel_of_number, patch_of
 from bot.teams.context import BotContext
-from bot.teams.item_commands import apply_change, channel_of_number, patch_of
-from bot.teams.views import Change
 from cards import changes
 from cards.changes import Note
 from cards.choice import person_choice
@@ -140,7 +141,9 @@ async def _assignee_named(
     exactly one does; only the item's own assignees are looked at, so nobody else is named."""
     async with ctx.work(write=False) as uow:
         item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
-        details = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
+        details = card_data.details_model(
+            kind, await read.get_details(uow, kind=kind, item_id=item_id)
+        )
     assigned = details.assigned_to
     if isinstance(who, str) and not people.is_reference(who):
         found = people.called(assigned, who)

@@ -63,7 +63,7 @@ class ConnectorThreads:
 
 
 def of_turn(turn_context: TurnContext) -> ConnectorThreads:
-    """The threads of the app whose adapter (`bot.teams.adapter`) runs this turn."""
+    """The threads of the app whose adapter (`bot.teams.transport.adapter`) runs this turn."""
     threads: ConnectorThreads = turn_context.adapter.bot_framework_authentication.threads
     return threads
 

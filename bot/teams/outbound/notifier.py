@@ -1,5 +1,5 @@
 """Proactive messages: queued as jobs in the caller's transaction, sent within Teams' limits
-(`bot.teams.budget`), retried.
+(`bot.teams.outbound.send_budget`), retried.
 
 Start a thread in a channel, reply in a thread, update a sent card, through the conversation
 references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back after Retry-After.
@@ -30,9 +30,9 @@ from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
-from bot.teams import references
-from bot.teams.adapter import BotRuntime
-from bot.teams.budget import SendBudget
+from bot.teams.outbound import conversation_references
+from bot.teams.outbound.send_budget import SendBudget
+from bot.teams.transport.adapter import BotRuntime
 
 log = logging.getLogger(__name__)
 
@@ -183,13 +183,13 @@ class Notifier:
     async def _reference(self, conversation_id: str) -> ConversationReference:
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
             try:
-                stored = await references.load(uow, conversation_id=conversation_id)
+                stored = await conversation_references.load(uow, conversation_id=conversation_id)
             except NotFound as exc:
                 raise PermanentFailure(exc.message) from exc
             reference = ConversationReference().deserialize(stored)
             if reference.conversation is not None and not reference.conversation.tenant_id:
                 # Teams spells it `tenantId`, which the SDK's model does not read (`tenantID`).
-                reference.conversation.tenant_id = await references.tenant_of(
+                reference.conversation.tenant_id = await conversation_references.tenant_of(
                     uow, conversation_id=conversation_id
                 )
         return reference

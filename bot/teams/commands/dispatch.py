@@ -6,20 +6,20 @@ from typing import Any
 
 from botbuilder.core import TurnContext
 
-from bot.teams import (
+from bot.teams.commands import (
     assign_commands,
     delete_commands,
     grammar,
     item_commands,
-    listing,
+    list_commands,
     notify_commands,
     rule_commands,
     settings_commands,
 )
-from bot.teams.command_list import COMMANDS
+from bot.teams.commands.command_list import COMMANDS
+from bot.teams.commands.grammar import Command, Mention, Message
 from bot.teams.context import BotContext
-from bot.teams.grammar import Command, Mention, Message
-from bot.teams.replies import send_card
+from bot.teams.outbound.card_replies import send_card
 from cards.help import help_card, suggestion_card
 from cards.layout import Card
 
@@ -37,7 +37,7 @@ async def answer(
     """The card that answers `text`; lists start at row `skip` (a list card's "more")."""
     command = grammar.parse(text, mentions)
     if isinstance(command, grammar.ListItems):
-        return await listing.list_card_for(ctx, command, text=text, skip=skip)
+        return await list_commands.list_card_for(ctx, command, text=text, skip=skip)
     handler: Answer = ANSWERS[type(command)]
     return await handler(ctx, command)
 

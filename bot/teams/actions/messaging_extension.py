@@ -19,11 +19,13 @@ from bot.items.queries import entity_set
 from bot.items.schemas import TaskDetails
 from bot.odata.query import built_query
 from bot.schemas import ItemKind
-from bot.teams import actions, links, personal, views
+from bot.teams import links
+from bot.teams.actions import card_actions
+from bot.teams.commands import card_data, my_items
+from bot.teams.commands.list_commands import name_contains
 from bot.teams.context import BotContext
-from bot.teams.listing import name_contains
+from bot.teams.outbound.card_replies import ADAPTIVE
 from bot.teams.problems import problem_of
-from bot.teams.replies import ADAPTIVE
 from cards import verbs
 from cards.form import Prefill, item_form
 from cards.item import facts, item_card, kind_of
@@ -99,17 +101,17 @@ async def query(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any]:
     async with ctx.work(write=False) as uow:
         if ctx.channel is None or not said:
             # Across the caller's channels, whose statuses differ: the cards offer none.
-            found = await personal.my_items(
+            found = await my_items.my_items(
                 uow, kind=kind, condition=condition, skip=skip, top=top, recently_changed=not said
             )
             rows = found.rows
         else:
             query = built_query(condition, entity_set(kind), top=top, skip=skip, count=False)
             rows = (await read.list_items(uow, kind=kind, query=query)).rows
-            statuses = await views.statuses(uow, kind=kind)
+            statuses = await card_data.statuses(uow, kind=kind)
     results = []
     for row in rows:
-        item = views.details_model(kind, row)
+        item = card_data.details_model(kind, row)
         results.append(_attachment(item, _item_card(ctx, item, statuses)))
     return _result(results)
 
@@ -136,7 +138,7 @@ async def fetch_task(
     text = plain_text(without_bot_mentions(markup, payload.get("mentions"), bot_id=bot_id))
     title = text.split("\n", 1)[0][:TITLE_MAX]
     async with ctx.work(write=False) as uow:
-        choices = await views.choices(uow, kind=ItemKind.BUG)
+        choices = await card_data.choices(uow, kind=ItemKind.BUG)
     card = item_form(
         ItemKind.BUG,
         channel_id=ctx.channel.teams_channel_id,
@@ -170,10 +172,10 @@ async def submit_action(
     )
     try:
         data = verbs.SaveItem.model_validate({**typed, **target.model_dump()})
-        created = await actions.create_from_form(ctx, data)
+        created = await card_actions.create_from_form(ctx, data)
     except (DomainError, ValidationError) as exc:
         problem = problem_of(exc)
-        return _dialog(await actions.form_again(ctx, target, typed, problem, in_dialog=True))
+        return _dialog(await card_actions.form_again(ctx, target, typed, problem, in_dialog=True))
     conversation = turn_context.activity.conversation
     root = thread_root(
         conversation.id if conversation else "", _object(value.get("messagePayload"))
@@ -215,7 +217,7 @@ def without_bot_mentions(markup: str, mentions: Any, *, bot_id: str | None) -> s
     return markup
 
 
-def _created(created: actions.CreatedItem) -> dict[str, Any]:
+def _created(created: card_actions.CreatedItem) -> dict[str, Any]:
     """The bug's card, to insert in the message, saying it was created."""
     preview = ThumbnailCard(title=f"Created bug #{created.number}: {created.title}")
     attachment = {
@@ -255,10 +257,12 @@ async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
         found, where = await shortcuts.locate_item(uow, item_id=item_id)
     if found is not kind:
         raise NotFound(NOT_AN_ITEM_LINK)
-    ctx = await views.in_channel(ctx, team_id=where.team_id, channel_id=where.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=where.team_id, channel_id=where.channel_id)
     async with ctx.work(write=False) as uow:
-        item = views.details_model(kind, await read.get_details(uow, kind=kind, item_id=item_id))
-        statuses = await views.statuses(uow, kind=kind)
+        item = card_data.details_model(
+            kind, await read.get_details(uow, kind=kind, item_id=item_id)
+        )
+        statuses = await card_data.statuses(uow, kind=kind)
     return _result([_attachment(item, _item_card(ctx, item, statuses))])
 
 

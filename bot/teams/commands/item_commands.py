@@ -13,10 +13,10 @@ from bot.items import service as items
 from bot.items import shortcuts
 from bot.items.schemas import CREATE, PATCH, TaskDetails, TaskPatch
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import grammar, views
+from bot.teams.commands import card_data, grammar
+from bot.teams.commands.card_data import Change
 from bot.teams.context import BotContext
 from bot.teams.problems import validation_problem
-from bot.teams.views import Change
 from cards.changes import Note
 from cards.choice import channel_choice
 from cards.form import item_form
@@ -70,8 +70,10 @@ async def apply_change(ctx: BotContext, kind: ItemKind, number: int, change: Cha
     async with ctx.work(write=change is not None) as uow:
         item_id = await shortcuts.item_id_by_number(uow, kind=kind, internal_id=number)
         if change is None:
-            return await views.item_view(uow, kind=kind, item_id=item_id, public_url=ctx.public_url)
-        return await views.changed_view(
+            return await card_data.item_view(
+                uow, kind=kind, item_id=item_id, public_url=ctx.public_url
+            )
+        return await card_data.changed_view(
             uow, kind=kind, item_id=item_id, change=change, public_url=ctx.public_url
         )
 
@@ -89,8 +91,8 @@ async def channel_of_number(
         raise NotFound(f"There is no {kind.value} #{number} in your channels.")
     if len(found) > 1:
         question = f"Several channels have a {kind.value} #{number}: which one?"
-        return channel_choice(question, command=command, places=[*map(views.place, found)])
-    return await views.in_channel(ctx, team_id=found[0].team_id, channel_id=found[0].channel_id)
+        return channel_choice(question, command=command, places=[*map(card_data.place, found)])
+    return await card_data.in_channel(ctx, team_id=found[0].team_id, channel_id=found[0].channel_id)
 
 
 async def show(ctx: BotContext, command: grammar.ShowItem) -> Card:
@@ -155,9 +157,9 @@ async def discussion_view(ctx: BotContext, kind: ItemKind, item_id: str) -> Card
         actor=ctx.actor, channel=ctx.channel, kind=kind, item_id=item_id
     )
     async with ctx.work(write=False) as uow:
-        item = await views.details(uow, kind=kind, item_id=item_id)
+        item = await card_data.details(uow, kind=kind, item_id=item_id)
         note = Note(f"#{item.internal_id} is discussed in a thread in its channel")
-        return await views.card_of(
+        return await card_data.card_of(
             uow, item, discussion_url=url, note=note, public_url=ctx.public_url
         )
 
@@ -173,18 +175,18 @@ async def create(ctx: BotContext, command: grammar.Create) -> Card:
             raise NotFound(NO_CHANNEL)
         if len(places) > 1:
             question = f"Which channel is the new {kind.value} for?"
-            return channel_choice(question, command=text, places=[*map(views.place, places)])
-        ctx = await views.in_channel(
+            return channel_choice(question, command=text, places=[*map(card_data.place, places)])
+        ctx = await card_data.in_channel(
             ctx, team_id=places[0].team_id, channel_id=places[0].channel_id
         )
     assert ctx.channel is not None
     if command.title is None:
         async with ctx.work(write=False) as uow:
-            choices = await views.choices(uow, kind=kind)
+            choices = await card_data.choices(uow, kind=kind)
         return item_form(kind, channel_id=ctx.channel.teams_channel_id, choices=choices)
     body = typed_in(CREATE[kind], {"name": command.title})
     async with ctx.work() as uow:
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-        return await views.created_view(
+        return await card_data.created_view(
             uow, kind=kind, item_id=created.row["id"], public_url=ctx.public_url
         )

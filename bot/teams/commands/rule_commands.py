@@ -3,7 +3,7 @@ made (not in chat)."""
 
 from bot.errors import BadRequest
 from bot.events import service as events
-from bot.teams import grammar
+from bot.teams.commands import grammar
 from bot.teams.context import BotContext
 from cards.help import note_card
 from cards.layout import Card

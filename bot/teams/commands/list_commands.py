@@ -19,7 +19,7 @@ from bot.odata.model import SortKey
 from bot.odata.parse import check_characters
 from bot.odata.query import Query, built_query
 from bot.schemas import ItemKind
-from bot.teams import grammar, personal, views
+from bot.teams.commands import card_data, grammar, my_items
 from bot.teams.context import BotContext
 from cards.layout import Card, Problem
 from cards.listing import MAX_ROWS, ItemList, QuickFilters, list_card
@@ -48,7 +48,7 @@ async def list_card_for(
     async with ctx.work(write=False) as uow:
         condition = await _filter(uow, ctx, command)
         if ctx.channel is None:
-            mine = await personal.my_items(
+            mine = await my_items.my_items(
                 uow, kind=kind, condition=condition, skip=skip, top=MAX_ROWS
             )
             rows, more, total = mine.rows, mine.more, mine.total
@@ -59,7 +59,7 @@ async def list_card_for(
     page = ItemList(
         title=_title(command, in_chat=ctx.channel is None),
         kind=kind,
-        items=[views.list_row(row) for row in rows],
+        items=[card_data.list_row(row) for row in rows],
         command=text,
         channel_id=ctx.channel.teams_channel_id if ctx.channel else None,
         skip=skip,

@@ -16,7 +16,7 @@ from bot.errors import BadRequest, DomainError
 from bot.events import notification_rules
 from bot.events import service as events
 from bot.events.schemas import DefinitionPatch
-from bot.teams import grammar, views
+from bot.teams.commands import card_data, grammar
 from bot.teams.context import BotContext
 from cards import verbs
 from cards.layout import Card
@@ -48,7 +48,7 @@ async def settings(ctx: BotContext, _command: grammar.ChannelSettings) -> Card:
 
 async def switch_rule(ctx: BotContext, data: verbs.SwitchRule, _raw: Mapping[str, Any]) -> Card:
     """Switch one rule as `PATCH /odata/eventDefinitions({id})` `{"enable": …}` would."""
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     switched = "on" if data.enable else "off"
     try:
         async with ctx.work() as uow:
@@ -66,7 +66,7 @@ async def switch_rule(ctx: BotContext, data: verbs.SwitchRule, _raw: Mapping[str
 async def save(ctx: BotContext, data: verbs.SaveSettings, _raw: Mapping[str, Any]) -> Card:
     """Apply the form as `PATCH /api/channel/settings` would, every field sent; a refusal
     answers the form again as typed, with what is wrong beside each field."""
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     try:
         patch = ChannelSettingsPatch.model_validate(_body_of(data))
     except ValidationError as exc:

@@ -2,7 +2,7 @@
 
 from bot.errors import BadRequest
 from bot.notifications import chats
-from bot.teams import grammar
+from bot.teams.commands import grammar
 from bot.teams.context import BotContext
 from cards.help import note_card
 from cards.layout import Card, shorten

@@ -15,12 +15,19 @@ from bot.items import bulk, read
 from bot.items import service as items
 from bot.items.schemas import CREATE, BulkEdit, TaskDetails
 from bot.schemas import ApiModel, ItemKind
-from bot.teams import commands, delete_commands, grammar, listing, settings_commands, views
-from bot.teams.assign_commands import joining
+from bot.teams.commands import (
+    card_data,
+    delete_commands,
+    dispatch,
+    grammar,
+    list_commands,
+    settings_commands,
+)
+from bot.teams.commands.assign_commands import joining
+from bot.teams.commands.card_data import Change
+from bot.teams.commands.item_commands import discussion_view, patch_of, typed_in
 from bot.teams.context import BotContext
-from bot.teams.item_commands import discussion_view, patch_of, typed_in
 from bot.teams.problems import problem_of
-from bot.teams.views import Change
 from cards import verbs
 from cards.bulk import bulk_form, bulk_outcome
 from cards.form import Prefill, item_form
@@ -94,9 +101,9 @@ def _way_on(target: ApiModel) -> list[Element]:
 
 
 async def _show(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        return await views.item_view(
+        return await card_data.item_view(
             uow, kind=data.kind, item_id=data.item_id, public_url=ctx.public_url
         )
 
@@ -104,17 +111,17 @@ async def _show(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]
 async def _item_again(
     ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any], problem: Problem
 ) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        return await views.item_view(
+        return await card_data.item_view(
             uow, kind=data.kind, item_id=data.item_id, problem=problem, public_url=ctx.public_url
         )
 
 
 async def _changed(ctx: BotContext, data: verbs.ItemAction, change: Change) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work() as uow:
-        return await views.changed_view(
+        return await card_data.changed_view(
             uow, kind=data.kind, item_id=data.item_id, change=change, public_url=ctx.public_url
         )
 
@@ -134,15 +141,15 @@ async def _assign_to_me(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[s
 
 
 async def _discuss(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     return await discussion_view(ctx, data.kind, data.item_id)
 
 
 async def _edit(ctx: BotContext, data: verbs.ItemAction, _raw: Mapping[str, Any]) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        item = await views.details(uow, kind=data.kind, item_id=data.item_id)
-        choices = await views.choices(uow, kind=data.kind)
+        item = await card_data.details(uow, kind=data.kind, item_id=data.item_id)
+        choices = await card_data.choices(uow, kind=data.kind)
     return item_form(data.kind, channel_id=data.channel_id, choices=choices, item=item)
 
 
@@ -173,12 +180,12 @@ class CreatedItem:
 
 async def create_from_form(ctx: BotContext, data: verbs.SaveItem) -> CreatedItem:
     """Create the item the form describes (it names no itemId)."""
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     kind = data.kind
     async with ctx.work() as uow:
         body = typed_in(CREATE[kind], form_fields(data))
         created = await items.create_item(uow, kind=kind, body=body, entity_id=None)
-        card = await views.created_view(
+        card = await card_data.created_view(
             uow, kind=kind, item_id=str(created.row["id"]), public_url=ctx.public_url
         )
     return CreatedItem(int(created.row["internal_id"]), str(created.row["name"]), card)
@@ -188,7 +195,7 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
     """Create the item (no itemId) or apply the edit; the item card saying what was done."""
     if data.item_id is None:
         return (await create_from_form(ctx, data)).card
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     kind, fields = data.kind, form_fields(data)
     async with ctx.work() as uow:
 
@@ -196,7 +203,7 @@ async def save_form(ctx: BotContext, data: verbs.SaveItem) -> Card:
             patch = patch_of(kind, **fields)
             await items.update_item(uow, kind=kind, item_id=before.id, patch=patch)
 
-        return await views.changed_view(
+        return await card_data.changed_view(
             uow, kind=kind, item_id=data.item_id, change=change, public_url=ctx.public_url
         )
 
@@ -215,12 +222,14 @@ async def form_again(
 ) -> Card:
     """The form as the user filled it, the problem beside its input (in a dialog too: the
     messaging extension's keeps the dialog open with it)."""
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=target.channel_id)
     kind = target.kind
     async with ctx.work(write=False) as uow:
-        choices = await views.choices(uow, kind=kind)
+        choices = await card_data.choices(uow, kind=kind)
         item = (
-            await views.details(uow, kind=kind, item_id=target.item_id) if target.item_id else None
+            await card_data.details(uow, kind=kind, item_id=target.item_id)
+            if target.item_id
+            else None
         )
     return item_form(
         kind,
@@ -235,8 +244,8 @@ async def form_again(
 
 async def _more(ctx: BotContext, data: verbs.More, _raw: Mapping[str, Any]) -> Card:
     if data.channel_id:
-        ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
-    return await commands.answer(ctx, data.command, skip=data.skip)
+        ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    return await dispatch.answer(ctx, data.command, skip=data.skip)
 
 
 async def _bulk_edit(ctx: BotContext, data: verbs.BulkEdit, raw: Mapping[str, Any]) -> Card:
@@ -245,9 +254,9 @@ async def _bulk_edit(ctx: BotContext, data: verbs.BulkEdit, raw: Mapping[str, An
         raise BadRequest(NOTHING_SELECTED)
     if len(ids) > verbs.MAX_SELECTED:
         raise BadRequest(TOO_MANY_SELECTED)
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     async with ctx.work(write=False) as uow:
-        choices = await views.choices(uow, kind=data.kind)
+        choices = await card_data.choices(uow, kind=data.kind)
     return bulk_form(data.kind, channel_id=data.channel_id, ids=ids, choices=choices)
 
 
@@ -255,19 +264,21 @@ async def _list_again(
     ctx: BotContext, target: verbs.BulkEdit, _raw: Mapping[str, Any], problem: Problem
 ) -> Card:
     """The list the bulk edit was asked from, the problem above its buttons."""
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=target.channel_id)
     text = target.command or target.kind.plural
     command = grammar.parse(text)
     if not isinstance(command, grammar.ListItems):
         raise BadRequest(STALE_CARD)
-    return await listing.list_card_for(ctx, command, text=text, skip=target.skip, problem=problem)
+    return await list_commands.list_card_for(
+        ctx, command, text=text, skip=target.skip, problem=problem
+    )
 
 
 async def _apply_bulk_edit(
     ctx: BotContext, data: verbs.ApplyBulkEdit, _raw: Mapping[str, Any]
 ) -> Card:
     """The API's bulk edit (docs/api.md); the answer lists the items edited as they now stand."""
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=data.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     assert ctx.channel is not None
     edit = typed_in(
         BulkEdit,
@@ -295,7 +306,7 @@ async def _apply_bulk_edit(
     page = ItemList(
         title=title,
         kind=data.kind,
-        items=[views.list_row(row) for row in rows],
+        items=[card_data.list_row(row) for row in rows],
         command=noun,
         channel_id=data.channel_id,
         now=ctx.clock.now(),
@@ -306,9 +317,9 @@ async def _apply_bulk_edit(
 async def _bulk_again(
     ctx: BotContext, target: verbs.BulkTarget, raw: Mapping[str, Any], problem: Problem
 ) -> Card:
-    ctx = await views.in_channel(ctx, team_id=None, channel_id=target.channel_id)
+    ctx = await card_data.in_channel(ctx, team_id=None, channel_id=target.channel_id)
     async with ctx.work(write=False) as uow:
-        choices = await views.choices(uow, kind=target.kind)
+        choices = await card_data.choices(uow, kind=target.kind)
     return bulk_form(
         target.kind,
         channel_id=target.channel_id,
@@ -321,8 +332,8 @@ async def _bulk_again(
 
 async def _run_command(ctx: BotContext, data: verbs.RunCommand, _raw: Mapping[str, Any]) -> Card:
     if data.channel_id:
-        ctx = await views.in_channel(ctx, team_id=data.team_id, channel_id=data.channel_id)
-    return await commands.answer(ctx, data.command)
+        ctx = await card_data.in_channel(ctx, team_id=data.team_id, channel_id=data.channel_id)
+    return await dispatch.answer(ctx, data.command)
 
 
 ACTIONS: dict[Verb, Action] = {

@@ -14,7 +14,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.uow import unit_of_work
 from bot.jobs import queue
 from bot.jobs.kinds import JobKind, NoPayload
-from bot.jobs.observed import ObservedWorker
+from bot.jobs.observed_worker import ObservedWorker
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, PermanentFailure, RetryLater
 from bot.outcomes import Outcomes
@@ -67,7 +67,7 @@ async def test_every_run_is_one_line_and_counted_by_kind_and_outcome(
     with captured(logging.INFO) as out:
         assert await worker.run_once() == len(HANDLERS)
 
-    runs = {line["kind"]: line for line in out.of("bot.jobs.observed")}
+    runs = {line["kind"]: line for line in out.of("bot.jobs.observed_worker")}
     assert {kind: line["outcome"] for kind, line in runs.items()} == {
         kind: outcome for kind, (_, outcome) in HANDLERS.items()
     }
@@ -90,5 +90,5 @@ async def test_a_recurring_job_is_observed_too(sessions: Sessions, clock: Frozen
         await every.enqueue(uow, NoPayload())
     with captured(logging.INFO) as out:
         await worker.run_once()
-    [line] = out.of("bot.jobs.observed")
+    [line] = out.of("bot.jobs.observed_worker")
     assert (line["kind"], line["outcome"]) == ("probe.every", "done")
