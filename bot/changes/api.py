@@ -6,7 +6,7 @@ from aiohttp import web
 
 from bot.changes.schemas import ItemChangeEvent
 from bot.changes.stream import ChangeStream, parse_event_id
-from bot.keys import CHANGE_FEED, CLOCK
+from bot.keys import CHANGE_FEED
 from bot.web.routing import Access, Call, RouteTable
 
 routes = RouteTable(tag="changes")
@@ -39,7 +39,6 @@ async def stream_changes(call: Call) -> web.StreamResponse:
     stream = ChangeStream(
         response,
         unit=lambda: call.unit(write=False),
-        clock=app[CLOCK],
         channel_id=call.channel.channel_id,
         keep_alive_s=call.settings.changes_keep_alive_seconds,
     )

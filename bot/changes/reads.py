@@ -38,18 +38,31 @@ async def versions(uow: UnitOfWork, channel_id: str) -> Versions:
     return {row["kind"]: int(row["version"]) for row in rows}
 
 
+def first_id_at(seconds: int) -> str:
+    """The least id made at or after `seconds` (Unix time): ids begin with their second."""
+    return f"{max(seconds, 0) & 0xFFFFFFFF:08x}"
+
+
+def id_seconds(change_id: str) -> int:
+    """The second an id was made in (`bot.ids`)."""
+    return int(change_id[:8], 16)
+
+
 async def changes_since(
-    uow: UnitOfWork, channel_id: str, since: datetime, limit: int
+    uow: UnitOfWork, channel_id: str, since_seconds: int, limit: int
 ) -> list[ItemChange]:
-    """Up to `limit` item changes of the channel made at `since` or later, oldest first."""
+    """Up to `limit` item changes of the channel recorded at `since_seconds` (Unix time) or
+    later, in id order. The ids begin with their second, so this reads a range of the primary
+    key (every channel's latest changes, checked for the channel): no index of its own, which
+    each change would pay for."""
     rows = await uow.rows(
         select(_EVENTS.id, _EVENTS.item_id, _EVENTS.kind, _EVENTS.trigger, _EVENTS.occurred_at)
         .where(
+            _EVENTS.id >= first_id_at(since_seconds),
             _EVENTS.channel_id == channel_id,
-            _EVENTS.occurred_at >= since,
             _EVENTS.trigger.in_(list(CHANGE_NAMES)),
         )
-        .order_by(_EVENTS.occurred_at, _EVENTS.id)
+        .order_by(_EVENTS.id)
         .limit(limit)
     )
     return [

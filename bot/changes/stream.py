@@ -1,23 +1,22 @@
 """One open change stream: the channel's item changes written as server-sent events.
 
 Each wake-up (`ChangeFeed`) and each keep-alive, the stream reads the channel's list versions;
-when one moved, it reads the channel's changes of the last `LATE_COMMIT` and sends those it has
-not sent. A change is stamped when its transaction starts and seen when it commits, so
-the window reaches back that far; the ids already sent are remembered, a bounded number of them.
+when one moved, it reads the channel's changes of the last `LATE_COMMIT_S` seconds and sends
+those it has not sent. A change's id carries the second it was made in, before its transaction
+commits, so the window reaches back that far; the ids sent are remembered, a bounded number.
 """
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from datetime import datetime, timedelta
 
 import orjson
 from aiohttp import web
 
 from bot.changes import reads
 from bot.changes.feed import ChangeFeed
-from bot.clock import Clock
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest
 from bot.lru import LeastRecentlyUsed
@@ -27,10 +26,10 @@ from bot.timestamps import format_timestamp
 # How long a writing transaction may take from its first stamp to its commit: a change that
 # commits later than this after it was stamped is missed (the next keep-alive's versions still
 # say the list moved, and the stream sends `list`).
-LATE_COMMIT = timedelta(seconds=60)
+LATE_COMMIT_S = 60
 # Changes read at one look, at most: more than this in one look, and the stream sends `reload`.
 BATCH = 500
-# Change ids remembered as sent: what one LATE_COMMIT window can hold before `reload`.
+# Change ids remembered as sent: what one LATE_COMMIT_S window can hold before `reload`.
 REMEMBERED = 2 * BATCH
 
 Unit = Callable[[], AbstractAsyncContextManager[UnitOfWork]]
@@ -70,15 +69,14 @@ class ChangeStream:
         response: web.StreamResponse,
         *,
         unit: Unit,
-        clock: Clock,
         channel_id: str,
         keep_alive_s: float,
     ) -> None:
-        self._response, self._unit, self._clock = response, unit, clock
+        self._response, self._unit = response, unit
         self._channel_id, self._keep_alive_s = channel_id, keep_alive_s
         self._sent: LeastRecentlyUsed[str, bool] = LeastRecentlyUsed(REMEMBERED)
         self._versions: reads.Versions = {}
-        self._since = clock.now()
+        self._since_s = int(time.time())  # ids carry the writer's system time, not the clock
 
     async def run(self, feed: ChangeFeed, resume: reads.Versions | None) -> None:
         with feed.subscribed() as woken:
@@ -116,7 +114,7 @@ class ChangeStream:
         if len(changes) == BATCH:  # more than one look carries: the client reads afresh
             for change in changes:
                 self._sent.put(change.id, True)
-            self._since = changes[-1].at
+            self._since_s = reads.id_seconds(changes[-1].id)
             await self._reload()
             return
         fresh = [change for change in changes if self._sent.get(change.id) is None]
@@ -129,7 +127,7 @@ class ChangeStream:
             ]
         for change in fresh:
             self._sent.put(change.id, True)
-            self._since = max(self._since, change.at)
+            self._since_s = max(self._since_s, reads.id_seconds(change.id))
         await self._write_all(frames)
 
     def _change_data(self, change: reads.ItemChange) -> dict[str, object]:
@@ -150,5 +148,5 @@ class ChangeStream:
     async def _reload(self) -> None:
         await self._response.write(_frame("reload", dict(self._versions), self._versions))
 
-    def _window(self) -> datetime:
-        return self._since - LATE_COMMIT
+    def _window(self) -> int:
+        return self._since_s - LATE_COMMIT_S

@@ -7,9 +7,12 @@ from contextlib import asynccontextmanager
 import pytest
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient, TestServer
+from sqlalchemy import insert, select, update
 
 from bot.app import create_app
 from bot.clock import FrozenClock
+from bot.db.tables import Item, PendingEvent
+from bot.ids import new_id
 from tests.factories import Factory, Member
 from tests.items.refusals import create, team_b_member
 from tests.tabs_api.sse import next_event, next_frame
@@ -165,11 +168,6 @@ async def test_shutting_down_ends_open_streams(
 
 async def write_change_elsewhere(factory: Factory, item_id: str) -> None:
     """An item renamed and its change recorded in plain SQL, as another process's write lands."""
-    from sqlalchemy import insert, select, update
-
-    from bot.db.tables import Item, PendingEvent
-    from bot.ids import new_id
-
     async with factory.work() as uow:
         item = (await uow.session.execute(select(Item).where(Item.id == item_id))).scalar_one()
         await uow.session.execute(update(Item).where(Item.id == item_id).values(name="Elsewhere"))
