@@ -32,8 +32,8 @@ class HistoryEntry(ApiModel):
         description="The person who made the change; null when no person did (see source)"
     )
     source: str | None = Field(
-        description="When no person made the change: the item's source that did (e.g. native, "
-        "a sync connector's name); null otherwise"
+        description="When no person made the change: the item's source, which did (Svc.Native, "
+        "Jira, Microsoft.Planner, Microsoft.Vsts); null otherwise"
     )
     changes: list[FieldChange] = Field(
         description="Created: every field given a value; updated: the fields changed; deleted: none"

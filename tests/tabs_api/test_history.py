@@ -5,9 +5,12 @@ from datetime import timedelta
 
 import pytest
 from aiohttp.test_utils import TestClient
+from sqlalchemy import insert
 from yarl import URL
 
 from bot.clock import FrozenClock
+from bot.db.tables import Item, PendingEvent
+from bot.ids import new_id
 from tests.factories import Factory, Member
 from tests.items.refusals import create, stored, team_b_member
 
@@ -169,3 +172,28 @@ async def test_without_a_session_history_answers_401(client, factory: Factory) -
     response = await client.get(f"/api/bugs/{bug['_id']}/history", headers=headers)
     assert response.status == 401
     assert list(await response.json()) == ["error"]
+
+
+async def test_a_change_no_person_made_names_the_items_source(
+    client, factory: Factory, clock: FrozenClock
+) -> None:
+    ada = await factory.member("Ada")
+    bug = await create(client, ada)
+    clock.advance(timedelta(seconds=1))
+    async with factory.work() as uow:  # as a sync or the service's own work records it
+        await uow.session.execute(
+            insert(PendingEvent).values(
+                id=new_id(),
+                channel_id=(await uow.session.get(Item, bug["_id"])).channel_id,
+                kind="bug",
+                item_id=bug["_id"],
+                trigger="ITEM_UPDATED",
+                actor_id=None,
+                occurred_at=clock.now(),
+                payload={"changes": [{"field": "status", "old": "Not Started", "new": "Done"}]},
+                processed_at=None,
+            )
+        )
+    latest = (await history(client, ada, bug["_id"]))["value"][0]
+    assert (latest["actor"], latest["source"]) == (None, "Svc.Native")
+    assert latest["changes"] == [{"field": "status", "old": "Not Started", "new": "Done"}]
