@@ -39,7 +39,8 @@ async def versions(uow: UnitOfWork, channel_id: str) -> Versions:
 
 
 def first_id_at(seconds: int) -> str:
-    """The least id made at or after `seconds` (Unix time): ids begin with their second."""
+    """What sorts before every id made at or after `seconds` (Unix time) and after every id
+    made before: ids begin with their second."""
     return f"{max(seconds, 0) & 0xFFFFFFFF:08x}"
 
 
@@ -48,17 +49,17 @@ def id_seconds(change_id: str) -> int:
     return int(change_id[:8], 16)
 
 
-async def changes_since(
-    uow: UnitOfWork, channel_id: str, since_seconds: int, limit: int
+async def changes_after(
+    uow: UnitOfWork, channel_id: str, after: str, limit: int
 ) -> list[ItemChange]:
-    """Up to `limit` item changes of the channel recorded at `since_seconds` (Unix time) or
-    later, in id order. The ids begin with their second, so this reads a range of the primary
-    key (every channel's latest changes, checked for the channel): no index of its own, which
-    each change would pay for."""
+    """Up to `limit` item changes of the channel whose ids sort after `after` (an id, or
+    `first_id_at` a second: every id of that second and later), in id order. Ids begin with
+    their second, so this reads a range of the primary key (every channel's latest changes,
+    checked for the channel): no index of its own, which each change would pay for."""
     rows = await uow.rows(
         select(_EVENTS.id, _EVENTS.item_id, _EVENTS.kind, _EVENTS.trigger, _EVENTS.occurred_at)
         .where(
-            _EVENTS.id >= first_id_at(since_seconds),
+            _EVENTS.id > after,
             _EVENTS.channel_id == channel_id,
             _EVENTS.trigger.in_(list(CHANGE_NAMES)),
         )

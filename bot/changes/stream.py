@@ -77,6 +77,8 @@ class ChangeStream:
         self._sent: LeastRecentlyUsed[str, bool] = LeastRecentlyUsed(REMEMBERED)
         self._versions: reads.Versions = {}
         self._since_s = int(time.time())  # ids carry the writer's system time, not the clock
+        # After a `reload`: the looks after it read the changes made from its second on.
+        self._floor = ""
 
     async def run(self, feed: ChangeFeed, resume: reads.Versions | None) -> None:
         with feed.subscribed() as woken:
@@ -95,7 +97,7 @@ class ChangeStream:
     async def _start(self, resume: reads.Versions | None) -> None:
         async with self._unit() as uow:
             self._versions = await reads.versions(uow, self._channel_id)
-            recent = await reads.changes_since(uow, self._channel_id, self._window(), BATCH)
+            recent = await reads.changes_after(uow, self._channel_id, self._after(), BATCH)
         for change in recent:  # made before the client read its list: already shown
             self._sent.put(change.id, True)
         if resume is not None and resume != self._versions:
@@ -109,12 +111,14 @@ class ChangeStream:
             versions = await reads.versions(uow, self._channel_id)
             if versions == self._versions:
                 return
-            changes = await reads.changes_since(uow, self._channel_id, self._window(), BATCH)
+            changes = await reads.changes_after(uow, self._channel_id, self._after(), BATCH)
         before, self._versions = self._versions, versions
         if len(changes) == BATCH:  # more than one look carries: the client reads afresh
             for change in changes:
                 self._sent.put(change.id, True)
-            self._since_s = reads.id_seconds(changes[-1].id)
+            # The client reads everything afresh now: nothing made before this second is news.
+            self._since_s = int(time.time())
+            self._floor = reads.first_id_at(self._since_s)
             await self._reload()
             return
         fresh = [change for change in changes if self._sent.get(change.id) is None]
@@ -148,5 +152,5 @@ class ChangeStream:
     async def _reload(self) -> None:
         await self._response.write(_frame("reload", dict(self._versions), self._versions))
 
-    def _window(self) -> int:
-        return self._since_s - LATE_COMMIT_S
+    def _after(self) -> str:
+        return max(reads.first_id_at(self._since_s - LATE_COMMIT_S), self._floor)

@@ -10,10 +10,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import insert, select, update
 
 from bot.app import create_app
+from bot.changes.stream import BATCH
 from bot.clock import FrozenClock
 from bot.db.tables import Item, PendingEvent
 from bot.ids import new_id
-from tests.factories import Factory, Member
+from tests.factories import Factory, Member, insert_copies
 from tests.items.refusals import create, team_b_member
 from tests.tabs_api.sse import next_event, next_frame
 from tests.waiting import finished
@@ -184,3 +185,35 @@ async def write_change_elsewhere(factory: Factory, item_id: str) -> None:
                 processed_at=None,
             )
         )
+
+
+async def test_more_changes_at_once_than_a_look_carries_say_reload_and_later_ones_are_told(
+    client, factory: Factory
+) -> None:
+    ada = await factory.member("Ada")
+    bug = await create(client, ada)
+    await insert_copies(factory, bug["_id"], BATCH)
+    async with factory.work() as uow:
+        ids = list((await uow.session.execute(select(Item.id))).scalars())
+    async with stream(client, ada) as events:
+        ready = await next_event(events, "ready")
+        response = await client.post(
+            "/api/bulk/bug", json={"ids": ids, "priority": "Low"}, headers=ada.in_channel()
+        )
+        assert response.status == 200, await response.text()
+        reload = await next_event(events, "change", "list", "reload")
+        assert reload.event == "reload" and reload.data["bug"] > ready.data["bug"]
+        response = await client.patch(
+            f"/odata/bugs({bug['_id']})", json={"name": "After"}, headers=ada.in_channel()
+        )
+        assert response.status == 204
+        # Told: as a change of the bug, or (while the bulk edit's second lasts) a reload at the
+        # version after the edit.
+        while True:
+            frame = await next_event(events, "change", "list", "reload")
+            assert frame.event in ("change", "reload"), frame
+            if frame.event == "reload" and frame.data["bug"] > reload.data["bug"]:
+                break
+            if frame.event == "change" and frame.data["itemId"] == bug["_id"]:
+                assert frame.data["version"] > reload.data["bug"]
+                break
