@@ -15,6 +15,8 @@ from botframework.connector.auth import ServiceClientCredentialsFactory
 
 from bot.auth import api as auth_api
 from bot.auth.sso import JwksKeys
+from bot.changes import api as changes_api
+from bot.changes.feed import ChangeFeed
 from bot.clock import Clock, SystemClock
 from bot.db import checkpoints, signals
 from bot.db.engine import create_engine, session_factory
@@ -39,6 +41,7 @@ from bot.jobs.observed_worker import ObservedWorker
 from bot.keys import (
     BOT,
     BOT_HANDLER,
+    CHANGE_FEED,
     CLOCK,
     DELIVERER,
     DISCUSSIONS,
@@ -98,6 +101,7 @@ ROUTE_TABLES: list[RouteTable] = [
     deliveries_api.routes,
     files_api.routes,
     discussions_api.routes,
+    changes_api.routes,
 ]
 
 
@@ -134,9 +138,11 @@ def create_app(
     install_pages(app)
     app.on_response_prepare.append(add_request_id)
     app[SHUTDOWN] = Shutdown()
+    app[CHANGE_FEED] = ChangeFeed()
     app.on_shutdown.append(_stop_claiming)
+    app.on_shutdown.append(_end_change_streams)
     app.cleanup_ctx.extend(
-        [_database, _files, _http_client, _bot(bot_credentials), _webhooks, _jobs]
+        [_database, _changes, _files, _http_client, _bot(bot_credentials), _webhooks, _jobs]
     )
     return app
 
@@ -148,6 +154,20 @@ async def _stop_claiming(app: web.Application) -> None:
     worker = app.get(WORKER)
     if worker is not None:
         worker.stop_claiming()
+
+
+async def _end_change_streams(app: web.Application) -> None:
+    """Open change streams end now: they would otherwise hold the shutdown to its bound."""
+    app[CHANGE_FEED].close()
+
+
+async def _changes(app: web.Application) -> AsyncIterator[None]:
+    """Open change streams look at every commit that wrote item changes: this process's own
+    at once, others' through the database (PostgreSQL)."""
+    feed = app[CHANGE_FEED]
+    with bell.listening(feed.wake):
+        async with signals.listening(app[ENGINE], signals.WORK_TOPIC, feed.wake):
+            yield
 
 
 async def _database(app: web.Application) -> AsyncIterator[None]:

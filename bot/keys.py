@@ -7,6 +7,7 @@ from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.auth.sso import JwksKeys
+from bot.changes.feed import ChangeFeed
 from bot.clock import Clock
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.threads import Discussions
@@ -42,6 +43,8 @@ NOTIFIER = web.AppKey("notifier", Notifier)
 # Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
 DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)
+# Wakes the open change streams (bot.changes).
+CHANGE_FEED = web.AppKey("change_feed", ChangeFeed)
 
 
 @dataclass

@@ -205,6 +205,14 @@ class Settings(BaseSettings):
         le=MAX_DUE_SOON_MINUTES,
         description="How long before its due date an item is due soon, unless its channel says",
     )
+    changes_keep_alive_seconds: float = Field(
+        15.0,
+        alias="CHANGES_KEEP_ALIVE_SECONDS",
+        gt=0,
+        le=300,
+        description="How often an open change stream sends a keep-alive comment (and looks "
+        "at its channel's versions, whatever woke it)",
+    )
     thread_coalesce_seconds: float = Field(
         2.0,
         alias="THREAD_COALESCE_SECONDS",

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from bot.auth import service as auth
 from bot.auth import sso
-from bot.auth.schemas import TeamsSsoIn
+from bot.auth.schemas import SsoSignedIn, TeamsSsoIn
 from bot.directory.actors import actor_out
 from bot.directory.schemas import UserOut
 from bot.keys import SSO_KEYS
@@ -21,9 +21,9 @@ routes = RouteTable(tag="auth")
     "/api/auth/teams-sso",
     access=Access.PUBLIC,
     body=TeamsSsoIn,
-    response=UserOut,
+    response=SsoSignedIn,
     errors=(401, 403, 409),
-    summary="Exchange a Microsoft Entra ID token from Teams for a session cookie",
+    summary="Exchange a Microsoft Entra ID token from Teams for a session (cookie and token)",
 )
 async def teams_sso(call: Call) -> web.Response:
     settings = call.settings
@@ -40,7 +40,8 @@ async def teams_sso(call: Call) -> web.Response:
         allowed_tenants=settings.sso_allowed_tenants,
         ttl=timedelta(seconds=settings.session_ttl),
     )
-    response = json_response(user.model_dump(mode="json"))
+    signed_in = SsoSignedIn(**user.model_dump(), session_token=session.secret)
+    response = json_response(signed_in.model_dump(mode="json"))
     response.set_cookie(
         COOKIE,
         session.secret,

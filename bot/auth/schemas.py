@@ -19,6 +19,17 @@ class SessionOut(ApiModel):
     user: UserOut
 
 
+class SsoSignedIn(UserOut):
+    """The signed-in user, and the session's secret for a tab that cannot keep cookies."""
+
+    session_token: str = Field(
+        alias="sessionToken",
+        description="The session's secret, as the cookie carries it: send it as "
+        "`Authorization: Bearer <sessionToken>` where third-party cookies are blocked (Teams "
+        "on the web); it expires and slides as the cookie does",
+    )
+
+
 class ApiTokenOut(ApiModel):
     token: str = Field(description="Send as `Authorization: Bearer <token>`")
     expires_at: Timestamp = Field(alias="expiresAt")

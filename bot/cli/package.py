@@ -54,6 +54,10 @@ def manifest_for(template: dict[str, Any], *, app: str, host: str) -> dict[str, 
         extension["botId"] = app
         for handler in extension.get("messageHandlers", []):
             handler["value"]["domains"] = [host]
+    for tab in manifest.get("configurableTabs", []):
+        tab["configurationUrl"] = f"https://{host}/tabs/config"
+    for tab in manifest.get("staticTabs", []):
+        tab["contentUrl"] = tab["websiteUrl"] = f"https://{host}/tabs/me"
     manifest["validDomains"] = [host]
     manifest["webApplicationInfo"] = {"id": app, "resource": f"api://{host}/{app}"}
     developer = manifest["developer"]

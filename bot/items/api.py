@@ -2,8 +2,9 @@
 
 from typing import Any
 
-from bot.items import bulk, read
+from bot.items import bulk, history, read
 from bot.items import service as items
+from bot.items.history_schemas import HistoryPage
 from bot.items.queries import LISTS, entity_set
 from bot.items.schemas import CREATE, CREATED, DETAILS, PAGE, PATCH, BulkEdit, BulkResults
 from bot.keys import DOWNLOAD_LINKS, FILE_STORE
@@ -40,6 +41,15 @@ def _declare(kind: ItemKind) -> None:
     async def details(call: Call) -> dict[str, Any]:
         item_id, links = call.request.match_info["id"], call.request.app[DOWNLOAD_LINKS]
         return await read.get_details(call.uow, kind=kind, item_id=item_id, links=links)
+
+    async def item_history(call: Call) -> dict[str, Any]:
+        query = query_of(call, history.HISTORY)
+        item_id = call.request.match_info["id"]
+        found = await history.list_history(call.uow, kind=kind, item_id=item_id, query=query)
+        more = found.last_read is not None
+        return render_page(
+            call, history.HISTORY, query, found.entries, found.count, more, found.last_read
+        )
 
     async def patch(call: Call) -> None:
         item_id = entity_key(call.request.match_info["key"])
@@ -85,6 +95,14 @@ def _declare(kind: ItemKind) -> None:
         response=DETAILS[kind],
         errors=(404,),
     )(named(f"{label}_details", details))
+    routes.route(
+        "GET",
+        f"/api/{plural}/{{id}}/history",
+        access=channel,
+        summary=f"A {label}'s changes, newest first: who, when, each field's old and new value",
+        response=HistoryPage,
+        errors=(404,),
+    )(named(f"{label}_history", item_history))
     routes.route(
         "PATCH",
         f"/odata/{plural}({{key}})",

@@ -148,7 +148,7 @@ def _responses(endpoint: Endpoint, keys: dict) -> dict[str, Any]:
     success: dict[str, Any] = {"description": STATUS_TEXT.get(endpoint.status, "Success")}
     if endpoint.response:
         schema = keys[(endpoint.response, "serialization")]
-        success["content"] = {"application/json": {"schema": schema}}
+        success["content"] = {endpoint.media_type: {"schema": schema}}
     responses = {str(endpoint.status): success}
     for status in sorted(set(endpoint.errors) | _implied_errors(endpoint)):
         responses[str(status)] = _error(status, endpoint)

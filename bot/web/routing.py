@@ -108,6 +108,7 @@ class Endpoint:
     # unit that only reads and ends it first; the handler opens its own units (`Call.unit`), so
     # no transaction stays open while Teams answers.
     apart: bool = False
+    media_type: str = "application/json"  # what a success answers (a stream's text/event-stream)
 
 
 @dataclass
@@ -134,6 +135,7 @@ class RouteTable:
         capped: bool = False,
         form: type[BaseModel] | None = None,
         apart: bool = False,
+        media_type: str = "application/json",
     ) -> Callable[[Handler], Handler]:
         def register(handler: Handler) -> Handler:
             self.endpoints.append(
@@ -154,6 +156,7 @@ class RouteTable:
                     capped,
                     form,
                     apart,
+                    media_type,
                 )
             )
             return handler

@@ -39,6 +39,7 @@ from tests.generated.cross_team_matrix import (
     route_of,
 )
 from tests.generated.cross_team_world import CHANNEL_B, TEAM_B, Side, World, make, team_rows
+from tests.waiting import finished
 
 
 async def send(
@@ -55,6 +56,10 @@ async def send(
         response = await client.request(method, url, headers=headers, data=form)
     else:
         response = await client.request(method, url, headers=headers, json=body)
+    if response.content_type == "text/event-stream":  # never ends: its first event, then close
+        first = await finished(response.content.readuntil(b"\n\n"), "a stream's first event")
+        response.close()
+        return response.status, None, first.decode()
     text = await response.text()
     is_json = text and response.content_type == "application/json"
     return response.status, (json.loads(text) if is_json else None), text

@@ -92,6 +92,19 @@ def test_built_manifest_names_the_deployment_everywhere() -> None:
     assert built["validDomains"] == [HOST]
     assert built["composeExtensions"][0]["messageHandlers"][0]["value"]["domains"] == [HOST]
     assert "00000000-0000-0000-0000-000000000000" not in json.dumps(built)
+    assert "tracker.example.com" not in json.dumps(built)
+
+
+def test_the_channel_tab_and_the_personal_tab_point_at_the_deployment() -> None:
+    built = manifest_for(template(), app=APP, host=HOST)
+    (channel_tab,) = built["configurableTabs"]
+    assert channel_tab["configurationUrl"] == f"https://{HOST}/tabs/config"
+    assert (channel_tab["scopes"], channel_tab["context"]) == (["team"], ["channelTab"])
+    (my_items,) = built["staticTabs"]
+    assert (my_items["name"], my_items["contentUrl"]) == ("My items", f"https://{HOST}/tabs/me")
+    assert my_items["scopes"] == ["personal"]
+    # Teams' SSO asks Entra for a token to this resource; the app checks it as SSO_AUDIENCE.
+    assert built["webApplicationInfo"]["resource"] == f"api://{HOST}/{APP}"
 
 
 def test_icons_have_the_sizes_teams_requires() -> None:

@@ -28,13 +28,15 @@ async def test_valid_token_signs_in_and_returns_the_user(client, factory, key, c
     assert response.status == 200
     async with factory.work() as uow:
         user_id = await uow.session.scalar(select(User.id))
-    assert await response.json() == {
+    body = await response.json()
+    assert body == {
         "_id": user_id,
         "sourceId": OBJECT_ID,
         "displayName": "Ada Lovelace",
         "email": "ada@contoso.test",
         "username": "ada.lovelace@contoso.test",
         "source": "Microsoft.Graph.User",
+        "sessionToken": response.cookies["graphNodeCookie"].value,
     }
     assert await stored_rows(factory) == (1, 1)
 
@@ -53,6 +55,7 @@ async def test_sign_in_sets_a_secure_cross_site_session_cookie(client, factory, 
 async def test_sign_in_cookie_identifies_the_user_on_api_me(client, factory, key, clock) -> None:
     response = await sign_in(client, key.sign(entra_claims(clock.now())))
     user = await response.json()
+    del user["sessionToken"]
     cookie = response.cookies["graphNodeCookie"].value
     client.session.cookie_jar.clear()  # send only what a browser would: the cookie itself
     me = await client.get("/api/me", headers={"Cookie": f"graphNodeCookie={cookie}"})
@@ -67,11 +70,14 @@ async def test_second_sign_in_updates_the_user_instead_of_adding_one(
     renamed = entra_claims(clock.now(), name="Ada King", email="ada.king@contoso.test")
     response = await sign_in(client, key.sign(renamed))
     assert response.status == 200
-    assert await response.json() == {
+    second = await response.json()
+    assert second == {
         **first,
         "displayName": "Ada King",
         "email": "ada.king@contoso.test",
+        "sessionToken": second["sessionToken"],
     }
+    assert second["sessionToken"] != first["sessionToken"]  # a session of its own
     assert await stored_rows(factory) == (1, 2)  # one user, a session per sign-in
 
 
