@@ -165,7 +165,7 @@ async def _changes(app: web.Application) -> AsyncIterator[None]:
     """Open change streams look at every commit that wrote item changes: this process's own
     at once, others' through the database (PostgreSQL)."""
     feed = app[CHANGE_FEED]
-    with bell.listening(feed.wake):
+    with wakeups.listening(feed.wake):
         async with signals.listening(app[ENGINE], signals.WORK_TOPIC, feed.wake):
             yield
 

@@ -1,4 +1,4 @@
-"""The process's wake-ups for open change streams: a commit here (the bell) or in another
+"""The process's wake-ups for open change streams: a commit here (`bot.jobs.wakeups`) or in another
 process (PostgreSQL's NOTIFY) wakes every stream, which then reads its own channel's changes."""
 
 import asyncio
