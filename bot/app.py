@@ -68,6 +68,7 @@ from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.settings import Settings
+from bot.tabs.routes import install_tabs
 from bot.teams import endpoint as bot_endpoint
 from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
@@ -132,6 +133,7 @@ def create_app(
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     install_pages(app)
+    install_tabs(app)
     app.on_response_prepare.append(add_request_id)
     app[SHUTDOWN] = Shutdown()
     app.on_shutdown.append(_stop_claiming)
