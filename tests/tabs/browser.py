@@ -66,6 +66,14 @@ class Tab:
         for domain in ("Page", "Network", "Runtime"):
             await self.call(f"{domain}.enable")
         await self.call("Network.clearBrowserCookies")
+        # A desktop Teams window: every column of a board on screen.
+        await self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=1600,
+            height=1000,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
         if cookie:
             await self.call("Network.setCookie", name="graphNodeCookie", value=cookie, url=url)
         await self.navigate(url)
