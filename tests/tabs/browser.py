@@ -143,15 +143,11 @@ class Tab:
 
     async def press(self, key: str) -> None:
         code, number = KEYS[key]
-        for kind in ("keyDown", "keyUp"):
-            await self.call(
-                "Input.dispatchKeyEvent",
-                type=kind,
-                key=key,
-                code=code,
-                windowsVirtualKeyCode=number,
-                text=key if kind == "keyDown" and key in (" ", "Enter") else "",
-            )
+        typed = {" ": " ", "Enter": "\r"}.get(key)
+        down = {"text": typed} if typed else {}
+        common = {"key": key, "code": code, "windowsVirtualKeyCode": number}
+        await self.call("Input.dispatchKeyEvent", type="keyDown", **common, **down)
+        await self.call("Input.dispatchKeyEvent", type="keyUp", **common)
 
     async def type(self, text: str) -> None:
         await self.call("Input.insertText", text=text)
