@@ -171,6 +171,20 @@ class Tab:
             await self.call(mouse, type="mouseMoved", x=x, y=y, button="left", buttons=1)
         await self.call(mouse, type="mouseReleased", x=x1, y=y1, button="left", clickCount=1)
 
+    async def attach(self, selector: str, path: str) -> None:
+        """Choose a file in a file input, as the file picker would."""
+        found = await self.call(
+            "Runtime.evaluate", expression=f"document.querySelector({json.dumps(selector)})"
+        )
+        await self.call("DOM.setFileInputFiles", files=[path], objectId=found["result"]["objectId"])
+
+    def dialogs(self) -> list[str]:
+        return [
+            event["params"]["message"]
+            for event in self.events
+            if event["method"] == "Page.javascriptDialogOpening"
+        ]
+
     def requested(self) -> list[str]:
         return [
             event["params"]["request"]["url"]
