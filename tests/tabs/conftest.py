@@ -39,8 +39,10 @@ class Rig:
         )
         return f"{self.base}/tabs/channel?{query}"
 
-    async def api(self, method: str, path: str, member: Member | None = None, **kwargs: Any) -> Any:
-        headers = (member or self.member).in_channel()
+    async def api(
+        self, method: str, path: str, headers_of: dict[str, str] | None = None, **kwargs: Any
+    ) -> Any:
+        headers = headers_of or self.member.in_channel()
         async with ClientSession() as http:
             async with http.request(
                 method, self.server.make_url(path), headers=headers, **kwargs

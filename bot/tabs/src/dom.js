@@ -29,10 +29,8 @@ export function replace(element, ...children) {
 
 // The page's polite live region: screen readers read what lands in it.
 export function announce(text) {
-  const region = document.getElementById("announce");
-  region.textContent = "";
   // A fresh text node each time, so the same words twice are still read.
-  requestAnimationFrame(() => { region.textContent = text; });
+  document.getElementById("announce").replaceChildren(document.createTextNode(text));
 }
 
 let counter = 0;
