@@ -2,10 +2,11 @@
 an open tab shows a change made elsewhere without a reload."""
 
 from datetime import timedelta
+from pathlib import Path
 
 from bot.clock import FrozenClock
 from tests.factories import Factory
-from tests.pages.chromium import Browser
+from tests.pages.chromium import Browser, chromium
 from tests.tabs.browser import open_tab
 from tests.tabs.conftest import Rig
 
@@ -54,7 +55,7 @@ async def test_the_personal_tab_lists_my_items_overdue_first_and_never_another_t
 
 
 async def test_an_open_board_shows_changes_made_elsewhere_without_a_reload(
-    rig: Rig, browser: Browser, clock: FrozenClock
+    rig: Rig, browser: Browser, clock: FrozenClock, tmp_path: Path
 ) -> None:
     """Until the server streams a channel's changes, the tab polls for the newest change time and
     the count: each change here happens a second after the one before, as changes do."""
@@ -62,8 +63,9 @@ async def test_an_open_board_shows_changes_made_elsewhere_without_a_reload(
     card = f'li.card[data-id="{bug["_id"]}"]'
     board = rig.channel_url()
     async with (
+        chromium(tmp_path / "second") as second,
         open_tab(browser, board, rig.member.cookie) as mover,
-        open_tab(browser, board, rig.member.cookie) as watcher,
+        open_tab(second, board, rig.member.cookie) as watcher,
     ):
         await watcher.until(f"document.querySelector('{card}')")
         await mover.until(f"document.querySelector('{card}')")
