@@ -171,31 +171,42 @@ export class Board {
     return under?.closest("section.column") ?? null;
   }
 
-  // The card moves at once; the API's refusal puts it back and says why.
+  // The card moves at once; the API's refusal puts it back and says why. Only the card and the
+  // two counts change on the page, however many cards the board holds.
   async move(item, status) {
     if (status === item.status) return;
     const before = item.status;
-    item.status = status;
-    this.render();
-    this.cardElement(item._id)?.focus();
+    this.place(item, status);
     this.pending += 1;
     try {
       await call(`/odata/${KINDS[this.kind].plural}('${item._id}')`, { method: "PATCH", body: { status }, scope: this.scope });
       announce(`Moved ${this.describe(item)} to ${status}`);
     } catch (error) {
-      item.status = before;
-      this.render();
-      const card = this.cardElement(item._id);
-      const refusal = card?.querySelector(".refusal");
-      if (refusal) {
-        refusal.hidden = false;
-        refusal.textContent = `Not moved: ${error.message}`;
-        card.classList.add("refused");
-        card.focus();
-      }
+      const card = this.place(item, before);
+      const refusal = card.querySelector(".refusal");
+      refusal.hidden = false;
+      refusal.textContent = `Not moved: ${error.message}`;
+      card.classList.add("refused");
       announce(`${this.describe(item)} not moved to ${status}: ${error.message}`);
     } finally {
       this.pending -= 1;
     }
+  }
+
+  place(item, status) {
+    item.status = status;
+    const old = this.cardElement(item._id);
+    const card = this.card(item);
+    const column = this.root.querySelector(`section.column[data-status="${CSS.escape(status)}"]`);
+    old.remove();
+    column.querySelector("ul").prepend(card);
+    for (const each of this.root.querySelectorAll("section.column")) {
+      const count = each.querySelectorAll("li.card").length;
+      const shown = each.querySelector("h2 .count");
+      shown.textContent = String(count);
+      shown.setAttribute("aria-label", `${count} items`);
+    }
+    card.focus();
+    return card;
   }
 }

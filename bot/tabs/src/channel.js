@@ -32,9 +32,14 @@ export async function channelTab(root, context) {
   const open = (item) => openItem({ kind, scope, choices, item, onChanged: () => redraw() });
   const redraw = async () => {
     if (view === "board") {
-      shown.items = new Map((await boardItems(kind, scope)).map((item) => [item._id, item]));
+      const items = await boardItems(kind, scope);
+      if (shown.busy) return false; // a move or drag began meanwhile: the next look redraws
+      shown.items = new Map(items.map((item) => [item._id, item]));
+      const focused = document.activeElement?.closest?.("li.card")?.dataset.id;
       shown.render();
+      if (focused) shown.cardElement(focused)?.focus();
     } else await shown.load();
+    return true;
   };
   const toggle = (label, options, current, onPick) => h("div", { role: "group", "aria-label": label, class: "toggle" },
     options.map(([value, text]) => h("button", { type: "button", "aria-pressed": String(value === current), onclick: () => value !== current && onPick(value) }, text)));

@@ -12,8 +12,9 @@ export function watch(path, scope, onChange, isBusy) {
     try {
       const page = await call(`${path}?$top=1&$orderby=updatedAt desc&$select=updatedAt`, { scope });
       const now = `${page["@odata.count"]}/${page.value[0]?.updatedAt ?? ""}`;
-      if (last !== null && now !== last && !isBusy()) await onChange();
-      if (!isBusy()) last = now;
+      let seen = !isBusy();
+      if (seen && last !== null && now !== last) seen = (await onChange()) !== false;
+      if (seen) last = now;
     } catch {
       // A failed poll is retried on the next tick.
     }
