@@ -13,11 +13,15 @@ export async function channelTab(root, context) {
     return;
   }
   const scope = channelScope(context.teamId, context.channelId);
-  const where = await call("/api/context", { scope });
   const params = () => new URL(location.href).searchParams;
   const kind = KINDS[params().get("kind")] ? params().get("kind") : "bug";
   const view = params().get("view") === "list" ? "list" : "board";
-  const choices = await loadChoices(kind, scope);
+  // Everything the first view needs, asked for at once.
+  const [where, choices, items] = await Promise.all([
+    call("/api/context", { scope }),
+    loadChoices(kind, scope),
+    view === "board" ? boardItems(kind, scope) : null,
+  ]);
   const body = h("div", { class: "view" });
   let shown = null;
 
@@ -52,7 +56,7 @@ export async function channelTab(root, context) {
       h("button", { type: "button", class: "primary", onclick: () => newItem({ kind, scope, choices, onCreated: () => redraw() }) }, `New ${KINDS[kind].label.toLowerCase()}`)),
     body);
   if (view === "board") {
-    shown = new Board(body, { kind, scope, choices, items: await boardItems(kind, scope), onOpen: open });
+    shown = new Board(body, { kind, scope, choices, items, onOpen: open });
     shown.render();
   } else {
     shown = new List(body, { kind, scope, choices, onOpen: open });
@@ -60,6 +64,7 @@ export async function channelTab(root, context) {
   }
   const stop = watch(`/odata/${KINDS[kind].plural}`, scope, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
   root.setAttribute("aria-busy", "false");
+  performance.mark("tabs:ready");
 }
 
 const boardItems = (kind, scope) => all(`/odata/${KINDS[kind].plural}?$top=1000`, scope);

@@ -36,11 +36,14 @@ export function dueState(item, statuses, now = Date.now()) {
   return due - now < DUE_SOON_DAYS * DAY_MS ? "soon" : null;
 }
 
+// One formatter for every date shown: making one per card costs more than the card.
+let dates = null;
 export function formatDate(value) {
   if (!value) return "";
-  return new Date(value).toLocaleDateString(document.documentElement.lang || undefined, {
+  dates ??= new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
     year: "numeric", month: "short", day: "numeric", timeZone: "UTC",
   });
+  return dates.format(new Date(value));
 }
 
 // `<input type=date>` value from an API date, and back.
