@@ -16,8 +16,15 @@ PYTEST_WORKERS ?= auto
 # The stamp is named after the pins, so changing one installs again.
 NPM_PACKAGES := @microsoft/app-manifest@1.1.2 adaptivecards@3.0.6
 NPM_STAMP := $(VENV)/npm/.installed-$(shell echo '$(NPM_PACKAGES)' | cksum | cut -d' ' -f1)
+# The Teams tabs' front end (bot/tabs): its npm packages as its lock file pins them, installed in
+# bot/tabs/node_modules when the lock changes, and its bundle (bot/tabs/dist) built by esbuild
+# when a source changes. Both are ignored by git. Node 18 or later.
+TABS := bot/tabs
+TABS_MODULES := $(TABS)/node_modules/.installed
+TABS_BUILT := $(TABS)/dist/.built
+TABS_SOURCES := $(wildcard $(TABS)/src/*) $(TABS)/build.mjs
 
-.PHONY: run test bench lint migrate clean chromium cards
+.PHONY: run test bench lint migrate clean chromium cards tabs node
 
 $(RUN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,7 +43,21 @@ $(NPM_STAMP):
 	npm install --prefix $(VENV)/npm --no-audit --no-fund --loglevel=error --omit=peer --save-exact $(NPM_PACKAGES)
 	touch $(NPM_STAMP)
 
-run: $(RUN_STAMP)
+node:
+	@node -e 'process.exit(+(parseInt(process.versions.node) < 18))' 2>/dev/null || \
+		(echo "Node.js 18 or later is required (it builds the Teams tabs): https://nodejs.org" >&2; exit 1)
+
+$(TABS_MODULES): $(TABS)/package.json $(TABS)/package-lock.json | node
+	npm ci --prefix $(TABS) --no-audit --no-fund --loglevel=error
+	touch $(TABS_MODULES)
+
+$(TABS_BUILT): $(TABS_MODULES) $(TABS_SOURCES)
+	node $(TABS)/build.mjs
+	touch $(TABS_BUILT)
+
+tabs: $(TABS_BUILT)
+
+run: $(RUN_STAMP) tabs
 	$(BIN)/python app.py
 
 # Headless Chromium, in which tests/pages opens the item page: Debian's package, installed when
@@ -45,7 +66,7 @@ chromium:
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || \
 		echo "chromium is not installed: the browser tests will be skipped" >&2
 
-test: $(STAMP) $(NPM_STAMP) chromium
+test: $(STAMP) $(NPM_STAMP) tabs chromium
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # Each card of tools/card_gallery.py as Teams shows it, to docs/cards/*.png: Microsoft's Adaptive
@@ -67,4 +88,4 @@ migrate: $(RUN_STAMP)
 	$(BIN)/python -m bot migrate
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(TABS)/node_modules $(TABS)/dist

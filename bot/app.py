@@ -71,6 +71,7 @@ from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.settings import Settings
+from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
 from bot.teams.outbound.notifier import Notifier
 from bot.teams.outbound.waited_posts import WaitedPosts
@@ -136,6 +137,7 @@ def create_app(
     app.router.add_post(bot_endpoint.PATH, bot_endpoint.messages)
     install_docs(app)
     install_pages(app)
+    install_tabs(app)
     app.on_response_prepare.append(add_request_id)
     app[SHUTDOWN] = Shutdown()
     app[CHANGE_FEED] = ChangeFeed()
