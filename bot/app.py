@@ -57,6 +57,7 @@ from bot.keys import (
     SETTINGS,
     SHUTDOWN,
     SSO_KEYS,
+    SYNC_CONNECTORS,
     THREAD_COALESCER,
     WORKER,
     Shutdown,
@@ -68,6 +69,8 @@ from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.settings import Settings
+from bot.sync import api as sync_api
+from bot.sync.connectors import Connectors
 from bot.teams import endpoint as bot_endpoint
 from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
@@ -98,6 +101,7 @@ ROUTE_TABLES: list[RouteTable] = [
     deliveries_api.routes,
     files_api.routes,
     discussions_api.routes,
+    sync_api.routes,
 ]
 
 
@@ -117,6 +121,7 @@ def create_app(
     app[CLOCK] = clock or SystemClock()
     app[LIST_CACHE] = VersionedCache()
     app[LISTS_IN_FLIGHT] = ListsInFlight(settings.lists_in_flight)
+    app[SYNC_CONNECTORS] = Connectors()
     endpoints = install(app, ROUTE_TABLES)
     document = openapi_document(
         endpoints,

@@ -63,6 +63,8 @@ async def test_create_answers_201_with_the_configured_project(
         "color": "",
         "states": body.get("states", []),
         "hasCredentials": False,
+        "credentials": [],
+        "sync": SYNC_OFF,
         "createdAt": STAMP,
         "updatedAt": STAMP,
     }
@@ -163,7 +165,6 @@ async def test_refused_bodies_name_the_field_and_change_nothing(
             id="bad-category",
         ),
         pytest.param(jira(states=[{"id": "1", "category": "New"}]), "states.0.name"),
-        pytest.param(jira(hostname="https://contoso.atlassian.net"), "hostname"),
         pytest.param(jira(color="green"), "color"),
         pytest.param(jira(token=""), "token"),
         pytest.param(jira(enable="maybe"), "enable"),

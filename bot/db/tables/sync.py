@@ -28,8 +28,8 @@ class ProjectSync(Base):
     last_pull_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_push_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     last_error: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # {code, message, at}
-    # The hook secret's SHA-256 (a random 32-byte secret needs no slow hash); null: none made.
-    hook_secret_hash: Mapped[str | None] = mapped_column(String(64))
+    # The hook secret, sealed like credentials (Jira's HMAC needs the secret itself).
+    hook_secret: Mapped[str | None] = mapped_column(Text)
     hook_ids: Mapped[list[str]] = mapped_column(JSON)  # the source's subscriptions, to remove
     # The pull cursor (the source's own, opaque); null until the first import has finished.
     cursor: Mapped[str | None] = mapped_column(Text)

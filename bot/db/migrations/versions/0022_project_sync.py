@@ -20,6 +20,13 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    # Not a batch: SQLite's batch mode rebuilds the table, which drops its triggers (0008).
+    op.add_column(
+        "projects",
+        sa.Column("credential_names", sa.JSON(), server_default=sa.text("'[]'"), nullable=False),
+    )
+    # Projects sealed before names were kept show none until their credentials are saved again
+    # (the migration cannot unseal them: SECRET_KEY is the app's).
     op.create_table(
         "project_syncs",
         sa.Column("project_id", sa.String(length=24), nullable=False),
@@ -32,7 +39,7 @@ def upgrade() -> None:
         sa.Column("last_pull_at", bot.db.types.UTCDateTime(timezone=True), nullable=True),
         sa.Column("last_push_at", bot.db.types.UTCDateTime(timezone=True), nullable=True),
         sa.Column("last_error", sa.JSON(), nullable=True),
-        sa.Column("hook_secret_hash", sa.String(length=64), nullable=True),
+        sa.Column("hook_secret", sa.Text(), nullable=True),
         sa.Column("hook_ids", sa.JSON(), nullable=False),
         sa.Column("cursor", sa.Text(), nullable=True),
         sa.Column("import_cursor", sa.Text(), nullable=True),
@@ -104,3 +111,4 @@ def downgrade() -> None:
 
     op.drop_table("sync_log")
     op.drop_table("project_syncs")
+    op.execute("ALTER TABLE projects DROP COLUMN credential_names")
