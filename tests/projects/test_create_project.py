@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from bot.db.tables import FieldMapping, Project
 from tests.factories import Factory
-from tests.projects.bodies import ADO_STATES, JIRA_STATES, azure_devops, jira, planner
+from tests.projects.bodies import ADO_STATES, JIRA_STATES, SYNC_OFF, azure_devops, jira, planner
 
 STAMP = "2026-11-21T09:30:00.000Z"
 
