@@ -25,7 +25,7 @@ from bot.discussions.coalescer import Coalescer
 from bot.discussions.refresh import ThreadRefresher
 from bot.discussions.threads import Discussions
 from bot.events import api as events_api
-from bot.events import deliveries_api, engine, pump, sweep
+from bot.events import deliveries_api, engine, pump, ssrf, sweep
 from bot.events.delivery import Deliverer
 from bot.fields import api as fields_api
 from bot.fields import levels_api
@@ -68,9 +68,14 @@ from bot.notifications.digests import Digester
 from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
+from bot.projects.sources import SourceKind
 from bot.settings import Settings
 from bot.sync import api as sync_api
-from bot.sync.connectors import Connectors
+from bot.sync.address import source_http
+from bot.sync.azure_devops import open_source as open_azure_devops
+from bot.sync.connectors import Connectors, Link
+from bot.sync.engine.runner import SyncEngine
+from bot.sync.source import Source
 from bot.teams import endpoint as bot_endpoint
 from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
@@ -141,7 +146,7 @@ def create_app(
     app[SHUTDOWN] = Shutdown()
     app.on_shutdown.append(_stop_claiming)
     app.cleanup_ctx.extend(
-        [_database, _files, _http_client, _bot(bot_credentials), _webhooks, _jobs]
+        [_database, _files, _http_client, _sync_sources, _bot(bot_credentials), _webhooks, _jobs]
     )
     return app
 
@@ -186,6 +191,27 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
     async with aiohttp.ClientSession() as http:
         app[HTTP] = http
         app[SSO_KEYS] = JwksKeys(http, app[SETTINGS].sso_jwks_url, app[CLOCK])
+        yield
+
+
+async def _sync_sources(app: web.Application) -> AsyncIterator[None]:
+    """The connectors' HTTP client (every connection through the address rule) and the
+    connectors themselves, by source kind."""
+    settings = app[SETTINGS]
+    allowed = ssrf.AllowList.parse(settings.sync_allowed_hosts)
+    async with source_http(allowed) as http:
+
+        def azure_devops(link: Link) -> Source:
+            return open_azure_devops(
+                http,
+                hostname=link.hostname,
+                source_id=link.source_id,
+                token=link.secrets.get("token", ""),
+                allowed=allowed,
+                clock=app[CLOCK],
+            )
+
+        app[SYNC_CONNECTORS].register(SourceKind.AZURE_DEVOPS, azure_devops)
         yield
 
 
@@ -247,6 +273,13 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     event_pump.observe(PersonalNotifications(public_url=settings.public_url).observe)
     ThreadRefresher(app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings).register(worker)
     Digester(app[NOTIFIER], app[SESSIONS], app[CLOCK], settings).register(worker)
+    SyncEngine(
+        app[SESSIONS],
+        app[CLOCK],
+        app[SYNC_CONNECTORS],
+        secret_key=settings.secret(),
+        public_url=settings.public_url,
+    ).register(worker)
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(
         app[SESSIONS], app[CLOCK], default_window=timedelta(minutes=settings.due_soon_minutes)
     )
