@@ -1,0 +1,130 @@
+"""The sync engine through the Azure DevOps connector and the local Azure DevOps over HTTP."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.clock import FrozenClock
+from bot.settings import Settings
+from bot.sync.standins.azure_devops import AzureDevOpsStandin
+from tests.factories import Factory
+from tests.sync.linking import ADO_STATES_WITHOUT_RESOLVED, bugs, link, run_jobs, sync_status
+from tests.sync.standin_fixtures import MakeAzureDevOps
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(datetime(2026, 12, 7, 6, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def settings(db: str, make_settings) -> Settings:  # noqa: ANN001
+    return make_settings(
+        db,
+        SYNC_ALLOWED_HOSTS="127.0.0.1",
+        JOBS_POLL_SECONDS=0,
+        PUBLIC_URL="http://127.0.0.1:9",
+    )
+
+
+@pytest.fixture
+async def standin(make_azure_devops: MakeAzureDevOps, clock: FrozenClock) -> AzureDevOpsStandin:
+    return await make_azure_devops(clock=clock)  # type: ignore[no-any-return]
+
+
+async def test_link_imports_every_item_with_states_and_people_matched(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member("Ada Lovelace")
+    standin.seed(
+        3,
+        types=("Bug",),
+        fields=lambda n: {
+            "System.State": ["Active", "Resolved", "New"][n],
+            "System.AssignedTo": [
+                f"Ada Lovelace <{ada.user.email}>",
+                "Nobody Here <nobody@elsewhere.example>",
+                None,
+            ][n],
+        },
+    )
+    project = await link(client, ada, standin, states=ADO_STATES_WITHOUT_RESOLVED)
+    imported = sorted(await bugs(client, ada), key=lambda bug: int(bug["sourceId"]))
+    assert [bug["name"] for bug in imported] == ["Work item 0", "Work item 1", "Work item 2"]
+    assert {bug["projectId"]["_id"] for bug in imported} == {project["_id"]}
+    assert {bug["source"] for bug in imported} == {"Microsoft.Vsts"}
+    assert sorted(bug["internalId"] for bug in imported) == [1, 2, 3]
+    assert [bug["status"] for bug in imported] == ["In Progress", "Invalid", "Not Started"]
+    assert [bug["sync"]["status"] for bug in imported] == [None, "Svc_MAPPING_NOTFOUND", None]
+    assert [a["_id"] for a in imported[0]["assignedTo"]] == [ada.user.id]
+    assert imported[1]["assignedTo"] == []
+    status = await sync_status(client, ada, project["_id"])
+    assert status["state"] == "running"
+    assert status["counts"]["imported"] == 3
+    assert status["pending"] == 0
+
+
+async def test_a_second_import_doubles_nothing(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    standin.seed(4)
+    project = await link(client, ada, standin)
+    again = await client.post(f"/api/projects/{project['_id']}/sync", headers=ada.in_channel())
+    assert again.status == 202
+    clock.advance(timedelta(minutes=2))
+    await run_jobs(client)
+    assert len(await bugs(client, ada)) == 2  # the other two are tasks
+    tasks = await client.get("/odata/tasks", headers=ada.in_channel())
+    assert len((await tasks.json())["value"]) == 2
+
+
+async def test_a_change_here_reaches_the_source_with_a_guarded_patch(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(1, types=("Bug",))
+    await link(client, ada, standin)
+    (bug,) = await bugs(client, ada)
+    patched = await client.patch(
+        f"/odata/bugs({bug['_id']})", json={"name": "Renamed here"}, headers=ada.in_channel()
+    )
+    assert patched.status == 204, await patched.text()
+    (pending,) = await bugs(client, ada)
+    assert pending["sync"]["status"] == "Svc_PENDING"
+    await run_jobs(client)
+    there = standin.work_item(work_item)
+    assert there is not None
+    assert there["fields"]["System.Title"] == "Renamed here"
+    (patch,) = standin.exchanges_to("PATCH")
+    operations = patch.request_body
+    assert {"op": "test", "path": "/rev", "value": 1} in operations
+    assert [op["path"] for op in operations if op["op"] != "test"] == ["/fields/System.Title"]
+    (synced,) = await bugs(client, ada)
+    assert synced["sync"]["status"] is None
+
+
+async def test_a_change_there_arrives_by_polling_once_and_is_not_sent_back(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    clock.advance(timedelta(minutes=1))
+    standin.change(work_item, {"System.Title": "Renamed there"})
+    clock.advance(timedelta(seconds=61))
+    await run_jobs(client)
+    (bug,) = await bugs(client, ada)
+    assert bug["name"] == "Renamed there"
+    assert standin.exchanges_to("PATCH") == []
+    async with factory.work() as uow:
+        from sqlalchemy import select
+
+        from bot.db.tables import PendingEvent
+
+        triggers = await uow.values(
+            select(PendingEvent.trigger).where(PendingEvent.item_id == bug["_id"])
+        )
+    assert triggers == ["ITEM_UPDATED"]
+    status = await sync_status(client, ada, project["_id"])
+    assert status["counts"]["pulled"] == 1
