@@ -1,6 +1,7 @@
 """Helpers the engine's tests share: an app whose sources may be on loopback, linking a project
 to the local Azure DevOps, and running the app's jobs until none is due."""
 
+import base64
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -40,6 +41,10 @@ async def link(
     project: dict[str, Any] = await response.json()
     await run_jobs(client)
     return project
+
+
+def hook_basic(user: str, secret: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{secret}".encode()).decode()
 
 
 async def run_jobs(client: TestClient) -> None:

@@ -1,35 +1,11 @@
 """The sync engine through the Azure DevOps connector and the local Azure DevOps over HTTP."""
 
-from datetime import UTC, datetime, timedelta
-
-import pytest
+from datetime import timedelta
 
 from bot.clock import FrozenClock
-from bot.settings import Settings
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.factories import Factory
 from tests.sync.linking import ADO_STATES_WITHOUT_RESOLVED, bugs, link, run_jobs, sync_status
-from tests.sync.standin_fixtures import MakeAzureDevOps
-
-
-@pytest.fixture
-def clock() -> FrozenClock:
-    return FrozenClock(datetime(2026, 12, 7, 6, 0, tzinfo=UTC))
-
-
-@pytest.fixture
-def settings(db: str, make_settings) -> Settings:  # noqa: ANN001
-    return make_settings(
-        db,
-        SYNC_ALLOWED_HOSTS="127.0.0.1",
-        JOBS_POLL_SECONDS=0,
-        PUBLIC_URL="http://127.0.0.1:9",
-    )
-
-
-@pytest.fixture
-async def standin(make_azure_devops: MakeAzureDevOps, clock: FrozenClock) -> AzureDevOpsStandin:
-    return await make_azure_devops(clock=clock)  # type: ignore[no-any-return]
 
 
 async def test_link_imports_every_item_with_states_and_people_matched(
