@@ -34,6 +34,12 @@ async def test_link_imports_every_item_with_states_and_people_matched(
     assert [bug["sync"]["status"] for bug in imported] == [None, "Svc_MAPPING_NOTFOUND", None]
     assert [a["_id"] for a in imported[0]["assignedTo"]] == [ada.user.id]
     assert imported[1]["assignedTo"] == []
+    assert imported[1]["sync"]["unmatched"] == ["Nobody Here"]
+    assert "unmatched" not in imported[0]["sync"]
+    invalid = await bugs(client, ada, **{"$filter": "sync/status eq 'Svc_MAPPING_NOTFOUND'"})
+    assert [bug["_id"] for bug in invalid] == [imported[1]["_id"]]
+    in_step = await bugs(client, ada, **{"$filter": "sync/status eq null"})
+    assert len(in_step) == 2
     status = await sync_status(client, ada, project["_id"])
     assert status["state"] == "running"
     assert status["counts"]["imported"] == 3
