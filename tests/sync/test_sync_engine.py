@@ -110,3 +110,45 @@ async def test_a_change_there_arrives_by_polling_once_and_is_not_sent_back(
     assert triggers == ["ITEM_UPDATED"]
     status = await sync_status(client, ada, project["_id"])
     assert status["counts"]["pulled"] == 1
+
+
+async def test_an_item_of_an_unmapped_state_takes_its_status_once_the_state_is_mapped(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member()
+    standin.seed(1, types=("Bug",), fields=lambda n: {"System.State": "Resolved"})
+    project = await link(client, ada, standin, states=ADO_STATES_WITHOUT_RESOLVED)
+    (bug,) = await bugs(client, ada)
+    assert (bug["status"], bug["sync"]["status"]) == ("Invalid", "Svc_MAPPING_NOTFOUND")
+    states = [
+        *ADO_STATES_WITHOUT_RESOLVED,
+        {"id": "Resolved", "name": "Resolved", "category": "Active"},
+    ]
+    saved = await client.patch(
+        f"/api/projects/{project['_id']}", json={"states": states}, headers=ada.in_channel()
+    )
+    assert saved.status == 200, await saved.text()
+    (bug,) = await bugs(client, ada)
+    assert (bug["status"], bug["sync"]["status"]) == ("In Progress", None)
+
+
+async def test_deletions_travel_both_ways(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    here, there = standin.seed(2, types=("Bug",))
+    project = await link(client, ada, standin)
+    by_source = {bug["sourceId"]: bug for bug in await bugs(client, ada)}
+    deleted = await client.delete(
+        f"/odata/bugs({by_source[str(here)]['_id']})", headers=ada.in_channel()
+    )
+    assert deleted.status == 204
+    await run_jobs(client)
+    assert standin.in_recycle_bin(here)
+    standin.delete(there)
+    for _ in range(2):  # deletions there are looked for at least every second poll
+        clock.advance(timedelta(seconds=61))
+        await run_jobs(client)
+    assert await bugs(client, ada) == []
+    status = await sync_status(client, ada, project["_id"])
+    assert any("gone at the source" in line["message"] for line in status["log"])
