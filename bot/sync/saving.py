@@ -6,6 +6,7 @@ from typing import Any
 from bot.db.tables import Project, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
+from bot.mappings.defaults import add_priority_mappings
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
 from bot.projects.sources import SourceKind
@@ -126,6 +127,7 @@ async def _turned_on(
     """Sync just enabled: the import starts (none when it only sends), and an Azure DevOps or
     Jira project gets its hook secret, shown this once."""
     hook_secret = None
+    await add_priority_mappings(uow, project=project)
     if SourceKind(project.source) in links.HOOKED and row.hook_secret is None:
         hook_secret = links.new_hook_secret(row, secret_key)
     row.imported = row.imported or row.direction == Direction.OUT

@@ -152,3 +152,22 @@ async def test_deletions_travel_both_ways(
     assert await bugs(client, ada) == []
     status = await sync_status(client, ada, project["_id"])
     assert any("gone at the source" in line["message"] for line in status["log"])
+
+
+async def test_priorities_travel_through_their_mappings(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(
+        1, types=("Bug",), fields=lambda n: {"Microsoft.VSTS.Common.Priority": 1}
+    )
+    await link(client, ada, standin)
+    (bug,) = await bugs(client, ada)
+    assert bug["priority"] == "Urgent"
+    patched = await client.patch(
+        f"/odata/bugs({bug['_id']})", json={"priority": "Low"}, headers=ada.in_channel()
+    )
+    assert patched.status == 204
+    await run_jobs(client)
+    there = standin.work_item(work_item)
+    assert there is not None and there["fields"]["Microsoft.VSTS.Common.Priority"] == 4

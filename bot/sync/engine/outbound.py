@@ -62,8 +62,8 @@ async def change_of(
         changed = frozenset(FIELDS.values())
     else:
         changed = frozenset(record.dirty)
-    if fields.state is None:
-        changed -= {"state"}  # an unmapped status stays here
+    # A value with no mapping stays here: sending it would clear the source's.
+    changed -= {name for name in ("state", "priority", "severity") if getattr(fields, name) is None}
     return SourceChange(
         item_type=ctx.types[kind], fields=fields, changed=changed, version=record.version
     )
