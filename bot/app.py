@@ -27,7 +27,7 @@ from bot.discussions.coalescer import Coalescer
 from bot.discussions.refresh import ThreadRefresher
 from bot.discussions.threads import Discussions
 from bot.events import api as events_api
-from bot.events import deliveries_api, engine, pump, sweep
+from bot.events import deliveries_api, engine, pump, ssrf, sweep
 from bot.events.delivery import Deliverer
 from bot.fields import api as fields_api
 from bot.fields import levels_api
@@ -60,6 +60,7 @@ from bot.keys import (
     SETTINGS,
     SHUTDOWN,
     SSO_KEYS,
+    SYNC_CONNECTORS,
     THREAD_COALESCER,
     WORKER,
     Shutdown,
@@ -70,7 +71,14 @@ from bot.notifications.digests import Digester
 from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
+from bot.projects.sources import SourceKind
 from bot.settings import Settings
+from bot.sync import api as sync_api
+from bot.sync.address import source_http
+from bot.sync.azure_devops import open_source as open_azure_devops
+from bot.sync.connectors import Connectors, Link
+from bot.sync.engine.runner import SyncEngine
+from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
 from bot.teams.outbound.notifier import Notifier
@@ -103,6 +111,7 @@ ROUTE_TABLES: list[RouteTable] = [
     files_api.routes,
     discussions_api.routes,
     changes_api.routes,
+    sync_api.routes,
 ]
 
 
@@ -122,6 +131,7 @@ def create_app(
     app[CLOCK] = clock or SystemClock()
     app[LIST_CACHE] = VersionedCache()
     app[LISTS_IN_FLIGHT] = ListsInFlight(settings.lists_in_flight)
+    app[SYNC_CONNECTORS] = Connectors()
     endpoints = install(app, ROUTE_TABLES)
     document = openapi_document(
         endpoints,
@@ -144,7 +154,16 @@ def create_app(
     app.on_shutdown.append(_stop_claiming)
     app.on_shutdown.append(_end_change_streams)
     app.cleanup_ctx.extend(
-        [_database, _changes, _files, _http_client, _bot(bot_credentials), _webhooks, _jobs]
+        [
+            _database,
+            _changes,
+            _files,
+            _http_client,
+            _sync_sources,
+            _bot(bot_credentials),
+            _webhooks,
+            _jobs,
+        ]
     )
     return app
 
@@ -206,6 +225,27 @@ async def _http_client(app: web.Application) -> AsyncIterator[None]:
         yield
 
 
+async def _sync_sources(app: web.Application) -> AsyncIterator[None]:
+    """The connectors' HTTP client (every connection through the address rule) and the
+    connectors themselves, by source kind."""
+    settings = app[SETTINGS]
+    allowed = ssrf.AllowList.parse(settings.sync_allowed_hosts)
+    async with source_http(allowed) as http:
+
+        def azure_devops(link: Link) -> Source:
+            return open_azure_devops(
+                http,
+                hostname=link.hostname,
+                source_id=link.source_id,
+                token=link.secrets.get("token", ""),
+                allowed=allowed,
+                clock=app[CLOCK],
+            )
+
+        app[SYNC_CONNECTORS].register(SourceKind.AZURE_DEVOPS, azure_devops)
+        yield
+
+
 def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 - a cleanup context
     async def bot(app: web.Application) -> AsyncIterator[None]:
         settings = app[SETTINGS]
@@ -264,6 +304,13 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     event_pump.observe(PersonalNotifications(public_url=settings.public_url).observe)
     ThreadRefresher(app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings).register(worker)
     Digester(app[NOTIFIER], app[SESSIONS], app[CLOCK], settings).register(worker)
+    SyncEngine(
+        app[SESSIONS],
+        app[CLOCK],
+        app[SYNC_CONNECTORS],
+        secret_key=settings.secret(),
+        public_url=settings.public_url,
+    ).register(worker)
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(
         app[SESSIONS], app[CLOCK], default_window=timedelta(minutes=settings.due_soon_minutes)
     )

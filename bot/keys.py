@@ -19,6 +19,7 @@ from bot.files.store import FileStore
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
 from bot.settings import Settings
+from bot.sync.connectors import Connectors
 from bot.teams.handler import TrackerBot
 from bot.teams.outbound.notifier import Notifier
 from bot.teams.transport.adapter import BotRuntime
@@ -68,3 +69,5 @@ FILE_STORE = web.AppKey("file_store", FileStore)
 DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)
 # What /metrics serves, counted as requests and background work happen (bot.web.metrics).
 METRICS = web.AppKey("metrics", Metrics)
+# The sync connectors by source kind (bot.sync.connectors).
+SYNC_CONNECTORS = web.AppKey("sync_connectors", Connectors)

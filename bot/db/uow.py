@@ -79,6 +79,7 @@ class UnitOfWork:
         "cache",
         "channel",
         "clock",
+        "from_source",
     )
 
     def __init__(
@@ -94,6 +95,8 @@ class UnitOfWork:
         self.cache = cache
         self.actor: Actor | None = None
         self.channel: ChannelScope | None = None
+        # The sync engine applying a change read from a source: it never goes back out.
+        self.from_source = False
         self._reads = reads
         self._session: AsyncSession | None = None
         self._sessions = sessions

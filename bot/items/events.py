@@ -13,6 +13,7 @@ from bot.events.schemas import Trigger
 from bot.ids import new_id, new_ids
 from bot.jobs import wakeups
 from bot.schemas import ItemKind
+from bot.sync.engine import outbox
 from bot.timestamps import format_timestamp
 
 _EVENTS = cast(Table, PendingEvent.__table__)
@@ -67,6 +68,7 @@ async def record(
         return
     assert uow.channel is not None
     uow.on_commit(wakeups.ring)
+    await outbox.note(uow, trigger=trigger, payloads=payloads)
     same = {
         "channel_id": uow.channel.channel_id,
         "kind": kind.value,

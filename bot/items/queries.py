@@ -73,6 +73,8 @@ _COMMON = (
     Property("phaseName", Item.phase_name, K.TEXT),
     Property("bucketName", Item.bucket_name, K.TEXT),
     Property("entityId", Item.entity_id, K.NAME),
+    # The item's sync problem (`sync/status eq 'Svc_PENDING'`, `sync/status eq null`).
+    Property("sync/status", Item.sync_status, K.NAME, sortable=False),
 )
 # Shown in every element and selectable, but not something to filter or sort by.
 OUTPUT_ONLY = frozenset({"bucket", "attachments", "statusId", "sync", "createdBy", "updatedBy"})

@@ -27,7 +27,9 @@ from bot.items.assignees import assignee_ids
 from bot.items.queries import place_values
 from bot.odata.plans import ListStatements, counted
 from bot.odata.query import Query, page
+from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
+from bot.sync import item_sync
 
 ITEM = Item.__table__.c
 FIELD_VALUE = FieldValue.__table__.c
@@ -208,7 +210,14 @@ async def _render(
         editors={user_id: _updated_by(user) for user_id, user in users.items()},
         statuses={},
     )
-    return [_details(row, kind, place_of(row), statuses, projects, shown) for row in rows]
+    details = [_details(row, kind, place_of(row), statuses, projects, shown) for row in rows]
+    # Synced items' sync problems (the source's refusal, people unmatched): one read a page.
+    synced = [row["id"] for row in rows if row["source"] != SourceKind.NATIVE]
+    said = await item_sync.problems(uow, synced) if synced else {}
+    for shown_item, row in zip(details, rows, strict=True):
+        if row["id"] in said:
+            shown_item["sync"].update(said[row["id"]])
+    return details
 
 
 @dataclass(frozen=True, slots=True)

@@ -201,6 +201,11 @@ class StatusRef(ApiModel):
 class Sync(ApiModel):
     status: str | None
     at: Timestamp
+    code: str | None = Field(None, description="The source's, when it refused the item")
+    message: str | None = Field(None, description="The source's, when it refused the item")
+    unmatched: list[str] | None = Field(
+        None, description="The source's people no team member matched"
+    )
 
 
 class CreatedBy(ApiModel):

@@ -6,7 +6,7 @@ from sqlalchemy import insert, select
 
 from bot.db.tables import FieldMapping, FieldValue, Project
 from bot.db.uow import UnitOfWork
-from bot.fields.catalog import SEVERITY, STATUS, name_key
+from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, name_key
 from bot.ids import new_id
 from bot.projects.sources import AZURE_DEVOPS_SEVERITIES, SourceKind, SourceValue, severity_name
 from bot.schemas import ItemKind
@@ -65,3 +65,39 @@ def _row(
         "created_at": now,
         "updated_at": now,
     }
+
+
+# A source's priorities, most urgent first, as the channel's priorities map them at the first
+# link (docs/sync.md): the n-th goes to the channel's n-th, the rest to its last.
+SOURCE_PRIORITIES = {SourceKind.AZURE_DEVOPS: ("1", "2", "3", "4")}
+
+
+async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:
+    """At the first link of a project that syncs: its source's priorities mapped, for both
+    kinds, unless it has priority mappings already."""
+    source_values = SOURCE_PRIORITIES.get(SourceKind(project.source))
+    held = await uow.value(
+        select(FieldMapping.id).where(
+            FieldMapping.project_id == project.id, FieldMapping.type == PRIORITY
+        )
+    )
+    if not source_values or held is not None:
+        return
+    values = await uow.entities(
+        select(FieldValue)
+        .where(FieldValue.channel_id == project.channel_id, FieldValue.field == PRIORITY)
+        .order_by(FieldValue.order, FieldValue.id)
+    )
+    rows = []
+    for kind in ItemKind:
+        ordered = [v for v in values if v.type == kind.type_label]
+        for at, source_value in enumerate(source_values):
+            if ordered:
+                value = ordered[min(at, len(ordered) - 1)]
+                rows.append(
+                    _row(
+                        uow, project, kind, PRIORITY, value, SourceValue(source_value, source_value)
+                    )
+                )
+    if rows:
+        await uow.execute_many(insert(FieldMapping), rows)

@@ -14,6 +14,7 @@ from bot.errors import Invalid
 from bot.fields.catalog import SEVERITY, STATUS, CatalogValue
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
+from bot.sync.remap import remap
 
 INVALID_STATUS = "Invalid"
 MAPPING_NOT_FOUND = "Svc_MAPPING_NOTFOUND"
@@ -108,6 +109,7 @@ async def refresh_items(uow: UnitOfWork, *, channel_id: str, project_id: str | N
     now = uow.clock.now()
     for kind in ItemKind:
         await uow.execute(_refresh_statement(channel_id, kind, project_id, now))
+    await remap(uow, channel_id=channel_id, project_id=project_id)
 
 
 def _refresh_statement(channel_id: str, kind: ItemKind, project_id: str | None, now: datetime):  # noqa: ANN202 - an UPDATE statement

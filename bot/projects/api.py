@@ -2,10 +2,19 @@
 
 from typing import Any
 
+from bot.keys import SYNC_CONNECTORS
 from bot.projects import service as projects
 from bot.projects.queries import PROJECTS
-from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPage, ProjectPatch, SourceStatuses
+from bot.projects.schemas import (
+    ProjectIn,
+    ProjectOut,
+    ProjectPage,
+    ProjectPatch,
+    ProjectSaved,
+    SourceStatuses,
+)
 from bot.schemas import ItemKind
+from bot.sync import links, saving
 from bot.web.collections import query_of, render_page
 from bot.web.routing import Access, Call, RouteTable, named
 
@@ -22,7 +31,13 @@ routes = RouteTable(tag="projects")
 async def list_projects(call: Call) -> dict[str, Any]:
     query = query_of(call, PROJECTS)
     rows, count, more = await projects.list_projects(call.uow, query=query)
-    values = [projects.project_out(row).model_dump(mode="json") for row in rows]
+    syncs = await links.syncs_of(call.uow, [row.id for row in rows])
+    values = [
+        projects.project_out(row, links.sync_out(*syncs.get(row.id, (None, 0)))).model_dump(
+            mode="json"
+        )
+        for row in rows
+    ]
     return render_page(call, PROJECTS, query, values, count, more)
 
 
@@ -32,15 +47,18 @@ async def list_projects(call: Call) -> dict[str, Any]:
     access=Access.CHANNEL,
     body=ProjectIn,
     status=201,
-    response=ProjectOut,
-    errors=(409,),
-    summary="Configure an external project; its states get default mappings",
+    response=ProjectSaved,
+    errors=(409, 502),
+    summary="Configure an external project; its states get default mappings. With `sync` "
+    "enabled the link is checked at the source first (400, 502: nothing stored)",
 )
-async def create_project(call: Call) -> ProjectOut:
-    project = await projects.create_project(
-        call.uow, body=call.body, secret_key=call.settings.secret()
+async def create_project(call: Call) -> dict[str, Any]:
+    return await saving.create_project(
+        call.uow,
+        body=call.body,
+        secret_key=call.settings.secret(),
+        connectors=call.request.app[SYNC_CONNECTORS],
     )
-    return projects.project_out(project)
 
 
 @routes.route(
@@ -53,7 +71,8 @@ async def create_project(call: Call) -> ProjectOut:
 )
 async def get_project(call: Call) -> ProjectOut:
     project = await projects.get_project(call.uow, project_id=call.request.match_info["id"])
-    return projects.project_out(project)
+    syncs = await links.syncs_of(call.uow, [project.id])
+    return projects.project_out(project, links.sync_out(*syncs.get(project.id, (None, 0))))
 
 
 @routes.route(
@@ -61,18 +80,19 @@ async def get_project(call: Call) -> ProjectOut:
     "/api/projects/{id}",
     access=Access.CHANNEL,
     body=ProjectPatch,
-    response=ProjectOut,
-    errors=(404,),
-    summary="Change a project; a new state catalogue keeps the mappings of kept states",
+    response=ProjectSaved,
+    errors=(404, 502),
+    summary="Change a project; a new state catalogue keeps the mappings of kept states; "
+    "`sync` is merged, and a changed link is checked at the source (400, 502: nothing stored)",
 )
-async def update_project(call: Call) -> ProjectOut:
-    project = await projects.update_project(
+async def update_project(call: Call) -> dict[str, Any]:
+    return await saving.update_project(
         call.uow,
         project_id=call.request.match_info["id"],
         patch=call.body,
         secret_key=call.settings.secret(),
+        connectors=call.request.app[SYNC_CONNECTORS],
     )
-    return projects.project_out(project)
 
 
 @routes.route(

@@ -27,5 +27,5 @@ PROJECTS = EntitySet(
     },
     key=_KEY,
     default_order=(SortKey(_CREATED),),  # the native project, made with the channel, first
-    select_only=frozenset({"states", "hasCredentials"}),
+    select_only=frozenset({"states", "hasCredentials", "credentials", "sync"}),
 )

@@ -7,14 +7,21 @@ from pydantic import Field, RootModel, SecretStr, StringConstraints, field_valid
 from bot.fields.schemas import Category, Color, Name
 from bot.projects.sources import SourceKind
 from bot.schemas import ApiModel, CollectionPage, RefusesNull, Timestamp
+from bot.sync.schemas import ProjectSyncOut, SyncSettings
 
 NATIVE_SOURCE = SourceKind.NATIVE.value
 MAX_STATES = 100
 
 SourceText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
-# A host name, optionally with a path (`dev.azure.com/contoso`); no scheme, no spaces.
+# A host name, optionally with a path (`dev.azure.com/contoso`), or a URL with scheme, host,
+# port and path (`https://dev.azure.com/contoso`); no spaces.
 Hostname = Annotated[
-    str, StringConstraints(strip_whitespace=True, max_length=255, pattern=r"^[^\s/:]+(?:/\S*)?$")
+    str,
+    StringConstraints(
+        strip_whitespace=True,
+        max_length=255,
+        pattern=r"^(?:https?://)?[^\s/:]+(?::\d{1,5})?(?:/\S*)?$",
+    ),
 ]
 Secret = Annotated[SecretStr, Field(min_length=1, max_length=4096)]
 
@@ -49,6 +56,13 @@ class ProjectIn(ApiModel):
     )
     token: Secret | None = Field(None, description="Write-only; stored encrypted")
     password: Secret | None = Field(None, description="Write-only; stored encrypted")
+    email: Secret | None = Field(None, description="Jira: the token's account; write-only")
+    tenant_id: Secret | None = Field(None, alias="tenantId", description="Planner; write-only")
+    client_id: Secret | None = Field(None, alias="clientId", description="Planner; write-only")
+    client_secret: Secret | None = Field(
+        None, alias="clientSecret", description="Planner; write-only"
+    )
+    sync: SyncSettings | None = None
 
     _distinct_states = field_validator("states")(_distinct_ids)
 
@@ -65,6 +79,13 @@ class ProjectPatch(ApiModel):
     states: Annotated[list[SourceState] | None, RefusesNull] = Field(None, max_length=MAX_STATES)
     token: Secret | None = Field(None, description="Write-only; null removes it")
     password: Secret | None = Field(None, description="Write-only; null removes it")
+    email: Secret | None = Field(None, description="Write-only; null removes it")
+    tenant_id: Secret | None = Field(None, alias="tenantId", description="Write-only")
+    client_id: Secret | None = Field(None, alias="clientId", description="Write-only")
+    client_secret: Secret | None = Field(None, alias="clientSecret", description="Write-only")
+    sync: Annotated[SyncSettings | None, RefusesNull] = Field(
+        None, description="Merged: only the fields sent change"
+    )
     source: SourceKind | None = None
     source_id: SourceText | None = Field(None, alias="sourceId")
 
@@ -85,8 +106,16 @@ class ProjectOut(ApiModel):
     has_credentials: bool = Field(
         alias="hasCredentials", description="Whether a token or password is stored (never shown)"
     )
+    credentials: list[str] = Field(description="The names of the credentials set (never values)")
+    sync: ProjectSyncOut
     created_at: Timestamp = Field(alias="createdAt")
     updated_at: Timestamp = Field(alias="updatedAt")
+
+
+class ProjectSaved(ProjectOut):
+    """A project as saved; `hookSecret` only in the answer that first enabled its sync."""
+
+    hook_secret: str | None = Field(None, alias="hookSecret", description="Shown once")
 
 
 class ProjectPage(CollectionPage):

@@ -22,8 +22,12 @@ from bot.projects import credentials
 from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPatch, SourceState
 from bot.projects.sources import PLANNER_PERCENT, SourceKind, states_of
 from bot.schemas import ItemKind
+from bot.sync.links import sync_out
+from bot.sync.schemas import ProjectSyncOut
 
-NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "token", "password")
+# The secrets a project may hold (sync.md: per source), by field name.
+SECRET_NAMES = ("token", "password", "email", "tenant_id", "client_id", "client_secret")
+NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "sync", *SECRET_NAMES)
 # What an item takes from its project: every create reads it.
 _ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source)
 _NATIVE = Prepared(
@@ -103,7 +107,8 @@ async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) 
     return ItemProject(**project)
 
 
-def project_out(project: Project) -> ProjectOut:
+def project_out(project: Project, sync: ProjectSyncOut | None = None) -> ProjectOut:
+    """The project as shown; `sync` as `bot.sync.links.sync_out` gives it (default: off)."""
     return ProjectOut.model_validate(
         {
             "id": project.id,
@@ -117,6 +122,8 @@ def project_out(project: Project) -> ProjectOut:
             "color": project.color,
             "states": project.states,
             "has_credentials": project.credentials is not None,
+            "credentials": [json_name(name) for name in project.credential_names],
+            "sync": sync or sync_out(None),
             "created_at": project.created_at,
             "updated_at": project.updated_at,
         }
@@ -177,10 +184,12 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
         enable=body.enable,
         enable_bug=body.enable_bug,
         states=_stored_states(body.states),
-        credentials=credentials.seal(secret_key, _secrets(body.model_dump(by_alias=False), {})),
+        credentials=None,
+        credential_names=[],
         created_at=now,
         updated_at=now,
     )
+    _set_secrets(project, secret_key, _secrets(body.model_dump(by_alias=False), {}))
     uow.add(project)
     await uow.flush()
     await add_default_mappings(uow, project=project, states=states_of(source, project.states))
@@ -201,7 +210,7 @@ async def update_project(
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
         if field in changes and changes[field] is None:
-            raise Invalid(_json(field), "must not be null")
+            raise Invalid(json_name(field), "must not be null")
     if changes.get("source") not in (None, source):
         raise Invalid("source", "a project cannot change its source")
     if changes.get("source_id") not in (None, project.source_id):
@@ -209,7 +218,7 @@ async def update_project(
     if source is SourceKind.NATIVE:
         fixed = [field for field in NATIVE_FIXED if field in changes]
         if fixed:
-            raise Invalid(_json(fixed[0]), "the native project's cannot change")
+            raise Invalid(json_name(fixed[0]), "the native project's cannot change")
     if "states" in changes:
         if not source.brings_states:
             raise Invalid("states", "Planner's states are fixed")
@@ -219,10 +228,8 @@ async def update_project(
     for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
         if field in changes:
             setattr(project, field, changes[field])
-    if "token" in changes or "password" in changes:
-        project.credentials = credentials.seal(
-            secret_key, _secrets(changes, _held(secret_key, project))
-        )
+    if any(name in changes for name in SECRET_NAMES):
+        _set_secrets(project, secret_key, _secrets(changes, held_secrets(secret_key, project)))
     project.updated_at = uow.clock.now()
     await uow.flush()
     return project
@@ -316,7 +323,7 @@ def _stored_states(states: list[SourceState] | None) -> list[dict[str, Any]]:
 def _secrets(sent: dict[str, Any], held: dict[str, str]) -> dict[str, str]:
     """The held secrets with the sent ones applied: a value replaces, null removes."""
     secrets = dict(held)
-    for name in ("token", "password"):
+    for name in SECRET_NAMES:
         if name in sent:
             if sent[name] is None:
                 secrets.pop(name, None)
@@ -325,14 +332,20 @@ def _secrets(sent: dict[str, Any], held: dict[str, str]) -> dict[str, str]:
     return secrets
 
 
-def _held(secret_key: str, project: Project) -> dict[str, str]:
+def _set_secrets(project: Project, secret_key: str, secrets: dict[str, str]) -> None:
+    project.credentials = credentials.seal(secret_key, secrets)
+    project.credential_names = sorted(secrets, key=SECRET_NAMES.index)
+
+
+def held_secrets(secret_key: str, project: Project) -> dict[str, str]:
+    """The project's secrets, unsealed (for the sync that uses them)."""
     try:
         return credentials.unseal(secret_key, project.credentials)
     except InvalidToken:  # sealed under an older SECRET_KEY: unreadable, so nothing is kept
         return {}
 
 
-def _json(field: str) -> str:
+def json_name(field: str) -> str:
     head, *rest = field.split("_")
     return head + "".join(part.capitalize() for part in rest)
 

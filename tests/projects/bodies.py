@@ -31,6 +31,19 @@ PLANNER_STATES = [
     {"id": "PLSTT-InProgress", "name": "In progress", "percentComplete": 50, "categoty": ""},
     {"id": "PLSTT-Completed", "name": "Completed", "percentComplete": 100, "categoty": ""},
 ]
+# A project's `sync` while it has never synced.
+SYNC_OFF = {
+    "enabled": False,
+    "direction": "both",
+    "intervalSeconds": 60,
+    "itemTypes": {"Bug": "Bug", "Task": "Task"},
+    "query": None,
+    "state": "off",
+    "lastPullAt": None,
+    "lastPushAt": None,
+    "pending": 0,
+    "lastError": None,
+}
 
 
 def jira(**overrides: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from bot.db.tables import FieldMapping, Project
 from tests.factories import Factory
-from tests.projects.bodies import ADO_STATES, JIRA_STATES, azure_devops, jira, planner
+from tests.projects.bodies import ADO_STATES, JIRA_STATES, SYNC_OFF, azure_devops, jira, planner
 
 STAMP = "2026-11-21T09:30:00.000Z"
 
@@ -63,6 +63,8 @@ async def test_create_answers_201_with_the_configured_project(
         "color": "",
         "states": body.get("states", []),
         "hasCredentials": False,
+        "credentials": [],
+        "sync": SYNC_OFF,
         "createdAt": STAMP,
         "updatedAt": STAMP,
     }
@@ -163,7 +165,6 @@ async def test_refused_bodies_name_the_field_and_change_nothing(
             id="bad-category",
         ),
         pytest.param(jira(states=[{"id": "1", "category": "New"}]), "states.0.name"),
-        pytest.param(jira(hostname="https://contoso.atlassian.net"), "hostname"),
         pytest.param(jira(color="green"), "color"),
         pytest.param(jira(token=""), "token"),
         pytest.param(jira(enable="maybe"), "enable"),

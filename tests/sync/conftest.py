@@ -1,5 +1,30 @@
-"""Fixtures for the sync tests."""
+"""Fixtures for the sync tests: the local Azure DevOps, and an app whose sources may be on
+loopback and whose jobs the tests run themselves."""
 
-from tests.sync.standin_fixtures import azure_devops, make_azure_devops
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.clock import FrozenClock
+from bot.settings import Settings
+from bot.sync.standins.azure_devops import AzureDevOpsStandin
+from tests.sync.standin_fixtures import MakeAzureDevOps, azure_devops, make_azure_devops
 
 __all__ = ["azure_devops", "make_azure_devops"]
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(datetime(2026, 12, 7, 6, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def settings(db: str, make_settings) -> Settings:  # noqa: ANN001
+    return make_settings(
+        db, SYNC_ALLOWED_HOSTS="127.0.0.1", JOBS_POLL_SECONDS=0, PUBLIC_URL="http://127.0.0.1:9"
+    )
+
+
+@pytest.fixture
+async def standin(make_azure_devops: MakeAzureDevOps, clock: FrozenClock) -> AzureDevOpsStandin:
+    return await make_azure_devops(clock=clock)  # type: ignore[no-any-return]

@@ -16,6 +16,7 @@ from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.files import Attachment
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
+from bot.db.tables.sync import ProjectSync, SyncLogLine, SyncRecord
 from bot.db.tables.teams import (
     ConversationReference,
     RosterSync,
@@ -47,7 +48,10 @@ __all__ = [
     "PendingEvent",
     "PersonalChat",
     "Project",
+    "ProjectSync",
     "RosterSync",
+    "SyncLogLine",
+    "SyncRecord",
     "Team",
     "TeamsSend",
     "TeamMember",

@@ -32,6 +32,8 @@ class Project(Base):
     states: Mapped[list[dict[str, Any]]] = mapped_column(JSON, server_default=text("'[]'"))
     # Write-only secrets (token, password), Fernet-encrypted with a key derived from SECRET_KEY.
     credentials: Mapped[str | None] = mapped_column(Text)
+    # The names of the secrets set (shown as the project's `credentials`; the values never are).
+    credential_names: Mapped[list[str]] = mapped_column(JSON, server_default=text("'[]'"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 

@@ -1,0 +1,53 @@
+"""Checking a link at the source before anything is stored: the credentials, the project, and
+the states its item types have."""
+
+from collections.abc import Sequence
+
+from bot.errors import BadGateway, BadRequest, Invalid
+from bot.projects.sources import SourceKind
+from bot.sync.connectors import Connectors, Link, NoConnector
+from bot.sync.source import (
+    SourceError,
+    SourceNotFound,
+    SourceProject,
+    SourceUnauthorized,
+)
+
+# What each source is given, by the names the API takes (sync.md, Linking).
+NEEDED = {
+    SourceKind.AZURE_DEVOPS: ("token",),
+    SourceKind.JIRA: ("email", "token"),
+    SourceKind.PLANNER: ("tenantId", "clientId", "clientSecret"),
+}
+
+
+def missing_credentials(kind: SourceKind, names: Sequence[str]) -> list[str]:
+    """The credentials this kind needs that are not set (`names`: API names)."""
+    return [name for name in NEEDED.get(kind, ()) if name not in names]
+
+
+async def check(
+    connectors: Connectors, link: Link, item_types: Sequence[str]
+) -> tuple[SourceProject, list[dict[str, str]]]:
+    """The project at the source and its states (the union over `item_types`); a refusal is
+    the 400 or 502 the API answers, so nothing is stored."""
+    names = ", ".join(NEEDED.get(link.kind, ("credentials",)))
+    try:
+        source = connectors.open(link)
+        found = await source.check()
+        states: dict[str, dict[str, str]] = {}
+        for item_type in item_types:
+            for state in await source.states(item_type):
+                category = state.category.value if state.category else "Active"
+                states.setdefault(
+                    state.id, {"id": state.id, "name": state.name, "category": category}
+                )
+    except NoConnector as exc:
+        raise Invalid("sync.enabled", str(exc)) from None
+    except SourceUnauthorized:
+        raise BadRequest(f"{link.kind} refused the credentials: check {names}.") from None
+    except SourceNotFound:
+        raise Invalid("sourceId", f"no project '{link.source_id}' at {link.kind}") from None
+    except SourceError as exc:
+        raise BadGateway(f"{link.kind} could not be reached: {exc.message}") from None
+    return found, list(states.values())

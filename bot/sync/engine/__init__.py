@@ -1,0 +1,1 @@
+"""The sync engine: one engine for every source, through the `Source` port."""

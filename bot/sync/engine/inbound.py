@@ -1,0 +1,276 @@
+"""An item read from the source, applied here: created or updated by its source id, its state
+and priority through the mappings, its people matched by email, each field judged against what
+was last seen there (a change on both sides: the later wins, a tie goes to the source)."""
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from sqlalchemy import insert, select, update
+
+from bot.db.tables import Item, ItemAssignee, SyncRecord
+from bot.db.uow import UnitOfWork
+from bot.events.schemas import Trigger
+from bot.ids import new_id
+from bot.items import events, read
+from bot.items.assignees import set_assignees
+from bot.items.service import next_internal_ids
+from bot.schemas import ItemKind
+from bot.sync.engine.context import ProjectContext, fold
+from bot.sync.schemas import ItemSyncStatus
+from bot.sync.source import SourceItem
+from bot.timestamps import parse_timestamp
+
+INVALID = "Invalid"
+# SourceFields name → the item's column (assignees apart).
+COLUMNS = {
+    "title": "name",
+    "body": "body",
+    "start_date": "start_date",
+    "due_date": "due_date",
+    "completed_date": "completed_date",
+}
+
+
+@dataclass
+class Applied:
+    item_id: str
+    kind: ItemKind
+    created: bool
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # log lines
+
+
+def seen_of(item: SourceItem) -> dict[str, Any]:
+    """The fields as the source holds them, as JSON keeps them (what a conflict compares)."""
+    f = item.fields
+    return {
+        "title": f.title,
+        "body": f.body,
+        "state": f.state,
+        "priority": f.priority,
+        "severity": f.severity,
+        "assignees": [person.email or person.id for person in f.assignees],
+        "start_date": f.start_date.isoformat() if f.start_date else None,
+        "due_date": f.due_date.isoformat() if f.due_date else None,
+        "completed_date": f.completed_date.isoformat() if f.completed_date else None,
+    }
+
+
+async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -> Applied | None:
+    """Store the source's item here; None when its type is not synced."""
+    kind = ctx.kinds.get(source_item.item_type)
+    if kind is None:
+        return None
+    record = await uow.entity(
+        select(SyncRecord)
+        .where(SyncRecord.project_id == ctx.project_id, SyncRecord.source_item_id == source_item.id)
+        .with_for_update()
+    )
+    seen = seen_of(source_item)
+    wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
+    now = uow.clock.now()
+    if record is None:
+        return await _create(uow, ctx, kind, source_item, seen, wanted, assignees, unmatched)
+    if record.deleted:
+        return None  # deleted here; the push deletes it there
+    item = await uow.entity(select(Item).where(Item.id == record.item_id).with_for_update())
+    if item is None:
+        return None
+    applied = Applied(item.id, kind, created=False)
+    there_at = source_item.changed_at or now
+    dirty = dict(record.dirty)
+    values: dict[str, Any] = {}
+    for name, value in seen.items():
+        if name not in source_item.fields.present and name != "title":
+            continue
+        if record.seen.get(name) == value:
+            continue  # unchanged there: what is here stands
+        if name in dirty:
+            here_at = parse_timestamp(dirty[name])
+            if here_at > there_at:
+                applied.conflicts.append(
+                    f"{ctx.source}'s change of {name} was replaced by the later one made here"
+                )
+                continue
+            applied.conflicts.append(
+                f"{ctx.source}'s change of {name} replaced the one made here "
+                f"({_shown(dirty[name])})"
+            )
+            dirty.pop(name)
+        values.update(wanted.get(name, {}))
+        if name == "assignees":
+            values["assigned_to"] = assignees
+    await _write(uow, item, values, applied, unmatched, now)
+    record.seen, record.version, record.seen_at, record.dirty = (
+        seen,
+        source_item.version,
+        there_at,
+        dirty,
+    )
+    record.unmatched = unmatched
+    if not dirty and item.sync_status == ItemSyncStatus.PENDING:
+        await uow.execute(update(Item).where(Item.id == item.id).values(sync_status=None))
+    return applied
+
+
+def _wanted(
+    ctx: ProjectContext, kind: ItemKind, source_item: SourceItem, seen: dict[str, Any]
+) -> tuple[dict[str, dict[str, Any]], list[str], list[str]]:
+    """Per source field, the item's columns it sets; the unmatched people; the matched ids."""
+    f = source_item.fields
+    wanted: dict[str, dict[str, Any]] = {"title": {"name": f.title}, "body": {"body": f.body}}
+    for name in ("start_date", "due_date", "completed_date"):
+        wanted[name] = {name: _moment(getattr(f, name))}
+    statuses = ctx.mapped(kind, "status")
+    status_id = statuses.inward.get(f.state or "")
+    if status_id is None:
+        wanted["state"] = {
+            "status": INVALID,
+            "status_id": None,
+            "sync_status": ItemSyncStatus.MAPPING_NOTFOUND.value,
+        }
+    else:
+        wanted["state"] = {
+            "status": statuses.names[status_id],
+            "status_id": status_id,
+            "sync_status": None,
+        }
+    priorities = ctx.mapped(kind, "priority")
+    priority_id = priorities.inward.get(f.priority or "") or priorities.primary
+    if priority_id is not None:
+        wanted["priority"] = {"priority": priorities.names[priority_id]}
+    if kind is ItemKind.BUG:
+        severities = ctx.mapped(kind, "severity")
+        severity_id = severities.inward.get(f.severity or "") or severities.primary
+        if severity_id is not None:
+            wanted["severity"] = {"severity": severities.names[severity_id]}
+    matched, unmatched = [], []
+    for person in f.assignees:
+        member = ctx.members.get(fold(person.email or ""))
+        if member is None:
+            unmatched.append(person.display_name)
+        else:
+            matched.append(member[0])
+    return wanted, unmatched, matched
+
+
+async def _create(
+    uow: UnitOfWork,
+    ctx: ProjectContext,
+    kind: ItemKind,
+    source_item: SourceItem,
+    seen: dict[str, Any],
+    wanted: dict[str, dict[str, Any]],
+    assignees: list[str],
+    unmatched: list[str],
+) -> Applied:
+    now = uow.clock.now()
+    item_id = new_id()
+    row: dict[str, Any] = {
+        "id": item_id,
+        "channel_id": ctx.channel_id,
+        "kind": kind.value,
+        "internal_id": await next_internal_ids(uow, channel_id=ctx.channel_id, kind=kind, count=1),
+        "body": None,
+        "owner": None,
+        "severity": None,
+        "project_id": ctx.project_id,
+        "source": ctx.source.value,
+        "source_id": source_item.id,
+        "start_date": None,
+        "due_date": None,
+        "completed_date": None,
+        "effort": None,
+        "phase": None,
+        "phase_name": None,
+        "bucket": [],
+        "bucket_name": None,
+        "entity_id": None,
+        "sync_status": None,
+        "sync_at": now,
+        "created_by": None,
+        "updated_by": None,
+        "created_at": now,
+        "updated_at": now,
+        "priority": "",
+    }
+    for columns in wanted.values():
+        row.update(columns)
+    await uow.execute(insert(Item).values(**row))
+    await set_assignees(uow, item_ids=[item_id], user_ids=assignees, replace=False)
+    uow.add(
+        SyncRecord(
+            item_id=item_id,
+            project_id=ctx.project_id,
+            source_item_id=source_item.id,
+            version=source_item.version,
+            seen=seen,
+            seen_at=source_item.changed_at,
+            dirty={},
+            code=None,
+            message=None,
+            unmatched=unmatched,
+            deleted=False,
+        )
+    )
+    await uow.flush()
+    return Applied(item_id, kind, created=True)
+
+
+async def _write(
+    uow: UnitOfWork,
+    item: Item,
+    values: dict[str, Any],
+    applied: Applied,
+    unmatched: list[str],
+    now: datetime,
+) -> None:
+    assigned = values.pop("assigned_to", None)
+    for column, value in values.items():
+        if column not in ("status_id", "sync_status") and getattr(item, column) != value:
+            applied.changes.append(events.change(column, getattr(item, column), value))
+    if assigned is not None:
+        before = await uow.values(
+            select(ItemAssignee.user_id)
+            .where(ItemAssignee.item_id == item.id)
+            .order_by(ItemAssignee.position)
+        )
+        if before != assigned:
+            applied.changes.append(events.change("assigned_to", before, assigned))
+            await set_assignees(uow, item_ids=[item.id], user_ids=assigned, replace=True)
+    if applied.changes or values.get("sync_status", item.sync_status) != item.sync_status:
+        await uow.execute(
+            update(Item).where(Item.id == item.id).values(**values, updated_at=now, sync_at=now)
+        )
+
+
+def _moment(day: date | None) -> datetime | None:
+    return datetime.combine(day, time(), tzinfo=UTC) if day else None
+
+
+def _shown(stamp: str) -> str:
+    return f"made here at {stamp}"
+
+
+async def details(uow: UnitOfWork, applied: Applied) -> dict[str, Any]:
+    shown = await read.get_details(uow, kind=applied.kind, item_id=applied.item_id)
+    return dict(shown)
+
+
+async def fire(uow: UnitOfWork, applied: Applied) -> None:
+    """The events of a change that came in (never for the first import)."""
+    if applied.created:
+        await events.record(
+            uow,
+            kind=applied.kind,
+            trigger=Trigger.ITEM_CREATED,
+            payloads={applied.item_id: {"item": await details(uow, applied)}},
+        )
+    elif applied.changes:
+        await events.record(
+            uow,
+            kind=applied.kind,
+            trigger=Trigger.ITEM_UPDATED,
+            payloads={applied.item_id: {"changes": applied.changes}},
+        )

@@ -1,0 +1,60 @@
+"""The sync engine's job kinds and the per-project poller's row."""
+
+import hashlib
+from datetime import datetime
+
+from sqlalchemy import exists, insert, literal, select, update
+
+from bot.db.tables import Job
+from bot.db.uow import UnitOfWork
+from bot.jobs import queue, wakeups
+from bot.jobs.kinds import JobKind, Payload
+
+
+class ProjectJob(Payload):
+    project_id: str
+
+
+class ItemJob(Payload):
+    project_id: str
+    item_id: str
+
+
+# Link a project: its hooks at the source, then the first import (resumable), then polling.
+LINK = JobKind("sync.link", ProjectJob, max_attempts=1_000)
+# A project's poller: sends what waits, reads what changed; one row per project, put back for
+# its next run, so one process at a time polls it (the jobs table's claim and lease).
+POLL = JobKind("sync.poll", ProjectJob, max_attempts=1_000)
+# One item's changes here, sent to the source.
+PUSH = JobKind("sync.push", ItemJob, max_attempts=1_000)
+
+
+def poller_id(project_id: str) -> str:
+    """The project's poller row id, the same in every process."""
+    return hashlib.sha256(f"{POLL.name} {project_id}".encode()).hexdigest()[:24]
+
+
+async def poll_at(uow: UnitOfWork, *, project_id: str, run_at: datetime) -> None:
+    """Have the project polled at `run_at` (sooner if already due sooner): its row is added,
+    or put back if it had finished, or brought forward."""
+    job_id = poller_id(project_id)
+    await uow.hold(f"sync poller {project_id}")  # the check and the insert, one at a time
+    row = {
+        "id": job_id,
+        "kind": POLL.name,
+        "payload": POLL.stored(ProjectJob(project_id=project_id)),
+        "state": queue.QUEUED,
+        "run_at": run_at,
+        "attempts": 0,
+        "max_attempts": POLL.max_attempts,
+        "created_at": run_at,
+    }
+    absent = ~exists().where(Job.id == job_id)
+    values = select(*(literal(value, Job.__table__.c[name].type) for name, value in row.items()))
+    await uow.execute(insert(Job).from_select(list(row), values.where(absent)))
+    await uow.execute(
+        update(Job)
+        .where(Job.id == job_id, (Job.state != queue.QUEUED) | (Job.run_at > run_at))
+        .values(state=queue.QUEUED, run_at=run_at, attempts=0, finished_at=None)
+    )
+    uow.on_commit(wakeups.ring)

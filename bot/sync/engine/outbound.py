@@ -1,0 +1,77 @@
+"""An item's changes here, as the source takes them: its fields in the source's terms, through
+the mappings the other way, and only those changed since the last sync."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from bot.db.tables import Item, ItemAssignee, SyncRecord
+from bot.db.uow import UnitOfWork
+from bot.schemas import ItemKind
+from bot.sync.engine.context import ProjectContext
+from bot.sync.source import SourceChange, SourceFields, SourcePerson
+
+# The item's fields by the API's name (as events carry them) → SourceFields names.
+FIELDS = {
+    "name": "title",
+    "body": "body",
+    "status": "state",
+    "priority": "priority",
+    "severity": "severity",
+    "assignedTo": "assignees",
+    "startDate": "start_date",
+    "dueDate": "due_date",
+}
+
+
+async def change_of(
+    uow: UnitOfWork, ctx: ProjectContext, item: Item, record: SyncRecord
+) -> SourceChange:
+    """The item's fields for the source; `changed` the dirty ones (every field on a create)."""
+    kind = ItemKind(item.kind)
+    statuses = ctx.mapped(kind, "status")
+    priorities = ctx.mapped(kind, "priority")
+    severities = ctx.mapped(kind, "severity")
+    priority_id = _id_of(priorities.names, item.priority)
+    severity_id = _id_of(severities.names, item.severity)
+    people = await uow.values(
+        select(ItemAssignee.user_id)
+        .where(ItemAssignee.item_id == item.id)
+        .order_by(ItemAssignee.position)
+    )
+    assignees = tuple(
+        SourcePerson(
+            id=ctx.emails[user][0], display_name=ctx.emails[user][1], email=ctx.emails[user][0]
+        )
+        for user in people
+        if user in ctx.emails
+    )
+    fields = SourceFields(
+        title=item.name,
+        body=item.body or "",
+        state=statuses.outward.get(item.status_id or ""),
+        priority=priorities.outward.get(priority_id or ""),
+        severity=severities.outward.get(severity_id or "") if kind is ItemKind.BUG else None,
+        assignees=assignees,
+        start_date=_day(item.start_date),
+        due_date=_day(item.due_date),
+        present=frozenset(FIELDS.values()),
+    )
+    if record.source_item_id is None:
+        changed = frozenset(FIELDS.values())
+    else:
+        changed = frozenset(record.dirty)
+    # A value with no mapping stays here: sending it would clear the source's.
+    changed -= {name for name in ("state", "priority", "severity") if getattr(fields, name) is None}
+    return SourceChange(
+        item_type=ctx.types[kind], fields=fields, changed=changed, version=record.version
+    )
+
+
+def _id_of(names: dict[str, str], name: str | None) -> str | None:
+    return next((value_id for value_id, n in names.items() if n == name), None)
+
+
+def _day(moment: datetime | None) -> Any:
+    return moment.date() if moment else None

@@ -1,0 +1,85 @@
+"""Changes made here to items of a project that sends them: noted in the change's own
+transaction (as events are), each item's changed fields kept dirty and a push job queued.
+Changes that came from the source are never noted: they do not go back out."""
+
+from typing import Any
+
+from sqlalchemy import select, update
+
+from bot.db.tables import Item, ProjectSync, SyncRecord
+from bot.db.uow import UnitOfWork
+from bot.events.schemas import Trigger
+from bot.sync.engine.kinds import PUSH, ItemJob
+from bot.sync.engine.outbound import FIELDS
+from bot.sync.schemas import Direction, ItemSyncStatus
+from bot.timestamps import format_timestamp
+
+
+async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[str, Any]]) -> None:
+    if uow.from_source:
+        return
+    ids = list(payloads)
+    now = format_timestamp(uow.clock.now())
+    if trigger is Trigger.ITEM_DELETED:
+        records = await uow.entities(
+            select(SyncRecord).where(SyncRecord.item_id.in_(ids), SyncRecord.deleted.is_(False))
+        )
+        for record in records:
+            record.deleted = True
+        await uow.flush()
+        jobs = [ItemJob(project_id=r.project_id, item_id=r.item_id) for r in records]
+        if jobs:
+            await PUSH.enqueue_many(uow, jobs)
+        return
+    rows = await uow.rows(
+        select(Item.id, Item.project_id)
+        .join(ProjectSync, ProjectSync.project_id == Item.project_id)
+        .where(
+            Item.id.in_(ids),
+            ProjectSync.enabled.is_(True),
+            ProjectSync.direction != Direction.IN.value,
+        )
+    )
+    if not rows:
+        return
+    held = {
+        r.item_id: r
+        for r in await uow.entities(
+            select(SyncRecord).where(SyncRecord.item_id.in_([row["id"] for row in rows]))
+        )
+    }
+    for row in rows:
+        record = held.get(row["id"])
+        if record is None:  # made here: created at the source by its push
+            record = SyncRecord(
+                item_id=row["id"],
+                project_id=row["project_id"],
+                source_item_id=None,
+                version=None,
+                seen={},
+                seen_at=None,
+                dirty={},
+                code=None,
+                message=None,
+                unmatched=[],
+                deleted=False,
+            )
+            uow.add(record)
+        changed = [
+            FIELDS[change["field"]]
+            for change in payloads[row["id"]].get("changes", [])
+            if change["field"] in FIELDS
+        ]
+        record.dirty = {**record.dirty, **dict.fromkeys(changed, now)}
+    await uow.flush()
+    await uow.execute(
+        update(Item)
+        .where(
+            Item.id.in_([row["id"] for row in rows]),
+            (Item.sync_status.is_(None)) | (Item.sync_status == ItemSyncStatus.SOURCE_ERROR.value),
+        )
+        .values(sync_status=ItemSyncStatus.PENDING.value)
+    )
+    await PUSH.enqueue_many(
+        uow, [ItemJob(project_id=row["project_id"], item_id=row["id"]) for row in rows]
+    )

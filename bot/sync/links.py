@@ -1,0 +1,166 @@
+"""A project's sync settings and state: merged on save, shown on the project, and its hook
+secret (made once, kept only as a digest)."""
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from cryptography.fernet import InvalidToken
+from sqlalchemy import func, select
+
+from bot.db.tables import Item, Project, ProjectSync
+from bot.db.uow import UnitOfWork
+from bot.errors import Invalid
+from bot.projects import credentials
+from bot.projects.sources import SourceKind
+from bot.sync.schemas import (
+    DEFAULT_INTERVAL_SECONDS,
+    DEFAULT_ITEM_TYPES,
+    Direction,
+    ItemSyncStatus,
+    ProjectSyncOut,
+    SyncSettings,
+    SyncState,
+)
+
+HOOKED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)  # the sources that call our hook route
+EMPTY_COUNTS = {"imported": 0, "pushed": 0, "pulled": 0, "conflicts": 0, "errors": 0}
+
+
+def new_sync(project: Project, now: Any) -> ProjectSync:
+    return ProjectSync(
+        project_id=project.id,
+        enabled=False,
+        direction=Direction.BOTH,
+        interval_seconds=DEFAULT_INTERVAL_SECONDS,
+        item_types=dict(DEFAULT_ITEM_TYPES),
+        query=None,
+        state=SyncState.OFF,
+        last_pull_at=None,
+        last_push_at=None,
+        last_error=None,
+        hook_secret=None,
+        hook_ids=[],
+        cursor=None,
+        import_cursor=None,
+        imported=False,
+        polls=0,
+        counts=dict(EMPTY_COUNTS),
+        told_paused=False,
+        updated_at=now,
+    )
+
+
+def merge(row: ProjectSync, sent: SyncSettings, source: SourceKind) -> None:
+    """The fields sent, over what is held; a field that may not be null refuses it."""
+    changes = sent.model_dump(exclude_unset=True, by_alias=False)
+    for field in ("enabled", "direction", "interval_seconds", "item_types"):
+        if field in changes and changes[field] is None:
+            raise Invalid(f"sync.{_json(field)}", "must not be null")
+    if "item_types" in changes:
+        types = dict(DEFAULT_ITEM_TYPES) | changes["item_types"]
+        if source is SourceKind.PLANNER:
+            types.pop("Bug", None)  # Planner syncs tasks only
+        row.item_types = types
+    for field in ("enabled", "direction", "interval_seconds", "query"):
+        if field in changes:
+            value = changes[field]
+            setattr(row, field, value.value if isinstance(value, Direction) else value)
+
+
+async def sync_row(
+    uow: UnitOfWork, project_id: str, *, for_update: bool = False
+) -> ProjectSync | None:
+    statement = select(ProjectSync).where(ProjectSync.project_id == project_id)
+    return await uow.entity(statement.with_for_update() if for_update else statement)
+
+
+async def syncs_of(
+    uow: UnitOfWork, project_ids: Sequence[str]
+) -> dict[str, tuple[ProjectSync, int]]:
+    """Each project's sync row and its pending count (projects never synced are left out)."""
+    if not project_ids:
+        return {}
+    rows = await uow.entities(select(ProjectSync).where(ProjectSync.project_id.in_(project_ids)))
+    if not rows:
+        return {}
+    counted = await uow.rows(
+        select(Item.project_id, func.count().label("pending"))
+        .where(
+            Item.project_id.in_([row.project_id for row in rows]),
+            Item.sync_status == ItemSyncStatus.PENDING,
+        )
+        .group_by(Item.project_id)
+    )
+    pending = {row["project_id"]: row["pending"] for row in counted}
+    return {row.project_id: (row, int(pending.get(row.project_id, 0))) for row in rows}
+
+
+def sync_out(row: ProjectSync | None, pending: int = 0) -> ProjectSyncOut:
+    if row is None:
+        return ProjectSyncOut.model_validate(
+            {
+                "enabled": False,
+                "direction": Direction.BOTH,
+                "interval_seconds": DEFAULT_INTERVAL_SECONDS,
+                "item_types": DEFAULT_ITEM_TYPES,
+                "query": None,
+                "state": SyncState.OFF,
+                "last_pull_at": None,
+                "last_push_at": None,
+                "pending": 0,
+                "last_error": None,
+            }
+        )
+    return ProjectSyncOut.model_validate(
+        {
+            "enabled": row.enabled,
+            "direction": row.direction,
+            "interval_seconds": row.interval_seconds,
+            "item_types": row.item_types,
+            "query": row.query,
+            "state": row.state,
+            "last_pull_at": row.last_pull_at,
+            "last_push_at": row.last_push_at,
+            "pending": pending,
+            "last_error": row.last_error,
+        }
+    )
+
+
+def new_hook_secret(row: ProjectSync, secret_key: str) -> str:
+    """A new secret for the project's hook calls, sealed at rest; shown once."""
+    secret = secrets.token_urlsafe(32)
+    row.hook_secret = credentials.seal(secret_key, {"hookSecret": secret})
+    return secret
+
+
+def hook_secret(row: ProjectSync | None, secret_key: str) -> str | None:
+    """The held secret of an enabled sync; None when there is none (or SECRET_KEY changed)."""
+    if row is None or row.hook_secret is None or not row.enabled:
+        return None
+    try:
+        return credentials.unseal(secret_key, row.hook_secret).get("hookSecret")
+    except InvalidToken:
+        return None
+
+
+def password_matches(held: str | None, given: str) -> bool:
+    """Azure DevOps' service hooks: Basic user `tracker`, the secret as password."""
+    return held is not None and hmac.compare_digest(held.encode(), given.encode())
+
+
+def signature_matches(held: str | None, body: bytes, signature: str) -> bool:
+    """Jira: `X-Hub-Signature: sha256=<hex HMAC-SHA256 of the body keyed by the secret>`."""
+    scheme, _, given = signature.partition("=")
+    if held is None or scheme.strip().lower() != "sha256":
+        return False
+    expected = hmac.new(held.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected.encode(), given.strip().lower().encode())
+
+
+def _json(field: str) -> str:
+    head, *rest = field.split("_")
+    return head + "".join(part.capitalize() for part in rest)

@@ -1,0 +1,166 @@
+"""Saving a project with its `sync`: the link is checked at the source before anything is
+stored, and sync turned on starts the link job and answers the hook secret once."""
+
+from typing import Any
+
+from bot.db.tables import Project, ProjectSync
+from bot.db.uow import UnitOfWork
+from bot.errors import Invalid
+from bot.mappings.defaults import add_priority_mappings
+from bot.projects import service as projects
+from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
+from bot.projects.sources import SourceKind
+from bot.sync import checks, links
+from bot.sync.connectors import Connectors, Link
+from bot.sync.engine.kinds import LINK, ProjectJob, poll_at
+from bot.sync.schemas import Direction, SyncState
+
+# Saving these sends the link to be checked again.
+RECHECKED = ("hostname", "item_types", *projects.SECRET_NAMES)
+
+
+async def create_project(
+    uow: UnitOfWork, *, body: ProjectIn, secret_key: str, connectors: Connectors
+) -> dict[str, Any]:
+    """Configure an external project; with sync enabled, its link is checked first and its
+    states, when not given, are read from the source."""
+    sent = body.sync
+    if sent is not None and sent.enabled:
+        row = links.new_sync(_unsaved(body), uow.clock.now())
+        links.merge(row, sent, body.source)
+        secrets = _sent_secrets(body.model_dump(by_alias=False))
+        _, states = await _check(
+            connectors, body.source, body.hostname or "", body.source_id, secrets, row
+        )
+        if not body.states and body.source.brings_states:
+            body = body.model_copy(update={"states": [SourceState(**s) for s in states]})
+    project = await projects.create_project(uow, body=body, secret_key=secret_key)
+    hook_secret = None
+    if sent is not None:
+        row = links.new_sync(project, uow.clock.now())
+        links.merge(row, sent, SourceKind(project.source))
+        uow.add(row)
+        await uow.flush()
+        if row.enabled:
+            hook_secret = await _turned_on(uow, project, row, secret_key)
+    return await _saved(uow, project, hook_secret)
+
+
+async def update_project(
+    uow: UnitOfWork,
+    *,
+    project_id: str,
+    patch: ProjectPatch,
+    secret_key: str,
+    connectors: Connectors,
+) -> dict[str, Any]:
+    """Change a project; its `sync` is merged, and a link that changed is checked at the source
+    (a refusal rolls everything back)."""
+    project = await projects.update_project(
+        uow, project_id=project_id, patch=patch, secret_key=secret_key
+    )
+    changed = patch.model_dump(exclude_unset=True, by_alias=False)
+    if changed.get("sync", ...) is None:
+        raise Invalid("sync", "must not be null")
+    row = await links.sync_row(uow, project.id, for_update=True)
+    if patch.sync is None and row is None:
+        return await _saved(uow, project, None)
+    was_enabled = row is not None and row.enabled
+    if row is None:
+        row = links.new_sync(project, uow.clock.now())
+        uow.add(row)
+    source = SourceKind(project.source)
+    if patch.sync is not None:
+        links.merge(row, patch.sync, source)
+        changed |= patch.sync.model_dump(exclude_unset=True, by_alias=False)
+    row.updated_at = uow.clock.now()
+    hook_secret = None
+    if not row.enabled:
+        row.state = SyncState.OFF
+    elif not was_enabled or any(name in changed for name in RECHECKED):
+        secrets = projects.held_secrets(secret_key, project)
+        await _check(connectors, source, project.hostname, project.source_id, secrets, row)
+        if not was_enabled:
+            hook_secret = await _turned_on(uow, project, row, secret_key)
+        elif row.state == SyncState.PAUSED:  # new credentials: resume, sending what waited
+            row.state = SyncState.RUNNING if row.imported else SyncState.IMPORTING
+            row.last_error, row.told_paused = None, False
+            await _start(uow, project, row)
+    await uow.flush()
+    return await _saved(uow, project, hook_secret)
+
+
+async def new_hook_secret(uow: UnitOfWork, *, project_id: str, secret_key: str) -> str:
+    """A new hook secret for a project whose sync is on; the old one stops working."""
+    project = await projects.get_project(uow, project_id=project_id)
+    row = await links.sync_row(uow, project.id, for_update=True)
+    if row is None or not row.enabled or SourceKind(project.source) not in links.HOOKED:
+        raise Invalid(
+            "sync.enabled", "hook secrets are for Azure DevOps and Jira projects that sync"
+        )
+    secret = links.new_hook_secret(row, secret_key)
+    row.updated_at = uow.clock.now()
+    await uow.flush()
+    return secret
+
+
+async def _check(
+    connectors: Connectors,
+    source: SourceKind,
+    hostname: str,
+    source_id: str,
+    secrets: dict[str, str],
+    row: ProjectSync,
+) -> tuple[Any, list[dict[str, str]]]:
+    if source is SourceKind.NATIVE:
+        raise Invalid("sync.enabled", "the channel's native project does not sync")
+    missing = checks.missing_credentials(source, [projects.json_name(n) for n in secrets])
+    if missing:
+        raise Invalid(missing[0], f"required to sync with {source}")
+    link = Link(kind=source, hostname=hostname, source_id=source_id, secrets=secrets)
+    return await checks.check(connectors, link, list(row.item_types.values()))
+
+
+async def _turned_on(
+    uow: UnitOfWork, project: Project, row: ProjectSync, secret_key: str
+) -> str | None:
+    """Sync just enabled: the import starts (none when it only sends), and an Azure DevOps or
+    Jira project gets its hook secret, shown this once."""
+    hook_secret = None
+    await add_priority_mappings(uow, project=project)
+    if SourceKind(project.source) in links.HOOKED and row.hook_secret is None:
+        hook_secret = links.new_hook_secret(row, secret_key)
+    row.imported = row.imported or row.direction == Direction.OUT
+    row.state = SyncState.RUNNING if row.imported else SyncState.IMPORTING
+    row.last_error, row.told_paused = None, False
+    await _start(uow, project, row)
+    return hook_secret
+
+
+async def _start(uow: UnitOfWork, project: Project, row: ProjectSync) -> None:
+    if row.imported:
+        await poll_at(uow, project_id=project.id, run_at=uow.clock.now())
+    else:
+        await LINK.enqueue(uow, ProjectJob(project_id=project.id))
+
+
+async def _saved(uow: UnitOfWork, project: Project, hook_secret: str | None) -> dict[str, Any]:
+    held = await links.syncs_of(uow, [project.id])
+    row, pending = held.get(project.id, (None, 0))
+    shown = projects.project_out(project, links.sync_out(row, pending))
+    out = shown.model_dump(mode="json", by_alias=True)
+    if hook_secret is not None:
+        out["hookSecret"] = hook_secret
+    return out
+
+
+def _sent_secrets(sent: dict[str, Any]) -> dict[str, str]:
+    return {
+        name: sent[name].get_secret_value()
+        for name in projects.SECRET_NAMES
+        if sent.get(name) is not None
+    }
+
+
+def _unsaved(body: ProjectIn) -> Project:
+    return Project(id="", source=body.source)
