@@ -20,6 +20,7 @@ from bot.jobs.worker import Worker
 from bot.settings import Settings
 from bot.teams.adapter import BotRuntime
 from bot.teams.handler import TrackerBot
+from bot.teams.messenger import TeamsMessenger
 from bot.teams.notifier import Notifier
 from bot.web.fairness import ListsInFlight
 from bot.web.metrics import Metrics
@@ -39,6 +40,8 @@ LISTS_IN_FLIGHT = web.AppKey("lists_in_flight", ListsInFlight)
 BOT = web.AppKey("bot", BotRuntime)
 BOT_HANDLER = web.AppKey("bot_handler", TrackerBot)
 NOTIFIER = web.AppKey("notifier", Notifier)
+# What the domain says in Teams (bot.messaging).
+MESSENGER = web.AppKey("messenger", TeamsMessenger)
 # Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
 DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)
