@@ -34,8 +34,8 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Channel
 from bot.db.uow import unit_of_work
 from bot.ids import new_id
-from bot.teams import notifier
-from bot.teams.budget import TENANT_LIMITS, THREAD_LIMITS
+from bot.teams.outbound import notifier
+from bot.teams.outbound.send_budget import TENANT_LIMITS, THREAD_LIMITS
 
 THREADS = 100
 PER_THREAD = 10

@@ -34,7 +34,7 @@ from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, upsert_user
 from bot.discussions.heads import current_root
 from bot.ids import new_id
-from bot.teams import references
+from bot.teams.outbound import conversation_references
 
 CHANGES = 100
 DISCUSSED = CHANGES
@@ -107,7 +107,7 @@ async def seed(url: str, connector_url: str) -> str:
             "channelId": "msteams",
             "serviceUrl": connector_url,
         }
-        await references.save(uow, reference=reference, channel_ref=channel.id)
+        await conversation_references.save(uow, reference=reference, channel_ref=channel.id)
         secret = (await auth.issue_session(uow, user_id=user.id, ttl=timedelta(days=1))).secret
     await engine.dispose()
     return secret

@@ -35,8 +35,8 @@ from bot.files.links import download_links
 from bot.files.store import FileStore
 from bot.items import api as items_api
 from bot.items.versions import VersionedCache
-from bot.jobs import bell
-from bot.jobs.observed import ObservedWorker
+from bot.jobs import wakeups
+from bot.jobs.observed_worker import ObservedWorker
 from bot.keys import (
     BOT,
     BOT_HANDLER,
@@ -70,12 +70,12 @@ from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.settings import Settings
-from bot.teams import endpoint as bot_endpoint
-from bot.teams.adapter import create_runtime, dispose_runtime
 from bot.teams.handler import TrackerBot
-from bot.teams.messenger import TeamsMessenger
-from bot.teams.notifier import Notifier
-from bot.teams.waiting import WaitedPosts
+from bot.teams.outbound.messenger import TeamsMessenger
+from bot.teams.outbound.notifier import Notifier
+from bot.teams.outbound.waited_posts import WaitedPosts
+from bot.teams.transport import endpoint as bot_endpoint
+from bot.teams.transport.adapter import create_runtime, dispose_runtime
 from bot.web import meta, metrics_page, server
 from bot.web.access_log import access_middleware
 from bot.web.body import MAX_JSON_BODY
@@ -193,7 +193,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         runtime = create_runtime(settings, app[HTTP], app[CLOCK], credentials=credentials)
         app[BOT] = runtime
         app[NOTIFIER] = notifier = Notifier(runtime, app[SESSIONS], app[CLOCK])
-        # What the domain says, as Teams cards (bot.messaging, bot.teams.messenger).
+        # What the domain says, as Teams cards (bot.messaging, bot.teams.outbound.messenger).
         app[MESSENGER] = TeamsMessenger(notifier, public_url=settings.public_url)
         app[DISCUSSIONS] = discussions = Discussions(
             app[SESSIONS],
@@ -266,7 +266,7 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
         return
     # A commit that writes work wakes the worker: this process's own at once, others' through
     # the database (PostgreSQL); the poll is the fallback.
-    with bell.listening(worker.wake):
+    with wakeups.listening(worker.wake):
         async with signals.listening(app[ENGINE], signals.WORK_TOPIC, worker.wake):
             task = asyncio.create_task(worker.run_forever(poll))
             try:

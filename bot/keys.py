@@ -18,10 +18,10 @@ from bot.files.store import FileStore
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
 from bot.settings import Settings
-from bot.teams.adapter import BotRuntime
 from bot.teams.handler import TrackerBot
-from bot.teams.messenger import TeamsMessenger
-from bot.teams.notifier import Notifier
+from bot.teams.outbound.messenger import TeamsMessenger
+from bot.teams.outbound.notifier import Notifier
+from bot.teams.transport.adapter import BotRuntime
 from bot.web.fairness import ListsInFlight
 from bot.web.metrics import Metrics
 

@@ -1,7 +1,7 @@
 """The domain's port to the chat it talks in: what to say, and where.
 
 Domain services say it through a `Messenger`, in their own transaction: the message is queued
-with what they write and sent once it commits. `bot.teams.notifier.Notifier` implements it and
+with what they write and sent once it commits. `bot.teams.outbound.messenger` implements it and
 builds the cards at the Teams edge; `create_app` hands it to the services that talk.
 """
 

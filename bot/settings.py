@@ -171,6 +171,12 @@ class Settings(BaseSettings):
         alias="WEBHOOK_ALLOWED_HOSTS",
         description="Host names, addresses or networks webhooks may reach even when not public",
     )
+    sync_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        alias="SYNC_ALLOWED_HOSTS",
+        description="Host names, addresses or networks of synced sources reached even when not "
+        "public, and the hosts plain http may reach",
+    )
     files_dir: Path | None = Field(
         None, alias="FILES_DIR", description="Where attachments are stored; default DATA_DIR/files"
     )
@@ -236,10 +242,14 @@ class Settings(BaseSettings):
     )
 
     _split_lists = field_validator(
-        "sso_audience", "sso_allowed_tenants", "webhook_allowed_hosts", mode="before"
+        "sso_audience",
+        "sso_allowed_tenants",
+        "webhook_allowed_hosts",
+        "sync_allowed_hosts",
+        mode="before",
     )(_comma_list)
 
-    @field_validator("webhook_allowed_hosts")
+    @field_validator("webhook_allowed_hosts", "sync_allowed_hosts")
     @classmethod
     def _hosts_or_networks(cls, value: list[str]) -> list[str]:
         for entry in value:

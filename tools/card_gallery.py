@@ -9,7 +9,7 @@ from bot.events.schemas import ActionType, DeliveryState, NotificationRule, Rule
 from bot.fields.defaults import PRIORITIES, SEVERITIES
 from bot.items.schemas import TaskDetails
 from bot.schemas import ItemKind, Trigger
-from bot.teams.command_list import COMMANDS
+from bot.teams.commands.command_list import COMMANDS
 from cards.assigned import assigned_card, assigned_list_card
 from cards.bulk import bulk_form
 from cards.changes import Note

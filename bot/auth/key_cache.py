@@ -1,7 +1,8 @@
 """Token signing keys fetched from a URL: cached, refetched, and never a queue of waiters.
 
-Teams SSO (`sso.JwksKeys`) and the Bot Framework endpoint (`teams.openid.OpenIdKeys`) both
-check signatures with published keys; this holds the rules they share.
+Teams SSO (`sso.JwksKeys`) and the Bot Framework endpoint
+(`teams.transport.signing_keys.OpenIdKeys`) both check signatures with published keys; this holds
+the rules they share.
 """
 
 import asyncio

@@ -3,7 +3,7 @@
 Migration 0009 has PostgreSQL notify `WORK_TOPIC` at the commit of any statement that writes
 pending events or jobs (a statement trigger: no round trip of the writer's own). Every process
 listens on a connection of its own, outside the pool. SQLite serves one process, whose own
-commits wake its worker (`bot.jobs.bell`); here it listens to nothing.
+commits wake its worker (`bot.jobs.wakeups`); here it listens to nothing.
 """
 
 import asyncio

@@ -15,12 +15,12 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, case, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as upsert
 
 from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, Job, ThreadLine, ThreadRefresh
 from bot.db.uow import UnitOfWork
+from bot.db.upserts import insert_or_replace, insert_or_update
 from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.events.pump import Event
 from bot.ids import new_ids
@@ -222,13 +222,17 @@ class Coalescer:
         told = [thread for thread in threads if thread.item_id in first]
         proposed = dict(zip((t.item_id for t in told), new_ids(len(told)), strict=True))
         rows = [{**asdict(t), "job_id": proposed[t.item_id]} for t in told]
-        values = upsert(_REFRESHES).values(rows)
         kept = _REFRESHES.c.job_id
         # An open burst keeps its job (its row locked until this commits); a new one takes ours.
-        statement = values.on_conflict_do_update(
-            index_elements=["item_id"],
-            set_={"job_id": case((kept.is_(None), values.excluded.job_id), else_=kept)},
-        ).returning(_REFRESHES.c.item_id, _REFRESHES.c.job_id)
+        statement = (
+            insert_or_update(
+                _REFRESHES,
+                key=["item_id"],
+                update=lambda new: {"job_id": case((kept.is_(None), new["job_id"]), else_=kept)},
+            )
+            .values(rows)
+            .returning(_REFRESHES.c.item_id, _REFRESHES.c.job_id)
+        )
         opened = {row["item_id"]: row["job_id"] for row in await uow.execute(statement)}
         fresh = [item for item, job in opened.items() if job == proposed[item]]
         joined = {item: job for item, job in opened.items() if job != proposed[item]}
@@ -278,18 +282,10 @@ async def item_deleting(uow: UnitOfWork, *, item_ids: Sequence[str]) -> None:
     }
     now = uow.clock.now()
     rows = [{**asdict(t), "card": cards.get(t.item_id), "deleted_at": now} for t in threads]
-    statement = upsert(_REFRESHES).values(rows)
+    # Its place too: a burst opened before a notification started the thread learns where it is.
+    replaced = ["card", "deleted_at", "conversation_id", "root_message_id"]
     await uow.execute(
-        statement.on_conflict_do_update(
-            index_elements=["item_id"],
-            set_={
-                "card": statement.excluded.card,
-                "deleted_at": statement.excluded.deleted_at,
-                # A burst opened before a notification started the thread learns where it is.
-                "conversation_id": statement.excluded.conversation_id,
-                "root_message_id": statement.excluded.root_message_id,
-            },
-        )
+        insert_or_replace(_REFRESHES, key=["item_id"], replaced=replaced).values(rows)
     )
 
 

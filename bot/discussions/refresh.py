@@ -34,11 +34,11 @@ from bot.errors import Conflict, NotFound
 from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
-from bot.messaging import Messenger
+from bot.messaging import Messenger, Sent
 from bot.notifications import digests, gate, told
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.notifier import Notifier, Sent, message
+from bot.teams.outbound.notifier import Notifier, message
 from cards.mentions import mentioning
 from cards.thread import DELETED, deleted_root_card
 

@@ -22,7 +22,7 @@ from bot.errors import BadGateway, BadRequest
 from bot.items import read
 from bot.items.schemas import DETAILS
 from bot.schemas import ItemKind
-from bot.teams.notifier import message
+from bot.teams.outbound.notifier import message
 
 BEING_STARTED = "The discussion is being started right now: ask again in a moment."
 NO_ANSWER = "Microsoft Teams did not answer in time; nothing was posted. Try again."
@@ -41,7 +41,8 @@ class Posted(Protocol):
 
 
 class Teams(Protocol):
-    """Posting through the Bot Connector (`bot.teams.waiting`); a refusal raises BadGateway."""
+    """Posting through the Bot Connector (`bot.teams.outbound.waited_posts`); a refusal raises
+    BadGateway."""
 
     async def start_thread(self, *, channel_id: str, activity: dict[str, Any]) -> Posted: ...
 

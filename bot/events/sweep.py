@@ -43,7 +43,7 @@ from bot.db.types import UTCDateTime, timestamp_text
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import upsert_from_select
 from bot.ids import new_id
-from bot.jobs import bell, recurring
+from bot.jobs import recurring, wakeups
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.schemas import Trigger
@@ -182,7 +182,7 @@ async def sweep(uow: UnitOfWork, *, default_window: timedelta) -> None:
         await uow.execute(alerts, values)
         await uow.execute(events, values)
     await uow.execute(_SWEPT, {"payload": KIND.stored(Swept(swept_until=now))})
-    uow.on_commit(bell.ring)
+    uow.on_commit(wakeups.ring)
 
 
 class DueSweep:

@@ -10,7 +10,7 @@ from bot.db.statements import Prepared
 from bot.db.tables import PendingEvent
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id, new_ids
-from bot.jobs import bell
+from bot.jobs import wakeups
 from bot.schemas import ItemKind, Trigger
 from bot.timestamps import format_timestamp
 
@@ -65,7 +65,7 @@ async def record(
     if not payloads:
         return
     assert uow.channel is not None
-    uow.on_commit(bell.ring)
+    uow.on_commit(wakeups.ring)
     same = {
         "channel_id": uow.channel.channel_id,
         "kind": kind.value,

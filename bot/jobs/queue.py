@@ -13,7 +13,7 @@ from bot.db.tables import Job
 from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id, new_ids
-from bot.jobs import bell
+from bot.jobs import wakeups
 
 QUEUED = "queued"
 DONE = "done"
@@ -78,7 +78,7 @@ async def enqueue(
     )
     uow.add(job)
     await uow.flush()
-    uow.on_commit(bell.ring)
+    uow.on_commit(wakeups.ring)
     return job.id
 
 
@@ -121,7 +121,7 @@ async def enqueue_many(
         for row, due in zip(rows, run_at, strict=True):
             row["run_at"] = due
         await uow.execute_many(_INSERT, rows, same)
-    uow.on_commit(bell.ring)
+    uow.on_commit(wakeups.ring)
 
 
 # No worker holds it: never leased, or its lease ran out.

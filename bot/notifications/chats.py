@@ -8,12 +8,12 @@ which moves it here."""
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, select, true
-from sqlalchemy.dialects.postgresql import insert
 
 from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared
 from bot.db.tables import ConversationReference, PersonalChat, User, WaitingPersonalChat
 from bot.db.uow import UnitOfWork
+from bot.db.upserts import insert_or_replace, insert_unless_present
 
 _CHATS = cast(Table, PersonalChat.__table__)
 _WAITING = cast(Table, WaitingPersonalChat.__table__)
@@ -29,31 +29,22 @@ _STORED = Prepared(
     .where(User.source_id == bindparam("object_id"))
 )
 _USER_ID = Prepared(select(User.id).where(User.source_id == bindparam("object_id")))
-_NEW = insert(_CHATS).values(
-    user_id=bindparam("user_id"),
-    conversation_id=bindparam("conversation_id"),
-    notify=bindparam("notify"),
-    updated_at=bindparam("now"),
-)
+_NEW: dict[str, Any] = {
+    "user_id": bindparam("user_id"),
+    "conversation_id": bindparam("conversation_id"),
+    "notify": bindparam("notify"),
+    "updated_at": bindparam("now"),
+}
 # A refreshed chat keeps the person's choice; a switch sets it.
 _REMEMBER = Prepared(
-    _NEW.on_conflict_do_update(
-        index_elements=["user_id"],
-        set_={
-            "conversation_id": _NEW.excluded.conversation_id,
-            "updated_at": _NEW.excluded.updated_at,
-        },
+    insert_or_replace(_CHATS, key=["user_id"], replaced=["conversation_id", "updated_at"]).values(
+        _NEW
     )
 )
 _SWITCH = Prepared(
-    _NEW.on_conflict_do_update(
-        index_elements=["user_id"],
-        set_={
-            "conversation_id": _NEW.excluded.conversation_id,
-            "notify": _NEW.excluded.notify,
-            "updated_at": _NEW.excluded.updated_at,
-        },
-    )
+    insert_or_replace(
+        _CHATS, key=["user_id"], replaced=["conversation_id", "notify", "updated_at"]
+    ).values(_NEW)
 )
 _FORGET = Prepared(
     delete(_CHATS).where(
@@ -70,18 +61,13 @@ _WAITING_STORED = Prepared(
     )
     .where(WaitingPersonalChat.object_id == bindparam("object_id"))
 )
-_NEW_WAITING = insert(_WAITING).values(
-    object_id=bindparam("object_id"),
-    conversation_id=bindparam("conversation_id"),
-    updated_at=bindparam("now"),
-)
 _WAIT = Prepared(
-    _NEW_WAITING.on_conflict_do_update(
-        index_elements=["object_id"],
-        set_={
-            "conversation_id": _NEW_WAITING.excluded.conversation_id,
-            "updated_at": _NEW_WAITING.excluded.updated_at,
-        },
+    insert_or_replace(
+        _WAITING, key=["object_id"], replaced=["conversation_id", "updated_at"]
+    ).values(
+        object_id=bindparam("object_id"),
+        conversation_id=bindparam("conversation_id"),
+        updated_at=bindparam("now"),
     )
 )
 _FORGET_WAITING = Prepared(
@@ -93,14 +79,12 @@ _FORGET_WAITING = Prepared(
 # The waiting chats of people a roster now names become theirs, notifications on (a chat they
 # already have is kept).
 _CLAIM = Prepared(
-    insert(_CHATS)
-    .from_select(
+    insert_unless_present(_CHATS, key=["user_id"]).from_select(
         ["user_id", "conversation_id", "notify", "updated_at"],
         select(User.id, _WAITING.c.conversation_id, true(), _WAITING.c.updated_at)
         .join(User, User.source_id == _WAITING.c.object_id)
         .where(one_of_named(_WAITING.c.object_id, "object_ids")),
     )
-    .on_conflict_do_nothing(index_elements=["user_id"])
 )
 _CLAIMED = Prepared(
     delete(_WAITING).where(

@@ -18,13 +18,13 @@ from html import unescape
 from typing import cast
 
 from sqlalchemy import Table, bindparam, delete, select, update
-from sqlalchemy.dialects.postgresql import insert as upsert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, ChannelDigest, DigestEntry
 from bot.db.uow import UnitOfWork, unit_of_work
+from bot.db.upserts import insert_or_update, insert_unless_present
 from bot.ids import new_id
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
@@ -107,23 +107,22 @@ async def hold(
         "created_at": now,
         "posted_job": None,
     }
-    entry = upsert(_ENTRIES).values(row)
     await uow.execute(
-        entry.on_conflict_do_update(
-            index_elements=["channel_id", "item_id"],
-            set_={
-                "summary": entry.excluded.summary,
-                "event_ids": entry.excluded.event_ids,
-                "created_at": entry.excluded.created_at,
+        insert_or_update(
+            _ENTRIES,
+            key=["channel_id", "item_id"],
+            update=lambda new: {
+                "summary": new["summary"],
+                "event_ids": new["event_ids"],
+                "created_at": new["created_at"],
                 "posted_job": None,  # a later digest tells its new words
             },
-        )
+        ).values(row)
     )
     job_id = new_id()
     opened = await uow.execute(
-        upsert(_DIGESTS)
+        insert_unless_present(_DIGESTS, key=["channel_id"])
         .values(channel_id=channel_id, job_id=job_id, due_at=due)
-        .on_conflict_do_nothing(index_elements=["channel_id"])
         .returning(_DIGESTS.c.channel_id)
     )
     if opened:

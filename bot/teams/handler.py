@@ -18,9 +18,12 @@ from bot.errors import DomainError
 from bot.files.store import FileStore
 from bot.notifications import chats
 from bot.settings import Settings
-from bot.teams import commands, grammar, invokes, references, roster, thread_messages
+from bot.teams import roster
+from bot.teams.actions import invokes, thread_messages
+from bot.teams.commands import dispatch, grammar
 from bot.teams.context import BotContext, TeamsAddress, personal_chat_of, resolve_caller
-from bot.teams.replies import send_card
+from bot.teams.outbound import conversation_references
+from bot.teams.outbound.card_replies import send_card
 from cards.layout import Card
 from cards.welcome import personal_welcome, team_welcome
 
@@ -79,7 +82,7 @@ class TrackerBot(TeamsActivityHandler):
         elif personal_chat_of(activity):
             await self._keep_personal_chat(turn_context)
         message = grammar.strip_mentions(activity.text, entities, bot_id=bot_id)
-        await commands.run_command(turn_context, await self._context(turn_context), message)
+        await dispatch.run_command(turn_context, await self._context(turn_context), message)
 
     async def _note_unmentioned(self, team_id: str | None) -> None:
         """A message that does not mention the app reached it: Teams delivers every channel
@@ -140,7 +143,7 @@ class TrackerBot(TeamsActivityHandler):
             await self._greet(turn_context, personal_welcome())
             return
         async with self._work() as uow:  # a group chat: keep its reference for later messages
-            await references.save(uow, reference=self._reference(turn_context))
+            await conversation_references.save(uow, reference=self._reference(turn_context))
 
     async def on_installation_update_remove(self, turn_context: TurnContext) -> None:
         # The SDK also routes "remove-upgrade" here: only a removal ends the chat.
@@ -165,7 +168,7 @@ class TrackerBot(TeamsActivityHandler):
         # Notifications are new messages in the chat, not replies to the activity that brought it.
         reference = {key: value for key, value in reference.items() if key != "activityId"}
         async with self._work() as uow:
-            await references.save(uow, reference=reference)
+            await conversation_references.save(uow, reference=reference)
             chat = reference["conversation"]["id"]
             known = await chats.remember(uow, object_id=object_id, conversation_id=chat)
         if not known:

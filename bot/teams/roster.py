@@ -9,19 +9,20 @@ from botbuilder.core import TurnContext
 from botbuilder.core.teams import TeamsInfo
 from botbuilder.schema.teams import TeamsChannelAccount
 from sqlalchemy import Table, bindparam, delete, select
-from sqlalchemy.dialects.postgresql import insert
 
 from bot import workspace
 from bot.db.statements import Prepared
 from bot.db.tables import RosterSync, Team, TeamMember, User
 from bot.db.uow import UnitOfWork
+from bot.db.upserts import insert_or_replace
 from bot.directory.schemas import ChannelOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
 from bot.errors import DomainError
 from bot.events import notification_rules
 from bot.notifications import chats
-from bot.teams import connector_threads, references
+from bot.teams.outbound import conversation_references
+from bot.teams.transport import connector_threads
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +33,17 @@ MEMBERS_PAGE_SIZE = 500  # the paged member API's maximum
 ONE_INSTALL = timedelta(minutes=1)
 
 _SYNCS = cast(Table, RosterSync.__table__)
-_NEW_SYNC = insert(_SYNCS).values(team_id=bindparam("team_id"), synced_at=bindparam("now"))
 # One statement decides which announcement syncs, however they race: the row is taken (or
 # retaken once older than ONE_INSTALL) by one of them alone.
 _CLAIM_SYNC = Prepared(
-    _NEW_SYNC.on_conflict_do_update(
-        index_elements=["team_id"],
-        set_={"synced_at": _NEW_SYNC.excluded.synced_at},
+    insert_or_replace(
+        _SYNCS,
+        key=["team_id"],
+        replaced=["synced_at"],
         where=_SYNCS.c.synced_at < bindparam("cutoff"),
-    ).returning(_SYNCS.c.team_id)
+    )
+    .values(team_id=bindparam("team_id"), synced_at=bindparam("now"))
+    .returning(_SYNCS.c.team_id)
 )
 _RELEASE_SYNC = Prepared(delete(_SYNCS).where(_SYNCS.c.team_id == bindparam("team_id")))
 
@@ -165,8 +168,8 @@ async def record_channel(
 
 
 async def _keep_reference(uow: UnitOfWork, channel: ChannelOut, turn: dict[str, Any]) -> None:
-    reference = references.channel_reference(turn, channel_id=channel.channel_id)
-    await references.save(uow, reference=reference, channel_ref=channel.id)
+    reference = conversation_references.channel_reference(turn, channel_id=channel.channel_id)
+    await conversation_references.save(uow, reference=reference, channel_ref=channel.id)
 
 
 async def record_members(uow: UnitOfWork, *, team_id: str, members: list[RosterMember]) -> None:

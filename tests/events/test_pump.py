@@ -16,7 +16,7 @@ from bot.db.tables import Channel, Job, PendingEvent
 from bot.db.uow import UnitOfWork
 from bot.events.pump import BATCH, Event, EventPump
 from bot.ids import new_id
-from bot.jobs import bell, queue
+from bot.jobs import queue, wakeups
 from bot.jobs.worker import Worker
 from bot.keys import EVENT_PUMP
 from bot.settings import Settings
@@ -173,7 +173,7 @@ async def test_work_written_elsewhere_wakes_a_waiting_worker(
 
     worker.add_pass(pass_once, batch=BATCH)
     postgresql = factory.engine.dialect.name == "postgresql"
-    with bell.listening(worker.wake):
+    with wakeups.listening(worker.wake):
         async with signals.listening(factory.engine, signals.WORK_TOPIC, worker.wake):
             task = asyncio.create_task(worker.run_forever(poll=3600))
             try:
@@ -183,7 +183,7 @@ async def test_work_written_elsewhere_wakes_a_waiting_worker(
                     ids = await pending(factory, 1)  # no bell: plain SQL on another engine
                 else:
                     ids = await pending(factory, 1)
-                    bell.ring()  # what a service's commit of pending events does
+                    wakeups.ring()  # what a service's commit of pending events does
                 await until_set(seen.arrived, "the event to reach the observer")
             finally:
                 task.cancel()

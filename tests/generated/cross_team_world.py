@@ -32,7 +32,7 @@ from bot.db.tables import (
     Team,
     TeamMember,
 )
-from bot.teams import references
+from bot.teams.outbound import conversation_references
 from tests.events.deliveries.factory import delivery as delivery_of
 from tests.factories import Factory, Member
 from tests.generated.cross_team_matrix import JIRA_STATES, Target
@@ -224,7 +224,7 @@ async def discuss(client: TestClient, factory: Factory, side: Side, service_url:
         "conversation": {"id": side.channel, "isGroup": True, "conversationType": "channel"},
     }
     async with factory.work() as uow:
-        await references.save(uow, reference=reference, channel_ref=side.channel_pk)
+        await conversation_references.save(uow, reference=reference, channel_ref=side.channel_pk)
     for of in ("bug", "task"):
         item = await make(client, side.headers, f"/odata/{of}s", name=f"Discussed {of}")
         started = await client.post(f"/api/{of}s/{item['_id']}/messages", headers=side.headers)

@@ -246,4 +246,4 @@ async def test_no_secret_reaches_a_log_line(
     assert "whsec_" not in written and "signature=" not in written
     # One access line per request; the jobs ran, each one line.
     assert len(out.of("bot.access")) == drive.sent
-    assert {line["kind"] for line in out.of("bot.jobs.observed")} >= {DELIVER.name}
+    assert {line["kind"] for line in out.of("bot.jobs.observed_worker")} >= {DELIVER.name}

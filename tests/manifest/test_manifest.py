@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from bot.cli.package import MANIFEST_DIR, manifest_for
-from bot.teams.grammar import Unknown, parse
+from bot.teams.commands.grammar import Unknown, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 # Installed by `make test` (Makefile: APP_MANIFEST) from the npm package @microsoft/app-manifest.

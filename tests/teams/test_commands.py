@@ -5,7 +5,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from bot.fields.defaults import STATUSES
-from bot.teams import views
+from bot.teams.commands import card_data
 from bot.teams.context import NOT_ON_ROSTER
 from cards.listing import MAX_ROWS
 from tests.cards.samples import action, actions, inputs, said, text_of
@@ -177,7 +177,7 @@ async def test_the_item_card_reads_its_kinds_statuses_not_the_roster(
     async def no_roster(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the item card read the team's members")
 
-    monkeypatch.setattr(views, "list_team_members", no_roster)
+    monkeypatch.setattr(card_data, "list_team_members", no_roster)
     card = await chat.say("bug 1")
     choices = [choice["title"] for choice in inputs(card)["status"]["choices"]]
     assert choices == [status.name for status in STATUSES]

@@ -88,7 +88,11 @@ async def test_a_bug_created_whose_card_cannot_be_posted_is_reported_created(
     assert "Something went wrong" not in str(body)
     # Created once; the failure is in the log.
     assert [item["name"] for item in await rest_items(bot, factory, GRACE)] == ["Checkout crashes"]
-    [line] = [line for line in logged.of("bot.teams.extension") if line["level"] == "WARNING"]
+    [line] = [
+        line
+        for line in logged.of("bot.teams.actions.messaging_extension")
+        if line["level"] == "WARNING"
+    ]
     assert "bug #1" in line["message"] and "403" in line["message"]
 
 

@@ -5,7 +5,7 @@ from aiohttp.test_utils import TestClient
 
 from bot.directory.users import find_user, user_out
 from bot.schemas import ItemKind
-from bot.teams import grammar
+from bot.teams.commands import grammar
 from cards.layout import Card
 from tests.cards.samples import action, said
 from tests.factories import CHANNEL, TEAM, Factory

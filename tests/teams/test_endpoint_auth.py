@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
 from bot.db.tables import Team
-from bot.teams.endpoint import UNAUTHORIZED
+from bot.teams.transport.endpoint import UNAUTHORIZED
 from tests.auth.jwks import SigningKey, unsigned_token
 from tests.factories import Factory
 from tests.teams.activities import BotFrameworkIssuer, installed

@@ -8,7 +8,7 @@ from aiohttp.test_utils import TestClient
 
 from bot.clock import FrozenClock
 from bot.fields.defaults import STATUSES
-from bot.teams.extension import IN_A_CHANNEL
+from bot.teams.actions.messaging_extension import IN_A_CHANNEL
 from tests.cards.samples import actions, assert_valid, beside_input, inputs, text_of, values
 from tests.factories import CHANNEL, Factory
 from tests.teams.activities import GRACE, GROUP_CHAT, MALLORY, installed, invoke

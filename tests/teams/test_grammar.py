@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.schemas import ItemKind
-from bot.teams.command_list import COMMANDS
-from bot.teams.grammar import (
+from bot.teams.commands.command_list import COMMANDS
+from bot.teams.commands.grammar import (
     Assign,
     ChannelSettings,
     Clone,

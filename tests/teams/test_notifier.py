@@ -11,8 +11,8 @@ from bot.db.engine import session_factory
 from bot.db.tables import Job
 from bot.jobs import queue
 from bot.keys import NOTIFIER, WORKER
-from bot.teams import notifier
-from bot.teams.budget import SendBudget
+from bot.teams.outbound import notifier
+from bot.teams.outbound.send_budget import SendBudget
 from cards.mentions import mentioning
 from tests.factories import CHANNEL, Factory
 from tests.teams.activities import GRACE, LIN, TENANT, installed

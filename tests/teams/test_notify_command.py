@@ -7,8 +7,8 @@ from sqlalchemy import select
 
 from bot.clock import FrozenClock
 from bot.db.tables import ConversationReference, PersonalChat, WaitingPersonalChat
+from bot.teams.commands.notify_commands import NOTIFY_IN_PERSONAL_CHAT, NOTIFY_USAGE
 from bot.teams.context import UNKNOWN_USER
-from bot.teams.notify_commands import NOTIFY_IN_PERSONAL_CHAT, NOTIFY_USAGE
 from tests.cards.samples import text_of
 from tests.factories import Factory
 from tests.teams.activities import (

@@ -7,7 +7,7 @@ import asyncio
 from sqlalchemy import func, select
 
 from bot.db.tables import ConversationReference
-from bot.teams import references
+from bot.teams.outbound import conversation_references
 from tests.factories import Factory
 
 CHAT = "19:chat-new@thread.v2"
@@ -16,7 +16,7 @@ CHAT = "19:chat-new@thread.v2"
 async def _save(factory: Factory, n: int) -> None:
     reference = {"conversation": {"id": CHAT}, "serviceUrl": f"https://smba.example/{n}/"}
     async with factory.work() as uow:
-        await references.save(uow, reference=reference)
+        await conversation_references.save(uow, reference=reference)
 
 
 async def test_10_parallel_saves_of_one_chat_keep_one_reference(factory: Factory) -> None:

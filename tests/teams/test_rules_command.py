@@ -11,7 +11,7 @@ from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.directory.users import find_user, user_out
 from bot.events.notification_rules import DEFAULT_RULES
 from bot.ids import new_id
-from bot.teams.rule_commands import RULES_IN_A_CHANNEL
+from bot.teams.commands.rule_commands import RULES_IN_A_CHANNEL
 from cards.rules import NO_RULES
 from tests.cards.samples import text_of
 from tests.conftest import START

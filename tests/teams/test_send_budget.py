@@ -5,7 +5,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from bot.db.engine import session_factory
-from bot.teams.budget import THREAD_LIMITS, SendBudget
+from bot.teams.outbound.send_budget import THREAD_LIMITS, SendBudget
 from tests.factories import Factory
 
 START = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)

@@ -8,8 +8,12 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from bot import demo
+from bot.teams.commands.settings_commands import (
+    NEEDED_FOR_QUIET_HOURS,
+    NOT_SAVED,
+    SETTINGS_IN_A_CHANNEL,
+)
 from bot.teams.context import NOT_ON_ROSTER
-from bot.teams.settings_commands import NEEDED_FOR_QUIET_HOURS, NOT_SAVED, SETTINGS_IN_A_CHANNEL
 from cards import verbs
 from cards.layout import Card
 from cards.settings import error_id

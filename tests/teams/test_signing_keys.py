@@ -10,7 +10,7 @@ from pytest_aiohttp import AiohttpClient, AiohttpServer
 from bot.app import create_app
 from bot.auth import key_cache
 from bot.clock import FrozenClock
-from bot.teams.endpoint import UNAUTHORIZED
+from bot.teams.transport.endpoint import UNAUTHORIZED
 from tests.teams.activities import APP_ID, BotFrameworkIssuer, installed
 from tests.teams.conftest import FixedTokenCredentials
 from tests.waiting import PATIENCE

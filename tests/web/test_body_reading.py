@@ -10,7 +10,7 @@ import pytest
 
 from bot.app import create_app
 from bot.clock import FrozenClock
-from bot.teams.endpoint import PATH as BOT_PATH
+from bot.teams.transport.endpoint import PATH as BOT_PATH
 from bot.web.errors import CLIENT_CLOSED_REQUEST
 from bot.web.requestid import HEADER
 from tests.web.served import served

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from sqlalchemy import Table
-from sqlalchemy.dialects.postgresql import insert
 
 from bot.db.statements import Row
 from bot.db.tables import EventDelivery
 from bot.db.uow import UnitOfWork
+from bot.db.upserts import insert_unless_present
 from bot.events.pump import Event
 from bot.events.schemas import DeliveryState
 from bot.ids import new_ids
@@ -51,9 +51,8 @@ async def make(uow: UnitOfWork, made: Sequence[tuple[Event, Row, dict[str, Any]]
     kept: list[Row] = []
     for start in range(0, len(rows), CHUNK):
         kept += await uow.execute(
-            insert(_DELIVERIES)
+            insert_unless_present(_DELIVERIES, key=["event_id", "definition_id"])
             .values(rows[start : start + CHUNK])
-            .on_conflict_do_nothing(index_elements=["event_id", "definition_id"])
             .returning(_DELIVERIES.c.id)
         )
     return kept

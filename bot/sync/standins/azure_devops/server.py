@@ -1,0 +1,372 @@
+"""A local Azure DevOps: one organization with one project, served on loopback, with a Python
+API for tests and the demo (seed, change items "there", revoke the token, fail, hang, throttle)
+and a log of every exchange, which `tests/vendor_apis/conformance.py` checks against the
+published description."""
+
+import asyncio
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from bot.clock import Clock, SystemClock
+from bot.sync.standins.azure_devops import hooks, views
+from bot.sync.standins.azure_devops.errors import AdoError
+from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation
+from bot.sync.standins.azure_devops.identities import Identity, parse_identity
+from bot.sync.standins.azure_devops.process import State, WorkItemType, find_type
+from bot.sync.standins.azure_devops.routes import Api
+from bot.sync.standins.azure_devops.store import Store, WorkItem
+
+_TOKEN = web.RequestKey("ado_token", str)
+_CALLER = web.RequestKey("ado_caller", Identity)
+
+OWNER = "Tracker Bot <tracker@contoso.example>"
+SOMEONE_ELSE = "Riley Source <riley@contoso.example>"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and the answer it got, as they crossed the wire."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    request_headers: dict[str, str]
+    request_body: Any  # parsed JSON, or the text when it is not JSON, or None
+    status: int
+    response_headers: dict[str, str]
+    response_body: Any
+
+
+@dataclass(slots=True)
+class _Token:
+    identity: Identity
+    hooks: bool
+    revoked: bool = False
+
+
+class AzureDevOpsStandin:
+    def __init__(
+        self,
+        *,
+        organization: str = "contoso",
+        project: str = "Fabrikam",
+        token: str = "standin-pat",
+        clock: Clock | None = None,
+        wiql_limit: int = 20_000,
+    ) -> None:
+        self.organization = organization
+        self.project = project
+        self.project_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ado:{organization}/{project}"))
+        self.team = f"{project} Team"
+        self.team_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ado:{organization}/{self.team}"))
+        self.token = token
+        self.clock: Clock = clock or SystemClock()
+        self.wiql_limit = wiql_limit
+        self.store = Store(project=project, clock=self.clock, listener=self._changed)
+        self.subscriptions: dict[str, dict[str, Any]] = {}
+        self.exchanges: list[Exchange] = []
+        self.hook_calls: list[hooks.HookCall] = []
+        self.faults = Faults()
+        self._tokens = {token: _Token(parse_identity(OWNER), hooks=True)}
+        self._notifications = 0
+        self._in_flight: set[asyncio.Task[None]] = set()
+        self._settled = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._http: aiohttp.ClientSession | None = None
+        self.base_url = ""
+
+    # Serving
+
+    @property
+    def org_url(self) -> str:
+        """What a project's `hostname` names: `http://127.0.0.1:<port>/<organization>`."""
+        return f"{self.base_url}/{self.organization}"
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
+        app.add_routes(Api(self).routes())
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, host, port).start()
+        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
+        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+
+    async def close(self) -> None:
+        for hang in [*self.faults.held, *self.faults.hangs]:
+            hang.release()
+        await self.hooks_settled()
+        if self._http is not None:
+            await self._http.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> "AzureDevOpsStandin":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    # Credentials
+
+    def add_token(self, token: str, *, user: str = OWNER, hooks: bool = True) -> None:
+        """Another personal access token; `hooks=False` makes subscriptions answer it 403."""
+        self._tokens[token] = _Token(parse_identity(user), hooks=hooks)
+
+    def revoke_token(self, token: str | None = None) -> None:
+        """From now on the token (default: the first one) is answered 401."""
+        self._tokens[token or self.token].revoked = True
+
+    def caller(self, request: web.Request) -> Identity:
+        return request[_CALLER]
+
+    def may_use_hooks(self, request: web.Request) -> bool:
+        return self._tokens[request[_TOKEN]].hooks
+
+    # Work items "there"
+
+    def seed(
+        self,
+        count: int,
+        *,
+        types: Sequence[str] = ("Bug", "Task"),
+        fields: Callable[[int], Mapping[str, Any]] | None = None,
+        by: str = SOMEONE_ELSE,
+    ) -> list[int]:
+        """`count` work items (types taken in turn, titled "Work item <n>", n from 0, plus
+        `fields(n)`), each with its own ChangedDate; no hooks are called."""
+        who = parse_identity(by)
+        kinds = [self._type(name) for name in types]
+        made = []
+        for n in range(count):
+            values = {"System.Title": f"Work item {n}", **(fields(n) if fields else {})}
+            made.append(self.store.create(kinds[n % len(kinds)], values, who, notify=False).id)
+        return made
+
+    def create(self, item_type: str, fields: Mapping[str, Any], *, by: str = SOMEONE_ELSE) -> int:
+        """A work item created there by another user (hooks are called); its id."""
+        return self.store.create(self._type(item_type), fields, parse_identity(by)).id
+
+    def change(self, item_id: int, fields: Mapping[str, Any], *, by: str = SOMEONE_ELSE) -> int:
+        """Fields changed there by another user (None removes one); the new `rev`."""
+        return self.store.update(item_id, fields, parse_identity(by)).rev
+
+    def delete(self, item_id: int, *, destroy: bool = False) -> None:
+        """Deleted there: to the recycle bin, or for good."""
+        self.store.delete(item_id, destroy=destroy)
+
+    def comment(self, item_id: int, text: str, *, by: str = SOMEONE_ELSE) -> int:
+        """A comment made there; its id."""
+        return self.store.add_comment(item_id, text, parse_identity(by)).id
+
+    def add_state(
+        self, item_type: str, name: str, *, category: str = "InProgress", color: str = "007acc"
+    ) -> None:
+        """A state added to a type there (as a process administrator would), after the others."""
+        self._type(item_type).states.append(State(name, category, color))
+
+    def _type(self, name: str) -> WorkItemType:
+        found = find_type(self.store.types, name)
+        if found is None:
+            raise ValueError(f"the stand-in has no work item type {name!r}")
+        return found
+
+    def work_item(self, item_id: int) -> dict[str, Any] | None:
+        """The item as the API serves it, or None when it is deleted or never was."""
+        item = self.store.items.get(item_id)
+        return views.work_item(item, self.org_url, self.project_id) if item else None
+
+    def in_recycle_bin(self, item_id: int) -> bool:
+        return item_id in self.store.recycle_bin
+
+    def comments(self, item_id: int) -> list[dict[str, Any]]:
+        item = self.store.items.get(item_id) or self.store.recycle_bin[item_id]
+        return [views.comment(c, self.org_url, self.project_id) for c in item.comments]
+
+    # Faults
+
+    def fail_next(
+        self,
+        count: int = 1,
+        *,
+        status: int = 500,
+        retry_after: int | None = None,
+        after_change: bool = False,
+    ) -> None:
+        """Answer the next `count` requests with `status` (a 5xx): without serving them, or,
+        `after_change`, once they are served (the change is made, its answer lost)."""
+        self.faults.failures.extend([Failure(status, retry_after, after_change)] * count)
+
+    def hang_next(self, *, after_change: bool = False) -> Hang:
+        """Hold the next request until the returned hang is released: before it is served, or,
+        `after_change`, once it is (the change is made; its answer waits)."""
+        hang = Hang(after_change=after_change)
+        self.faults.hangs.append(hang)
+        return hang
+
+    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None:
+        """Allow `budget` requests per window (windows from now, by the clock); the rest get 429
+        with `Retry-After` the whole seconds left in the window."""
+        self.faults.budget = budget
+        self.faults.window = timedelta(seconds=window_seconds)
+        self.faults.started = self.clock.now()
+        self.faults.per_window = {}
+        self.faults.allowed_at = None
+
+    def stop_throttling(self) -> None:
+        self.faults.budget = None
+
+    @property
+    def requests_per_window(self) -> dict[int, int]:
+        """Requests that arrived in each throttle window (0 = the first), 429s included."""
+        return dict(self.faults.per_window)
+
+    @property
+    def throttle_violations(self) -> list[Violation]:
+        return list(self.faults.violations)
+
+    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
+        """The logged exchanges of one method whose path holds `path_part`, oldest first."""
+        return [x for x in self.exchanges if x.method == method and path_part in x.path]
+
+    # Service hooks
+
+    async def hooks_settled(self) -> None:
+        """Return once no service-hook call is in flight."""
+        async with self._settled:
+            await self._settled.wait_for(lambda: not self._in_flight)
+
+    def _changed(self, event_type: str, item: WorkItem, before: dict[str, Any]) -> None:
+        wanted = [s for s in self.subscriptions.values() if hooks.matches(s, event_type, item)]
+        if not wanted:
+            return
+        if event_type == "workitem.updated":
+            resource = views.update(item, before, self.org_url, self.project_id)
+        else:
+            resource = views.work_item(item, self.org_url, self.project_id)
+        for subscription in wanted:
+            self._notifications += 1
+            payload = hooks.event(
+                subscription,
+                event_type,
+                resource,
+                item=item,
+                notification_id=self._notifications,
+                project_id=self.project_id,
+                base_url=self.org_url,
+                at=self.clock.now(),
+            )
+            task = asyncio.get_running_loop().create_task(self._call(subscription, payload))
+            self._in_flight.add(task)
+
+    async def _call(self, subscription: dict[str, Any], payload: dict[str, Any]) -> None:
+        try:
+            assert self._http is not None, "the stand-in is not started"
+            self.hook_calls.append(await hooks.call(self._http, subscription, payload))
+        finally:
+            async with self._settled:
+                self._in_flight.discard(asyncio.current_task())
+                self._settled.notify_all()
+
+    # Middlewares, outermost first
+
+    @web.middleware
+    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        text = await request.text()
+        try:
+            response = await handler(request)
+        except web.HTTPException as refused:
+            response = refused
+        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
+        self.exchanges.append(
+            Exchange(
+                request.method,
+                request.path,
+                dict(request.query),
+                dict(request.headers),
+                _parsed(text),
+                response.status,
+                dict(response.headers),
+                _parsed(body or ""),
+            )
+        )
+        return response
+
+    @web.middleware
+    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """Hangs and failures happen before the request is served, or, `after_change`, once it
+        has been (the change is made; its answer is held or lost)."""
+        hang = self.faults.hangs.popleft() if self.faults.hangs else None
+        if hang is not None and not hang.after_change:
+            await self._hold(hang)
+        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
+        if retry_after is not None:
+            return AdoError(
+                429,
+                "TF400733: The request has been throttled; retry after the time given.",
+                "RequestBlockedException",
+            ).response({"Retry-After": str(retry_after)})
+        failure = self.faults.failures.popleft() if self.faults.failures else None
+        if failure is None or failure.after_change:
+            response: web.StreamResponse = await handler(request)
+        if hang is not None and hang.after_change:
+            await self._hold(hang)
+        if failure is None:
+            return response
+        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
+        return AdoError(failure.status, "The service is unavailable.").response(headers)
+
+    async def _hold(self, hang: Hang) -> None:
+        self.faults.held.append(hang)
+        hang.arrived.set()
+        await hang.released.wait()
+
+    @web.middleware
+    async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        token = _basic_password(request.headers.get("Authorization", ""))
+        known = self._tokens.get(token or "")
+        if token is None or known is None or known.revoked:
+            return AdoError(
+                401,
+                "TF400813: The user is not authorized to access this resource.",
+                "UnauthorizedRequestException",
+            ).response({"WWW-Authenticate": 'Basic realm="https://dev.azure.com/"'})
+        request[_TOKEN], request[_CALLER] = token, known.identity
+        return await handler(request)
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except AdoError as refused:
+            return refused.response()
+
+
+def _basic_password(header: str) -> str | None:
+    """The password of a Basic header (a PAT: the user name is ignored, as the service does)."""
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(encoded, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return decoded.partition(":")[2] or None
+
+
+def _parsed(text: str) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
