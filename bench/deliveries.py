@@ -183,10 +183,17 @@ async def _deliveries(  # noqa: ANN001
     return made
 
 
+class _NothingSaid:
+    """The bench's receivers answer 2xx: no rule is switched off, so nothing is said."""
+
+    async def post(self, uow, *, channel_id: str, said: object) -> None:  # noqa: ANN001
+        raise AssertionError(f"the bench switched a rule off: {said}")
+
+
 async def _app_round(sessions, clock, settings: Settings, ids: list[tuple[str, str]]) -> float:  # noqa: ANN001
     worker = Worker(sessions, clock, slots=settings.jobs_concurrency)
     wanted = [delivery_id for delivery_id, _ in ids]
-    async with Deliverer(sessions, clock, settings).opened() as deliverer:
+    async with Deliverer(sessions, clock, settings, _NothingSaid()).opened() as deliverer:
         deliverer.register(worker)
         started = time.perf_counter()
         task = asyncio.create_task(worker.run_forever(poll=0.05))

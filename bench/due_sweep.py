@@ -25,8 +25,8 @@ from bot.db.uow import unit_of_work
 from bot.directory.schemas import MembershipType
 from bot.directory.teams import upsert_team
 from bot.events import sweep
-from bot.events.schemas import Trigger
 from bot.jobs.recurring import recurring_id
+from bot.schemas import Trigger
 from bot.timestamps import format_timestamp
 
 ITEMS = 1_000_000

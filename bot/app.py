@@ -24,6 +24,7 @@ from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.discussions import api as discussions_api
 from bot.discussions.coalescer import Coalescer
+from bot.discussions.notices import RuleNotices
 from bot.discussions.refresh import ThreadRefresher
 from bot.discussions.threads import Discussions
 from bot.events import api as events_api
@@ -53,6 +54,7 @@ from bot.keys import (
     HTTP,
     LIST_CACHE,
     LISTS_IN_FLIGHT,
+    MESSENGER,
     METRICS,
     NOTIFIER,
     OPENAPI,
@@ -81,6 +83,7 @@ from bot.sync.engine.runner import SyncEngine
 from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
+from bot.teams.outbound.messenger import TeamsMessenger
 from bot.teams.outbound.notifier import Notifier
 from bot.teams.outbound.waited_posts import WaitedPosts
 from bot.teams.transport import endpoint as bot_endpoint
@@ -252,6 +255,8 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         runtime = create_runtime(settings, app[HTTP], app[CLOCK], credentials=credentials)
         app[BOT] = runtime
         app[NOTIFIER] = notifier = Notifier(runtime, app[SESSIONS], app[CLOCK])
+        # What the domain says, as Teams cards (bot.messaging, bot.teams.outbound.messenger).
+        app[MESSENGER] = TeamsMessenger(notifier, public_url=settings.public_url)
         app[DISCUSSIONS] = discussions = Discussions(
             app[SESSIONS],
             app[CLOCK],
@@ -279,7 +284,9 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
 
 
 async def _webhooks(app: web.Application) -> AsyncIterator[None]:
-    async with Deliverer(app[SESSIONS], app[CLOCK], app[SETTINGS]).opened() as deliverer:
+    async with Deliverer(
+        app[SESSIONS], app[CLOCK], app[SETTINGS], app[MESSENGER]
+    ).opened() as deliverer:
         app[DELIVERER] = deliverer
         yield
 
@@ -295,15 +302,18 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     # Discussed items' threads: changes gathered per item, then one card update and one reply.
     window = timedelta(seconds=settings.thread_coalesce_seconds)
     app[THREAD_COALESCER] = coalescer = Coalescer(window=window, wake=worker.wake)
-    # The engine turns committed events into deliveries and notifications (bot.events.engine).
-    matching = functools.partial(engine.match, coalescer=coalescer)
+    # The engine turns committed events into deliveries; the Notification rules that matched
+    # become notices for the items' threads (bot.events.engine, bot.discussions.notices).
+    matching = functools.partial(engine.match, told=[RuleNotices(coalescer)])
     app[EVENT_PUMP] = event_pump = pump.EventPump(app[SESSIONS], app[CLOCK], [matching])
     worker.add_pass(event_pump.run_once, batch=pump.BATCH)
     event_pump.observe(coalescer.observe)
     # Whoever is assigned an item is told in their 1:1 chat with the bot.
-    event_pump.observe(PersonalNotifications(public_url=settings.public_url).observe)
-    ThreadRefresher(app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings).register(worker)
-    Digester(app[NOTIFIER], app[SESSIONS], app[CLOCK], settings).register(worker)
+    event_pump.observe(PersonalNotifications(app[MESSENGER]).observe)
+    ThreadRefresher(
+        app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings, app[MESSENGER]
+    ).register(worker)
+    Digester(app[MESSENGER], app[SESSIONS], app[CLOCK], settings).register(worker)
     SyncEngine(
         app[SESSIONS],
         app[CLOCK],

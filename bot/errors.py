@@ -1,6 +1,10 @@
 """Typed domain errors. Services raise them; the web middleware and the bot render them."""
 
 
+class ClientGone(Exception):
+    """The client closed the connection before its body arrived: nobody is left to answer."""
+
+
 class DomainError(Exception):
     """Base: an expected refusal with a message a user can act on."""
 

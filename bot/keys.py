@@ -21,6 +21,7 @@ from bot.jobs.worker import Worker
 from bot.settings import Settings
 from bot.sync.connectors import Connectors
 from bot.teams.handler import TrackerBot
+from bot.teams.outbound.messenger import TeamsMessenger
 from bot.teams.outbound.notifier import Notifier
 from bot.teams.transport.adapter import BotRuntime
 from bot.web.fairness import ListsInFlight
@@ -41,6 +42,8 @@ LISTS_IN_FLIGHT = web.AppKey("lists_in_flight", ListsInFlight)
 BOT = web.AppKey("bot", BotRuntime)
 BOT_HANDLER = web.AppKey("bot_handler", TrackerBot)
 NOTIFIER = web.AppKey("notifier", Notifier)
+# What the domain says in Teams (bot.messaging).
+MESSENGER = web.AppKey("messenger", TeamsMessenger)
 # Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
 DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)

@@ -71,6 +71,17 @@ class CodedErrorBody(BaseModel):
     message: str
 
 
+class Trigger(StrEnum):
+    """What happened to an item, as pending events and rules name it; in the order the
+    triggers list shows them."""
+
+    ITEM_CREATED = "ITEM_CREATED"
+    ITEM_UPDATED = "ITEM_UPDATED"
+    DUESOON = "DUESOON"
+    ITEM_DELETED = "ITEM_DELETED"
+    OVERDUE = "OVERDUE"
+
+
 class ItemKind(StrEnum):
     """Bugs and tasks share one model; the kind decides the paths, the type label and severity."""
 

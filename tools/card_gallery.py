@@ -5,10 +5,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.directory.schemas import ChannelSettingsOut, QuietHours, UserOut
-from bot.events.schemas import ActionType, DeliveryState, NotificationRule, RuleSummary, Trigger
+from bot.events.schemas import ActionType, DeliveryState, NotificationRule, RuleSummary
 from bot.fields.defaults import PRIORITIES, SEVERITIES
 from bot.items.schemas import TaskDetails
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 from bot.teams.commands.command_list import COMMANDS
 from cards.assigned import assigned_card, assigned_list_card
 from cards.bulk import bulk_form

@@ -8,7 +8,7 @@ from sqlalchemy import Table, select
 
 from bot.db.tables import ItemCounter, PendingEvent
 from bot.db.uow import UnitOfWork
-from bot.events.schemas import Trigger
+from bot.schemas import Trigger
 
 Versions = dict[str, int]  # item kind → the channel's list version of that kind
 

@@ -37,7 +37,7 @@ from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
-from bot.web.body import describe_validation_error
+from bot.validation import describe_validation_error
 
 # What an exported project gives a configure body (its id, dates and `hasCredentials` are the
 # source's); an empty hostname, colour or state list is as good as none.

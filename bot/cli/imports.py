@@ -47,7 +47,7 @@ from bot.items.schemas import BugCreate, TaskCreate
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.web.body import NUL_REFUSED, describe_validation_error, nul_character_at
+from bot.validation import NUL_REFUSED, describe_validation_error, nul_character_at
 
 CHUNK = 1000  # items written per statement: memory stays flat however long the file
 MAX_REPORTED = 100  # bad records listed; the count says how many there were

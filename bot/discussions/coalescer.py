@@ -23,9 +23,9 @@ from bot.db.uow import UnitOfWork
 from bot.db.upserts import insert_or_replace, insert_or_update
 from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.events.pump import Event
-from bot.events.schemas import Trigger
 from bot.ids import new_ids
 from bot.jobs import queue
+from bot.schemas import Trigger
 
 _TOLD: dict[str, str] = {Trigger.ITEM_UPDATED: "change", Trigger.ITEM_DELETED: "deleted"}
 # Woken a little after a job is due: the worker claims only what is due by its clock.

@@ -9,10 +9,9 @@ from sqlalchemy import bindparam, select
 
 from bot.db.statements import Prepared
 from bot.db.tables import Channel, Item, Team
-from bot.db.uow import ChannelScope, UnitOfWork
+from bot.db.uow import UnitOfWork
 from bot.items import read
 from bot.items.schemas import BugDetails, TaskDetails
-from bot.jobs.worker import PermanentFailure
 from bot.schemas import ItemKind
 from bot.teams.links import item_link
 from cards.layout import Card
@@ -70,25 +69,3 @@ async def current_root(uow: UnitOfWork, *, item_id: str, public_url: str) -> Roo
         now=uow.clock.now(),
         mention_needed=row["unmentioned_message_at"] is None,
     )
-
-
-_SCOPE = Prepared(
-    select(
-        Channel.team_id,
-        Team.teams_id.label("teams_team_id"),
-        Channel.id.label("channel_id"),
-        Channel.teams_id.label("teams_channel_id"),
-        Team.group_id,
-        Team.tenant_id,
-    )
-    .join(Team, Team.id == Channel.team_id)
-    .where(Channel.id == bindparam("channel"))
-)
-
-
-async def scope_of_channel(uow: UnitOfWork, *, channel_id: str) -> ChannelScope:
-    """A channel's scope, for background work that acts in it as a request would."""
-    row = await uow.row(_SCOPE, {"channel": channel_id})
-    if row is None:
-        raise PermanentFailure(f"Channel '{channel_id}' no longer exists.")
-    return ChannelScope(**row)

@@ -6,17 +6,15 @@ field that ended where it started is not told, and a burst that changed nothing 
 Pure functions of the pending lines and the names they refer to: HTML out, every value escaped.
 """
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from html import escape, unescape
+from html import escape
 from typing import Any
 
 from cards.mentions import mention_tag
 
 SOMEONE = "Someone"
-_TAG = re.compile(r"<[^>]*>")
 # Fields told as "<label> old → new" (the rest have their own words, or none).
 LABELS = {
     "priority": "priority",
@@ -84,11 +82,6 @@ def say(lines: Sequence[Pending], names: Mapping[str, str], *, this_year: int) -
     if tags:
         html = f"{html} {' '.join(tags)}"
     return Said(html, mentions)
-
-
-def plain_text(html: str) -> str:
-    """A line's words without its markup (a digest lists them as text)."""
-    return unescape(_TAG.sub("", html)).strip()
 
 
 @dataclass

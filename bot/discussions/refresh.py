@@ -25,19 +25,21 @@ from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
+from bot.directory.channel_scope import scope_of_channel
 from bot.discussions import service as discussions
 from bot.discussions.coalescer import Coalescer
-from bot.discussions.heads import BOT_NAME, current_root, scope_of_channel
+from bot.discussions.heads import BOT_NAME, current_root
 from bot.discussions.lines import Pending, Said, mention_tag, people_named, say
 from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.errors import Conflict, NotFound
 from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
+from bot.messaging import Messenger, Sent
 from bot.notifications import digests, gate, told
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.outbound.notifier import Notifier, Sent, message
+from bot.teams.outbound.notifier import Notifier, message
 from cards.mentions import mentioning
 from cards.thread import DELETED, deleted_root_card
 
@@ -154,8 +156,10 @@ class ThreadRefresher:
         clock: Clock,
         coalescer: Coalescer,
         settings: Settings,
+        teams: Messenger,
     ) -> None:
         self._notifier, self._sessions, self._clock = notifier, sessions, clock
+        self._teams = teams  # tells a channel its notifications keep failing
         self._coalescer, self._settings = coalescer, settings
         self._public_url, self._app_id = settings.public_url, settings.microsoft_app_id
 
@@ -206,7 +210,7 @@ class ThreadRefresher:
         if refresh is None or refresh["job_id"] != job.id:
             return
         keys = list(await uow.values(_UNTOLD_KEYS, {"item": item_id}))
-        await told.failed(uow, event_ids=keys, item_id=item_id, error=error)
+        await told.failed(uow, self._teams, event_ids=keys, item_id=item_id, error=error)
         if refresh["deleted_at"] is not None:
             await uow.execute(_FORGET_LINES, {"item": item_id})
         else:
@@ -260,7 +264,7 @@ class ThreadRefresher:
                     title = str(described["title"])
             summary = ""
             if said is not None or conversation_id is None:
-                summary = digests.summary(title, said)
+                summary = digests.summary(title, said.html if said else None)
         if conversation_id is None and (card is None or deleted):
             # the item is gone before its thread started: nothing to tell
             card, described, said = None, None, None
@@ -383,9 +387,13 @@ class ThreadRefresher:
                     uow, event_ids=plan.keys, item_id=plan.item_id, why=plan.held.why
                 )
             elif failure is not None:
-                await told.failed(uow, event_ids=plan.keys, item_id=plan.item_id, error=failure)
+                await told.failed(
+                    uow, self._teams, event_ids=plan.keys, item_id=plan.item_id, error=failure
+                )
             elif plan.starts and plan.card is None:
-                await told.failed(uow, event_ids=plan.keys, item_id=plan.item_id, error=ITEM_GONE)
+                await told.failed(
+                    uow, self._teams, event_ids=plan.keys, item_id=plan.item_id, error=ITEM_GONE
+                )
             elif sent is not None:
                 await told.succeeded(uow, event_ids=plan.keys, item_id=plan.item_id)
             if refresh is None or refresh["job_id"] != plan.job_id:

@@ -38,6 +38,7 @@ from bot.jobs.kinds import JobKind, NoPayload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import SETTLED, NotNow, Worker
+from bot.messaging import Messenger
 from bot.settings import Settings
 
 __all__ = ["DELIVER", "PRUNE", "Deliverer"]
@@ -59,10 +60,12 @@ class Deliverer:
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         settings: Settings,
+        teams: Messenger,
         *,
         rng: random.Random | None = None,
     ) -> None:
         self._sessions, self._clock, self._settings = sessions, clock, settings
+        self._teams = teams  # tells a channel its rule was switched off
         self._rng = rng or random.Random()
         self.caps = Caps(total=settings.webhook_concurrency, per_host=settings.webhook_per_host)
         self._http: aiohttp.ClientSession | None = None
@@ -176,7 +179,7 @@ class Deliverer:
         if attempt.response_code == GONE:
             at = attempt.at
             reason = f"The receiver answered 410 Gone on {at:%Y-%m-%d %H:%M} UTC: switched off."
-            await service.switch_off(uow, pending=pending, reason=reason)
+            await service.switch_off(uow, self._teams, pending=pending, reason=reason)
         elif attempt.outcome is Outcome.FAILED:
             since = await service.failing_since(uow, definition_id=pending.definition_id)
             if since is not None and since <= uow.clock.now() - FAILING_FOR:
@@ -184,7 +187,7 @@ class Deliverer:
                     f"Every delivery since {since:%Y-%m-%d %H:%M} UTC failed "
                     f"({FAILING_FOR.days} days of failures): switched off."
                 )
-                await service.switch_off(uow, pending=pending, reason=reason)
+                await service.switch_off(uow, self._teams, pending=pending, reason=reason)
 
     async def _send(self, pending: Pending) -> tuple[Answer, int]:
         """The request as the engine fixed it, signed now; what came back and how long it took."""

@@ -7,13 +7,14 @@ channels; the item after each change, only for events some rule of their channel
 trigger watches (`bot.events.subjects`); the conditions, evaluated in Python (`conditions`);
 for each HTTP rule that matched, a delivery row holding the request as it will be sent
 (`render`) and a job `DELIVER` that sends it. The unique (event, rule) pair of deliveries makes a
-second processing of an event make nothing. For Notification rules that matched, the item's
-thread is told once per change (`bot.notifications.rules`).
+second processing of an event make nothing. The (event, rule) pairs of Notification rules
+that matched go to the observers registered at start-up (`NotificationsMatched`; the item's
+thread is told by `bot.discussions.notices`).
 """
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from sqlalchemy import select
 
@@ -21,14 +22,12 @@ from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, EventDefinition, Team
 from bot.db.uow import UnitOfWork
-from bot.discussions.coalescer import Coalescer
 from bot.events import render, subjects
 from bot.events.conditions import evaluate
 from bot.events.deliveries import made as deliveries
 from bot.events.deliveries.deliver_job import DELIVER, TryDelivery
 from bot.events.pump import Event
 from bot.events.schemas import ActionType, ConditionField, RuleConditions
-from bot.notifications import rules as notifications
 from bot.timestamps import format_timestamp
 
 _RULES = Prepared(
@@ -53,11 +52,23 @@ _RULES = Prepared(
 )
 
 
+class NotificationsMatched(Protocol):
+    """Reacts, in the batch's transaction, to the (event, Notification rule) pairs that matched;
+    `views` holds each event's item as the rules' conditions saw it."""
+
+    async def __call__(
+        self,
+        uow: UnitOfWork,
+        matched: Sequence[tuple[Event, Row]],
+        views: Mapping[str, subjects.View],
+    ) -> None: ...
+
+
 async def match(
-    uow: UnitOfWork, events: Sequence[Event], *, coalescer: Coalescer | None = None
+    uow: UnitOfWork, events: Sequence[Event], *, told: Sequence[NotificationsMatched] = ()
 ) -> None:
-    """Deliveries and their jobs for every HTTP rule the events match; notices for every
-    Notification rule (none without a `coalescer`)."""
+    """Deliveries and their jobs for every HTTP rule the events match; the Notification rules
+    that matched go to the `told` observers (none: they are only matched)."""
     rules = await uow.rows(_RULES, {"channels": list({event.channel_id for event in events})})
     if not rules:
         return
@@ -75,9 +86,10 @@ async def match(
     sent = [(event, rule) for event, rule in matched if rule["action_type"] == ActionType.HTTP]
     if sent:
         await _deliver(uow, sent, views, users)
-    told = [pair for pair in matched if pair[1]["action_type"] == ActionType.NOTIFICATION]
-    if told and coalescer is not None:
-        await notifications.notify(uow, coalescer, told, views)
+    notified = [pair for pair in matched if pair[1]["action_type"] == ActionType.NOTIFICATION]
+    if notified:
+        for observer in told:
+            await observer(uow, notified, views)
 
 
 async def _matched(

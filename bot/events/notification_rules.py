@@ -16,9 +16,9 @@ from bot.db.statements import Prepared
 from bot.db.tables import Channel, EventDefinition
 from bot.db.uow import UnitOfWork
 from bot.events import service as events
-from bot.events.schemas import ActionType, DefinitionIn, NotificationRule, Trigger
+from bot.events.schemas import ActionType, DefinitionIn, NotificationRule
 from bot.ids import new_ids
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 
 _DEFINITIONS = cast(Table, EventDefinition.__table__)
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, RootModel, Strict, StringConstraints
 
-from bot.schemas import ApiModel, CollectionPage, ItemKind, RefusesNull, Timestamp
+from bot.schemas import ApiModel, CollectionPage, ItemKind, RefusesNull, Timestamp, Trigger
 
 MAX_GROUPS = 20
 MAX_CONDITIONS = 20  # per group
@@ -22,16 +22,6 @@ MAX_VALUE_LENGTH = 1024
 MAX_HEADERS = 20
 MAX_URL_LENGTH = 2048
 MAX_TEMPLATE_BYTES = 64 * 1024
-
-
-class Trigger(StrEnum):
-    """What happened to an item; in the order the triggers list shows them."""
-
-    ITEM_CREATED = "ITEM_CREATED"
-    ITEM_UPDATED = "ITEM_UPDATED"
-    DUESOON = "DUESOON"
-    ITEM_DELETED = "ITEM_DELETED"
-    OVERDUE = "OVERDUE"
 
 
 _TRIGGER_WORDS = {

@@ -31,7 +31,7 @@ from bot.ids import is_id, new_id
 from bot.items import read
 from bot.odata.query import Query, apply, count_statement, page
 from bot.schemas import ItemKind
-from bot.web.body import describe_validation_error
+from bot.validation import describe_validation_error
 
 MAX_RULES_SHOWN = 50  # in the chat's card; the API lists them all
 

@@ -18,11 +18,11 @@ from bot.db.tables import Channel, FieldValue, Item, Team, User
 from bot.db.uow import UnitOfWork
 from bot.events.conditions import Subject, people
 from bot.events.pump import Event
-from bot.events.schemas import FIELD_TYPES, ConditionField, FieldType, Trigger
+from bot.events.schemas import FIELD_TYPES, ConditionField, FieldType
 from bot.fields.catalog import STATUS, name_key
 from bot.items import read
 from bot.items.schemas import ITEM_FIELDS
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 from bot.timestamps import parse_timestamp
 
 # The triggers whose payload carries the item: as created, or its last state.

@@ -42,11 +42,11 @@ from bot.db.tables import Channel, DueAlert, FieldValue, Item, Job, PendingEvent
 from bot.db.types import UTCDateTime, timestamp_text
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import upsert_from_select
-from bot.events.schemas import Trigger
 from bot.ids import new_id
 from bot.jobs import recurring, wakeups
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
+from bot.schemas import Trigger
 from bot.timestamps import as_utc, format_timestamp
 
 

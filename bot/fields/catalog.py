@@ -15,6 +15,10 @@ from bot.fields.schemas import Category
 from bot.schemas import ItemKind
 
 STATUS, PRIORITY, SEVERITY = "status", "priority", "severity"
+# What an item shows, and its sync error, while no mapping gives its status (`bot.mappings.rule`).
+INVALID_STATUS = "Invalid"
+MAPPING_NOT_FOUND = "Svc_MAPPING_NOTFOUND"
+
 _VALUE = cast(Table, FieldValue.__table__).c
 # What validating an item change reads of each value: rows, not ORM objects, since every
 # create reads them and nothing changes them.

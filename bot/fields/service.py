@@ -6,7 +6,14 @@ from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Invalid
 from bot.fields import defaults, values
-from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, name_key
+from bot.fields.catalog import (
+    INVALID_STATUS,
+    MAPPING_NOT_FOUND,
+    PRIORITY,
+    SEVERITY,
+    STATUS,
+    name_key,
+)
 from bot.fields.schemas import (
     CATEGORY_VALUE,
     RESERVED_STATUS_NAME,
@@ -15,7 +22,6 @@ from bot.fields.schemas import (
     StatusPatch,
 )
 from bot.ids import new_id
-from bot.mappings.rule import INVALID_STATUS, MAPPING_NOT_FOUND
 from bot.odata.query import Query
 from bot.schemas import ItemKind
 

@@ -12,11 +12,17 @@ from aiohttp import BodyPartReader, MultipartReader, StreamReader, web
 from aiohttp.client_exceptions import ClientPayloadError
 from aiohttp.http_exceptions import HttpProcessingError
 
-from bot.errors import BadRequest, Invalid, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
+from bot.errors import (
+    BadRequest,
+    ClientGone,
+    Invalid,
+    PayloadTooLarge,
+    RequestTimeout,
+    UnsupportedMediaType,
+)
 from bot.files.names import stored_name, stored_type, utf8_text
 from bot.files.store import FileStore
 from bot.ids import new_id
-from bot.web.body import ClientGone
 
 T = TypeVar("T")
 

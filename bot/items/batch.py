@@ -10,7 +10,6 @@ from sqlalchemy import Table
 
 from bot.db.tables import Item
 from bot.db.uow import UnitOfWork
-from bot.events.schemas import Trigger
 from bot.fields.catalog import Catalog, load_catalog_to_write
 from bot.ids import new_ids
 from bot.items import events, rules, service
@@ -18,7 +17,7 @@ from bot.items.assignees import set_assignees
 from bot.items.schemas import AssigneeRef, BugCreate, TaskCreate
 from bot.mappings.rule import Mappings
 from bot.projects.service import ItemProject
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 
 _ITEMS = cast(Table, Item.__table__)
 # The columns every item of a batch shares, given once per statement; and those it shares unless

@@ -11,14 +11,13 @@ from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee
 from bot.db.uow import UnitOfWork
-from bot.events.schemas import Trigger
-from bot.fields.catalog import load_catalog_to_write
+from bot.fields.catalog import MAPPING_NOT_FOUND, load_catalog_to_write
 from bot.ids import is_id
 from bot.items import events, rules
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BulkEdit, BulkResult
-from bot.mappings.rule import MAPPING_NOT_FOUND, load_mappings
-from bot.schemas import ItemKind
+from bot.mappings.rule import load_mappings
+from bot.schemas import ItemKind, Trigger
 
 NOT_FOUND = "Svc_NOTFOUND"
 INVALID_DATES = "Svc_INVALID_DATES"

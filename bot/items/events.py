@@ -9,10 +9,9 @@ from sqlalchemy import Table, insert
 from bot.db.statements import Prepared
 from bot.db.tables import PendingEvent
 from bot.db.uow import UnitOfWork
-from bot.events.schemas import Trigger
 from bot.ids import new_id, new_ids
 from bot.jobs import wakeups
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 from bot.sync.engine import outbox
 from bot.timestamps import format_timestamp
 

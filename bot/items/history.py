@@ -9,12 +9,11 @@ from sqlalchemy import exists, select
 from bot.db.tables import Item, PendingEvent, User
 from bot.db.uow import UnitOfWork
 from bot.errors import ItemNotFound
-from bot.events.schemas import Trigger
 from bot.ids import is_id
 from bot.odata.model import EntitySet, Property, SortKey
 from bot.odata.model import PropertyKind as K
 from bot.odata.query import Query, apply, count_statement, page
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 from bot.timestamps import format_timestamp
 
 _KEY = Property("_id", PendingEvent.id, K.ID)

@@ -11,7 +11,6 @@ from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
 from bot.discussions import coalescer
 from bot.errors import Invalid, ItemNotFound
-from bot.events.schemas import Trigger
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.files import service as attachments
 from bot.files.store import FileStore
@@ -24,7 +23,7 @@ from bot.mappings.rule import Mappings
 from bot.projects import service as projects
 from bot.projects.service import ItemProject
 from bot.projects.sources import SourceKind
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 
 _ITEMS = cast(Table, Item.__table__)
 _COUNTERS = cast(Table, ItemCounter.__table__)

@@ -11,13 +11,10 @@ from bot.db.statements import Prepared
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
-from bot.fields.catalog import SEVERITY, STATUS, CatalogValue
+from bot.fields.catalog import INVALID_STATUS, MAPPING_NOT_FOUND, SEVERITY, STATUS, CatalogValue
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
 from bot.sync.remap import remap
-
-INVALID_STATUS = "Invalid"
-MAPPING_NOT_FOUND = "Svc_MAPPING_NOTFOUND"
 
 
 @dataclass(frozen=True)

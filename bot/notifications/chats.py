@@ -14,7 +14,6 @@ from bot.db.statements import Prepared
 from bot.db.tables import ConversationReference, PersonalChat, User, WaitingPersonalChat
 from bot.db.uow import UnitOfWork
 from bot.db.upserts import insert_or_replace, insert_unless_present
-from bot.teams.outbound import conversation_references
 
 _CHATS = cast(Table, PersonalChat.__table__)
 _WAITING = cast(Table, WaitingPersonalChat.__table__)
@@ -108,13 +107,10 @@ async def is_current(uow: UnitOfWork, *, object_id: str, reference: dict[str, An
     )
 
 
-async def remember(uow: UnitOfWork, *, object_id: str, reference: dict[str, Any]) -> bool:
-    """Record (or refresh) the sender's 1:1 chat and its reference, keeping their `notify`
-    choice; for someone no roster names yet, the chat waits for them. Whether they are known."""
-    # Notifications are new messages in the chat, not replies to the activity that brought it.
-    reference = {key: value for key, value in reference.items() if key != "activityId"}
-    await conversation_references.save(uow, reference=reference)
-    conversation_id = reference["conversation"]["id"]
+async def remember(uow: UnitOfWork, *, object_id: str, conversation_id: str) -> bool:
+    """Record (or refresh) the sender's 1:1 chat (its reference saved by the caller), keeping
+    their `notify` choice; for someone no roster names yet, the chat waits for them. Whether
+    they are known."""
     user_id = await uow.value(_USER_ID, {"object_id": object_id})
     if user_id is None:
         values = {"object_id": object_id, "conversation_id": conversation_id}

@@ -11,6 +11,7 @@ for any number of lines (no list of lines is written into the SQL).
 """
 
 import logging
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from html import unescape
@@ -24,18 +25,15 @@ from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, ChannelDigest, DigestEntry
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import insert_or_update, insert_unless_present
-from bot.discussions.lines import Said, plain_text
 from bot.ids import new_id
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, Worker
+from bot.messaging import Digest, DigestLine, Messenger
 from bot.notifications import told
 from bot.notifications.noise import read_noise
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.links import item_link
-from bot.teams.outbound.notifier import Notifier, message
-from cards.digest import Told, digest_card
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +44,7 @@ class PostDigest(Payload):
 
 # An outage delays a digest, never drops it (as a thread's refresh).
 POST_DIGEST = JobKind("notifications.digest", PostDigest, max_attempts=200)
+_TAG = re.compile(r"<[^>]*>")  # a line's markup: a digest lists its words as text
 _DIGESTS = cast(Table, ChannelDigest.__table__)
 _ENTRIES = cast(Table, DigestEntry.__table__)
 _DIGEST = Prepared(select(_DIGESTS).where(_DIGESTS.c.channel_id == bindparam("channel")))
@@ -72,11 +71,11 @@ _FORGET = Prepared(
 )
 
 
-def summary(title: str, said: Said | None) -> str:
+def summary(title: str, said: str | None) -> str:
     """An item's digest line: its root's title (HTML-escaped, as the API describes the root),
-    then what the reply would have said."""
+    then what the reply would have said (its HTML; None: nothing)."""
     title = unescape(title)
-    words = plain_text(said.html) if said is not None else ""
+    words = unescape(_TAG.sub("", said)).strip() if said is not None else ""
     return ": ".join(part for part in (title, words) if part) or "An item changed"
 
 
@@ -156,12 +155,12 @@ class Digester:
 
     def __init__(
         self,
-        notifier: Notifier,
+        teams: Messenger,
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         settings: Settings,
     ) -> None:
-        self._notifier, self._sessions, self._clock = notifier, sessions, clock
+        self._teams, self._sessions, self._clock = teams, sessions, clock
         self._settings = settings
 
     def register(self, worker: Worker) -> None:
@@ -189,19 +188,9 @@ class Digester:
         if not rows or teams_channel is None:
             await self._close(channel_id, job.id, rows, error=None)
             return
-        card = digest_card(
-            [
-                Told(
-                    row["summary"],
-                    item_link(self._settings.public_url, ItemKind(row["kind"]), row["item_id"]),
-                )
-                for row in rows
-            ],
-            channel_id=teams_channel,
-            kinds={ItemKind(row["kind"]).plural for row in rows},
-        )
+        lines = [DigestLine(row["summary"], ItemKind(row["kind"]), row["item_id"]) for row in rows]
         try:
-            await self._notifier.start_thread(channel_id=teams_channel, activity=message(card=card))
+            await self._teams.start(channel_id=teams_channel, said=Digest(lines, teams_channel))
         except PermanentFailure as exc:
             log.warning("digest of channel %s not posted: %s", channel_id, exc)
             await self._close(channel_id, job.id, rows, error=str(exc))
@@ -254,7 +243,7 @@ class Digester:
         if error is None:
             await told.succeeded(uow, event_ids=event_ids, item_id=None)
         else:
-            await told.failed(uow, event_ids=event_ids, item_id=None, error=error)
+            await told.failed(uow, self._teams, event_ids=event_ids, item_id=None, error=error)
         remaining = await uow.value(
             select(_ENTRIES.c.item_id).where(_ENTRIES.c.channel_id == channel_id).limit(1)
         )

@@ -10,8 +10,6 @@ person, assigner and kind: one item gives its card, several (a bulk edit) one ca
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 
@@ -20,14 +18,10 @@ from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, Item, PersonalChat, Team, User
 from bot.db.uow import UnitOfWork
 from bot.events.pump import Event
-from bot.events.schemas import Trigger
 from bot.items import read
 from bot.items.events import json_name
-from bot.schemas import ItemKind
-from bot.teams.commands.card_data import details_model, list_row
-from bot.teams.links import item_link
-from bot.teams.outbound.notifier import message, queue_reply
-from cards.assigned import assigned_card, assigned_list_card
+from bot.messaging import Assigned, Messenger
+from bot.schemas import ItemKind, Trigger
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +58,10 @@ Told = dict[tuple[str, str | None, str], list[str]]
 
 
 class PersonalNotifications:
-    """The observer; `public_url` is the base of the items' links."""
+    """The observer; tells through `teams`."""
 
-    def __init__(self, *, public_url: str) -> None:
-        self._public_url = public_url
+    def __init__(self, teams: Messenger) -> None:
+        self._teams = teams
 
     async def observe(self, uow: UnitOfWork, events: Sequence[Event]) -> None:
         """The pump's observer: one message per person, assigner and kind the batch assigns."""
@@ -98,20 +92,8 @@ class PersonalNotifications:
                 continue
             actor = people.get(actor_id or "")
             actor_name = actor["display_name"] if actor else SOMEONE
-            card = self._card(ItemKind(kind), assigned, actor_name, now=uow.clock.now())
-            await queue_reply(
-                uow, conversation_id=person["conversation_id"], activity=message(card=card)
-            )
-
-    def _card(
-        self, kind: ItemKind, assigned: list[read.Details], actor: str, *, now: datetime
-    ) -> dict[str, Any]:
-        if len(assigned) > 1:
-            rows = [list_row(item) for item in assigned]
-            return assigned_list_card(rows, kind=kind, actor=actor, now=now)
-        [item] = assigned
-        url = item_link(self._public_url, kind, item["_id"])
-        return assigned_card(details_model(kind, item), actor=actor, item_url=url)
+            said = Assigned(ItemKind(kind), assigned, actor_name, at=uow.clock.now())
+            await self._teams.tell(uow, conversation_id=person["conversation_id"], said=said)
 
 
 def newly_assigned(events: Sequence[Event]) -> Told:

@@ -17,8 +17,7 @@ from bot.db.uow import UnitOfWork
 from bot.events.deliveries.service import MAX_ERROR_LENGTH
 from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import new_ids
-from bot.teams.outbound import notifier
-from cards.rules import notifications_failing_card
+from bot.messaging import Messenger, NotificationsFailing
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +35,17 @@ async def succeeded(uow: UnitOfWork, *, event_ids: Sequence[str], item_id: str |
 
 
 async def failed(
-    uow: UnitOfWork, *, event_ids: Sequence[str], item_id: str | None, error: str
+    uow: UnitOfWork,
+    teams: Messenger,
+    *,
+    event_ids: Sequence[str],
+    item_id: str | None,
+    error: str,
 ) -> None:
     """End them failed; a channel whose notifications keep failing is told so, once a day."""
     channels = await _end(uow, event_ids, item_id, DeliveryState.FAILED, error[:MAX_ERROR_LENGTH])
     for channel_id in channels:
-        await _tell_if_failing(uow, channel_id=channel_id, error=error)
+        await _tell_if_failing(uow, teams, channel_id=channel_id, error=error)
 
 
 async def waiting(
@@ -64,7 +68,9 @@ async def waiting(
     await uow.execute(statement)
 
 
-async def _tell_if_failing(uow: UnitOfWork, *, channel_id: str, error: str) -> None:
+async def _tell_if_failing(
+    uow: UnitOfWork, teams: Messenger, *, channel_id: str, error: str
+) -> None:
     now = uow.clock.now()
     since = now - FAILING_WINDOW
     failures = await uow.value(
@@ -89,10 +95,8 @@ async def _tell_if_failing(uow: UnitOfWork, *, channel_id: str, error: str) -> N
         .returning(Channel.teams_id)
     )
     if told:
-        card = notifications_failing_card(failures=failures, error=error)
-        await notifier.queue_new_thread(
-            uow, channel_id=told[0]["teams_id"], activity=notifier.message(card=card)
-        )
+        said = NotificationsFailing(failures=failures, error=error)
+        await teams.post(uow, channel_id=told[0]["teams_id"], said=said)
 
 
 async def _end(

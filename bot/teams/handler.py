@@ -165,8 +165,12 @@ class TrackerBot(TeamsActivityHandler):
         async with self._work(write=False) as uow:
             if await chats.is_current(uow, object_id=object_id, reference=reference):
                 return
+        # Notifications are new messages in the chat, not replies to the activity that brought it.
+        reference = {key: value for key, value in reference.items() if key != "activityId"}
         async with self._work() as uow:
-            known = await chats.remember(uow, object_id=object_id, reference=reference)
+            await conversation_references.save(uow, reference=reference)
+            chat = reference["conversation"]["id"]
+            known = await chats.remember(uow, object_id=object_id, conversation_id=chat)
         if not known:
             log.info(
                 "personal chat of %s kept for later: we know no user with this Entra id yet "

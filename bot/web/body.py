@@ -7,17 +7,12 @@ import orjson
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
-from bot.errors import BadRequest, RequestTimeout, UnsupportedMediaType
+from bot.errors import BadRequest, ClientGone, RequestTimeout, UnsupportedMediaType
+from bot.validation import NUL_REFUSED, describe_validation_error, nul_character_at
 
 MAX_JSON_BODY = 1024 * 1024
-MAX_REPORTED_ERRORS = 3
-NUL_REFUSED = "must not contain the NUL character (U+0000)"
 
 Model = TypeVar("Model", bound=BaseModel)
-
-
-class ClientGone(Exception):
-    """The client closed the connection before its body arrived: nobody is left to answer."""
 
 
 async def read_body(request: web.Request, *, seconds: float) -> bytes:
@@ -51,32 +46,3 @@ def parse_body(request: web.Request, raw: bytes, model: type[Model]) -> Model:
         if where is not None:
             raise BadRequest(f"{where or 'body'}: {NUL_REFUSED}")
     return body
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """`field: what is wrong` for the first few problems, in the request's own field names."""
-    parts = []
-    for error in exc.errors(include_url=False)[:MAX_REPORTED_ERRORS]:
-        where = ".".join(str(part) for part in error["loc"]) or "body"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
-
-
-def nul_character_at(value: object, where: str) -> str | None:
-    """The dotted path of the first string (value or key) holding U+0000, else None."""
-    if isinstance(value, str):
-        return where if "\x00" in value else None
-    if isinstance(value, dict):
-        items: list[tuple[object, object]] = list(value.items())
-    elif isinstance(value, list | tuple):
-        items = list(enumerate(value))
-    else:
-        return None
-    for key, item in items:
-        path = f"{where}.{key}" if where else str(key)
-        if isinstance(key, str) and "\x00" in key:
-            return path
-        found = nul_character_at(item, path)
-        if found is not None:
-            return found
-    return None

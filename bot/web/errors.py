@@ -6,8 +6,8 @@ import orjson
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot.errors import DomainError, PayloadTooLarge, RequestTimeout, TooManyRequests
-from bot.web.body import MAX_JSON_BODY, ClientGone
+from bot.errors import ClientGone, DomainError, PayloadTooLarge, RequestTimeout, TooManyRequests
+from bot.web.body import MAX_JSON_BODY
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 
 from bot.directory.schemas import ChannelSettingsOut, QuietHours
-from bot.events.schemas import ActionType, DeliveryState, NotificationRule, RuleSummary, Trigger
-from bot.schemas import ItemKind
+from bot.events.schemas import ActionType, DeliveryState, NotificationRule, RuleSummary
+from bot.schemas import ItemKind, Trigger
 from cards import verbs
 from cards.bulk import bulk_form
 from cards.changes import Note

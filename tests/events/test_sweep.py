@@ -13,10 +13,10 @@ from bot.clock import FrozenClock
 from bot.db.engine import create_engine, session_factory
 from bot.db.tables import Channel, Job, PendingEvent
 from bot.events import sweep
-from bot.events.schemas import Trigger
 from bot.events.sweep import DueSweep
 from bot.jobs.recurring import recurring_id
 from bot.keys import DUE_SWEEP, WORKER
+from bot.schemas import Trigger
 from bot.settings import Settings
 from bot.timestamps import format_timestamp
 from tests.factories import Factory, Member, create_item

@@ -9,10 +9,10 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import func, select, text
 
 from bot.db.tables import Item, ItemCounter, PendingEvent
-from bot.events.schemas import Trigger
 from bot.ids import is_id
 from bot.items import events
 from bot.keys import ENGINE
+from bot.schemas import Trigger
 from tests.factories import Factory, Member
 from tests.factories import create_item as create
 from tests.items.test_concurrency import until_a_request_waits_for_a_lock

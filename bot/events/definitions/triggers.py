@@ -4,9 +4,9 @@ with the same SQL as any other list."""
 
 from sqlalchemy import Integer, String, literal, select, union_all
 
-from bot.events.schemas import Trigger, display_name
+from bot.events.schemas import display_name
 from bot.odata.model import EntitySet, Property, PropertyKind, SortKey
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 
 # Task forms first, then bug forms, each in the triggers' own order.
 ROWS = [(kind, trigger) for kind in (ItemKind.TASK, ItemKind.BUG) for trigger in Trigger]

@@ -2,8 +2,8 @@
 
 from pydantic import Field
 
-from bot.events.schemas import DeliveryState, Trigger
-from bot.schemas import ApiModel, CollectionPage, Timestamp
+from bot.events.schemas import DeliveryState
+from bot.schemas import ApiModel, CollectionPage, Timestamp, Trigger
 
 
 class AttemptOut(ApiModel):

@@ -26,9 +26,8 @@ from bot.events.deliveries.deliver_job import DELIVER, TryDelivery
 from bot.events.deliveries.policy import Outcome
 from bot.events.schemas import ActionType, DeliveryState
 from bot.ids import is_id, new_id
+from bot.messaging import Messenger, RuleSwitchedOff
 from bot.odata.query import Query, apply, count_statement, page
-from bot.teams.outbound import notifier
-from cards.rules import rule_switched_off_card
 
 KEPT = timedelta(days=30)  # the log's age limit
 MAX_ERROR_LENGTH = 1000
@@ -233,7 +232,7 @@ async def failing_since(uow: UnitOfWork, *, definition_id: str) -> datetime | No
     return since
 
 
-async def switch_off(uow: UnitOfWork, *, pending: Pending, reason: str) -> bool:
+async def switch_off(uow: UnitOfWork, teams: Messenger, *, pending: Pending, reason: str) -> bool:
     """Switch the rule off and tell its channel, once: False if it was already off."""
     now = uow.clock.now()
     switched = await uow.execute(
@@ -241,10 +240,8 @@ async def switch_off(uow: UnitOfWork, *, pending: Pending, reason: str) -> bool:
     )
     if not switched:
         return False
-    card = rule_switched_off_card(name=pending.definition_name, reason=reason)
-    await notifier.queue_new_thread(
-        uow, channel_id=pending.channel_teams_id, activity=notifier.message(card=card)
-    )
+    said = RuleSwitchedOff(rule=pending.definition_name, reason=reason)
+    await teams.post(uow, channel_id=pending.channel_teams_id, said=said)
     return True
 
 

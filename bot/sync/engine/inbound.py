@@ -10,12 +10,11 @@ from sqlalchemy import insert, select, update
 
 from bot.db.tables import Item, ItemAssignee, SyncRecord
 from bot.db.uow import UnitOfWork
-from bot.events.schemas import Trigger
 from bot.ids import new_id
 from bot.items import events, read
 from bot.items.assignees import set_assignees
 from bot.items.service import next_internal_ids
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 from bot.sync.engine.context import ProjectContext, fold
 from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import SourceItem

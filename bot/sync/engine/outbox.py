@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 
 from bot.db.tables import Item, ProjectSync, SyncRecord
 from bot.db.uow import UnitOfWork
-from bot.events.schemas import Trigger
+from bot.schemas import Trigger
 from bot.sync.engine.kinds import PUSH, ItemJob
 from bot.sync.engine.outbound import FIELDS
 from bot.sync.schemas import Direction, ItemSyncStatus

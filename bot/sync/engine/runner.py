@@ -14,14 +14,13 @@ from bot.clock import Clock
 from bot.db.tables import Item, Project, ProjectSync, SyncRecord, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
-from bot.discussions.heads import scope_of_channel
-from bot.events.schemas import Trigger
+from bot.directory.channel_scope import scope_of_channel
 from bot.items import events, read
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, RetryLater, Worker
 from bot.projects.service import held_secrets
 from bot.projects.sources import SourceKind
-from bot.schemas import ItemKind
+from bot.schemas import ItemKind, Trigger
 from bot.sync import links, log
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import context, inbound, outbound

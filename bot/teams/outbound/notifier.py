@@ -6,7 +6,6 @@ references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back a
 """
 
 import logging
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +29,7 @@ from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.retry_after import retry_after
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
+from bot.messaging import Sent
 from bot.teams.outbound import conversation_references
 from bot.teams.outbound.send_budget import SendBudget
 from bot.teams.transport.adapter import BotRuntime
@@ -40,12 +40,6 @@ ADAPTIVE_CARD = "application/vnd.microsoft.card.adaptive"
 # Teams' answers that mean "later": throttled, precondition (busy thread), gateway trouble.
 THROTTLED = {429, 412, 502, 504}
 MAX_RETRY_AFTER = timedelta(hours=1)
-
-
-@dataclass(frozen=True, slots=True)
-class Sent:
-    conversation_id: str
-    activity_id: str | None
 
 
 class NewThread(Payload):

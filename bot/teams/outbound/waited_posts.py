@@ -7,7 +7,8 @@ from msrest.exceptions import ClientRequestError, HttpOperationError
 
 from bot.errors import BadGateway
 from bot.jobs.worker import PermanentFailure, RetryLater
-from bot.teams.outbound.notifier import Notifier, Sent
+from bot.messaging import Sent
+from bot.teams.outbound.notifier import Notifier
 
 REFUSED = "Microsoft Teams did not take the message ({why}); nothing was posted. Try again."
 

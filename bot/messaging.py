@@ -1,0 +1,76 @@
+"""The domain's port to the chat it talks in: what to say, and where.
+
+Domain services say it through a `Messenger`, in their own transaction: the message is queued
+with what they write and sent once it commits. `bot.teams.outbound.messenger` implements it and
+builds the cards at the Teams edge; `create_app` hands it to the services that talk.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from bot.db.uow import UnitOfWork
+from bot.schemas import ItemKind
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSwitchedOff:
+    """The service switched a rule off (a 410, days of nothing but failures)."""
+
+    rule: str  # its name
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationsFailing:
+    """A channel's notifications keep failing (told once a day at most)."""
+
+    failures: int
+    error: str  # the latest failure's
+
+
+@dataclass(frozen=True, slots=True)
+class Assigned:
+    """Someone was assigned items of one kind (one: its card; several: a list)."""
+
+    kind: ItemKind
+    items: list[dict[str, Any]]  # in the details shape (`bot.items.read`)
+    actor: str  # who assigned them, by name
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DigestLine:
+    """One item's line of a channel's digest."""
+
+    summary: str
+    kind: ItemKind
+    item_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """A channel's digest: its items' lines, as many as fit."""
+
+    lines: list[DigestLine]
+    channel_id: str  # the channel's Teams id, for the buttons that list its items
+
+
+Said = RuleSwitchedOff | NotificationsFailing | Assigned | Digest
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    conversation_id: str
+    activity_id: str | None
+
+
+class Messenger(Protocol):
+    async def post(self, uow: UnitOfWork, *, channel_id: str, said: Said) -> None:
+        """A new thread in the channel (its Teams id) saying `said`, sent once `uow` commits."""
+
+    async def tell(self, uow: UnitOfWork, *, conversation_id: str, said: Said) -> None:
+        """A message in a conversation (a person's 1:1 chat), sent once `uow` commits."""
+
+    async def start(self, *, channel_id: str, said: Said) -> Sent:
+        """A new thread in the channel, now; raises `PermanentFailure` when Teams never will."""

@@ -1,0 +1,30 @@
+"""The domain's `Messenger` (`bot.messaging`) in Teams: what the domain says becomes the card
+`bot.teams.outbound.sayings` makes of it, queued or sent by the notifier."""
+
+from typing import Any
+
+from bot.db.uow import UnitOfWork
+from bot.messaging import Said, Sent
+from bot.teams.outbound.notifier import Notifier, message, queue_new_thread, queue_reply
+from bot.teams.outbound.sayings import card_of
+
+
+class TeamsMessenger:
+    """`public_url` is the base of the items' links on the cards."""
+
+    def __init__(self, notifier: Notifier, *, public_url: str) -> None:
+        self._notifier, self._public_url = notifier, public_url
+
+    async def post(self, uow: UnitOfWork, *, channel_id: str, said: Said) -> None:
+        await queue_new_thread(uow, channel_id=channel_id, activity=self._message(said))
+
+    async def tell(self, uow: UnitOfWork, *, conversation_id: str, said: Said) -> None:
+        await queue_reply(uow, conversation_id=conversation_id, activity=self._message(said))
+
+    async def start(self, *, channel_id: str, said: Said) -> Sent:
+        return await self._notifier.start_thread(
+            channel_id=channel_id, activity=self._message(said)
+        )
+
+    def _message(self, said: Said) -> dict[str, Any]:
+        return message(card=card_of(said, public_url=self._public_url))

@@ -1,0 +1,35 @@
+"""What the domain says (`bot.messaging.Said`) as the cards Teams shows."""
+
+from typing import Any
+
+from bot.messaging import Assigned, Digest, NotificationsFailing, RuleSwitchedOff, Said
+from bot.teams.commands.card_data import details_model, list_row
+from bot.teams.links import item_link
+from cards.assigned import assigned_card, assigned_list_card
+from cards.digest import Told, digest_card
+from cards.rules import notifications_failing_card, rule_switched_off_card
+
+
+def card_of(said: Said, *, public_url: str) -> dict[str, Any]:
+    """The card; `public_url` is the base of the items' links."""
+    match said:
+        case RuleSwitchedOff(rule=rule, reason=reason):
+            return rule_switched_off_card(name=rule, reason=reason)
+        case NotificationsFailing(failures=failures, error=error):
+            return notifications_failing_card(failures=failures, error=error)
+        case Assigned(kind=kind, items=items, actor=actor, at=at):
+            if len(items) > 1:
+                rows = [list_row(item) for item in items]
+                return assigned_list_card(rows, kind=kind, actor=actor, now=at)
+            [item] = items
+            url = item_link(public_url, kind, item["_id"])
+            return assigned_card(details_model(kind, item), actor=actor, item_url=url)
+        case Digest(lines=lines, channel_id=channel_id):
+            return digest_card(
+                [
+                    Told(line.summary, item_link(public_url, line.kind, line.item_id))
+                    for line in lines
+                ],
+                channel_id=channel_id,
+                kinds={line.kind.plural for line in lines},
+            )
