@@ -170,7 +170,7 @@ async def _deliveries(  # noqa: ANN001
             )
             job = Job(
                 id=new_id(),
-                kind=DELIVER,
+                kind=DELIVER.name,
                 payload={"deliveryId": delivery.id},
                 state="queued",
                 run_at=now,
