@@ -7,8 +7,9 @@ the next try on the Standard Webhooks schedule (`deliveries.policy`); anything e
 410 switches the rule off, and so do five days of nothing but failures. A try waits its turn
 for a receiver that answers briskly, but one for a stalled receiver is put off and runs again a
 moment later (`deliveries.caps`), so one receiver that hangs cannot hold the sends to others.
-Tries running at once share their reads and records (`bot.jobs.batches`); a try's record
-finishes its job in the same transaction.
+A try's delivery is read in the transaction that claims its job, with the others claimed then;
+tries running at once share their records (`bot.jobs.batches`), and a try's record finishes its
+job in the same transaction.
 """
 
 import logging
@@ -16,6 +17,7 @@ import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 
 import aiohttp
@@ -50,6 +52,13 @@ PRUNE_EVERY = timedelta(hours=1)
 PUT_OFF = (1.0, 3.0)  # seconds a try waits when its receiver has no slot for it
 BODY_SHOWN = 200  # bytes of a failed answer kept in the log's error
 BATCH = 200  # tries read or recorded together at most
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A try's delivery as read with its job's claim: None if gone (its rule was deleted)."""
+
+    pending: Pending | None
 
 
 class Deliverer:
@@ -97,7 +106,7 @@ class Deliverer:
 
     def register(self, worker: Worker) -> None:
         self._owner = worker.owner
-        worker.register(DELIVER, self.handle, gave_up=self.given_up)
+        worker.register(DELIVER, self.handle, gave_up=self.given_up, read=self.read)
         worker.register_recurring(PRUNE, self.prune, every=PRUNE_EVERY)
 
     async def prune(self, _job: ClaimedJob[NoPayload] | None = None) -> None:
@@ -105,11 +114,20 @@ class Deliverer:
         async with unit_of_work(self._sessions, self._clock) as uow:
             await service.prune(uow)
 
+    async def read(self, uow: UnitOfWork, jobs: list[ClaimedJob[TryDelivery]]) -> list[_Read]:
+        """The deliveries of jobs being claimed, in the claim's transaction."""
+        ids = [job.payload.delivery_id for job in jobs]
+        found = await service.to_send(uow, delivery_ids=ids)
+        return [_Read(found.get(delivery_id)) for delivery_id in ids]
+
     async def handle(self, job: ClaimedJob[TryDelivery]) -> str | None:
         """One try of the job's delivery, unless another run already made it; the job is
         finished with the try's record (SETTLED)."""
         delivery_id, expected = job.payload.delivery_id, job.payload.attempt
-        pending = await self._loads.submit(delivery_id)
+        if isinstance(job.read, _Read):
+            pending = job.read.pending
+        else:  # not claimed by a worker (run directly): read now
+            pending = await self._loads.submit(delivery_id)
         if pending is None:
             log.info("delivery %s: gone (its rule was deleted); not sent", delivery_id)
             return None

@@ -45,6 +45,8 @@ class ClaimedJob(Generic[P]):
     payload: P
     attempt: int  # 1 for the first run
     max_attempts: int
+    # What its kind read for it in the claim's transaction (`Worker.register(read=...)`).
+    read: Any = None
 
 
 # A claimed job as the worker holds it: its payload as stored.

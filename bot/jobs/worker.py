@@ -1,10 +1,11 @@
 """The in-process worker: claims due jobs in a short transaction, runs them outside it."""
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -37,6 +38,11 @@ JobHandler = Callable[[StoredJob], Awaitable[str | None]]
 GaveUp = Callable[[UnitOfWork, ClaimedJob[P], str], Awaitable[None]]
 # What the worker runs when it gives a job up: the job as claimed, its payload as stored.
 StoredGaveUp = Callable[[UnitOfWork, StoredJob, str], Awaitable[None]]
+# What a kind reads for its jobs in the transaction that claims them, a value per job (put on
+# the job as `read`): a claim and its reads in one transaction, instead of a read per job.
+Reader = Callable[[UnitOfWork, list[ClaimedJob[P]]], Awaitable[Sequence[Any]]]
+# What the worker runs at a claim: the jobs as claimed, their payloads as stored.
+StoredReader = Callable[[UnitOfWork, list[StoredJob]], Awaitable[list[Any]]]
 # Work that is not a job row, done at every turn before claiming jobs (the pending-event
 # pump): the number of things it did, a full batch meaning "there is more".
 Pass = Callable[[], Awaitable[int]]
@@ -82,6 +88,7 @@ class Worker:
         self._kinds: dict[str, JobKind[Any]] = {}
         self._handlers: dict[str, JobHandler] = {}
         self._gave_up: dict[str, StoredGaveUp] = {}
+        self._readers: dict[str, StoredReader] = {}
         self._every: dict[str, timedelta] = {}  # recurring kinds and their interval
         self._passes: list[tuple[Pass, int]] = []
         self._wake = asyncio.Event()
@@ -99,14 +106,22 @@ class Worker:
         return list(self._kinds.values())
 
     def register(
-        self, kind: JobKind[P], handler: Handler[P], *, gave_up: GaveUp[P] | None = None
+        self,
+        kind: JobKind[P],
+        handler: Handler[P],
+        *,
+        gave_up: GaveUp[P] | None = None,
+        read: Reader[P] | None = None,
     ) -> None:
         """Run `kind`'s jobs with `handler`; a job whose payload the kind cannot read fails
-        at once, saying why. `gave_up` ends what a job given up stood for."""
+        at once, saying why. `gave_up` ends what a job given up stood for; `read` reads what
+        the jobs need in the transaction that claims them (the handler finds it as `job.read`)."""
         self._kinds[kind.name] = kind
         self._handlers[kind.name] = self._observed(kind.name, _reading(kind, handler))
         if gave_up is not None:
             self._gave_up[kind.name] = self._observed_end(_reading_end(kind, gave_up))
+        if read is not None:
+            self._readers[kind.name] = _reading_claimed(kind, read)
 
     def register_recurring(
         self, kind: JobKind[P], handler: Handler[P], *, every: timedelta
@@ -171,10 +186,24 @@ class Worker:
         return full
 
     async def _run_jobs(self) -> int:
-        async with unit_of_work(self._sessions, self._clock) as uow:
-            jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=self.batch)
+        jobs = await self._claim(self.batch)
         await asyncio.gather(*(self._run(job) for job in jobs))
         return len(jobs)
+
+    async def _claim(self, limit: int) -> list[StoredJob]:
+        """Lease up to `limit` due jobs and, in the same transaction, read what their kinds
+        read with a claim."""
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=limit)
+            by_kind: dict[str, list[int]] = {}
+            for index, job in enumerate(jobs):
+                if job.kind in self._readers:
+                    by_kind.setdefault(job.kind, []).append(index)
+            for kind, indexes in by_kind.items():
+                values = await self._readers[kind](uow, [jobs[index] for index in indexes])
+                for index, value in zip(indexes, values, strict=True):
+                    jobs[index] = dataclasses.replace(jobs[index], read=value)
+        return jobs
 
     async def run_forever(self, poll: float) -> None:
         """Until cancelled: keep up to `slots` jobs running, claiming more as soon as one ends
@@ -218,8 +247,7 @@ class Worker:
         if free <= 0 or not self._jobs_due or self._stopping:
             return full  # a job that ends wakes the worker
         self._jobs_due = False
-        async with unit_of_work(self._sessions, self._clock) as uow:
-            jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=free)
+        jobs = await self._claim(free)
         for job in jobs:
             task = asyncio.create_task(self._run_logged(job))
             self._running[task] = job
@@ -314,7 +342,8 @@ class Worker:
 
 def _typed(kind: JobKind[P], job: StoredJob) -> ClaimedJob[P]:
     """The job with its payload read into `kind`'s model (UnreadablePayload if it cannot be)."""
-    return ClaimedJob(job.id, job.kind, kind.read(job.payload), job.attempt, job.max_attempts)
+    payload = kind.read(job.payload)
+    return ClaimedJob(job.id, job.kind, payload, job.attempt, job.max_attempts, job.read)
 
 
 def _reading(kind: JobKind[P], handler: Handler[P]) -> JobHandler:
@@ -342,3 +371,21 @@ def _reading_end(kind: JobKind[P], gave_up: GaveUp[P]) -> StoredGaveUp:
         await gave_up(uow, typed, error)
 
     return end
+
+
+def _reading_claimed(kind: JobKind[P], read: Reader[P]) -> StoredReader:
+    """`read` given the jobs' payloads read into `kind`'s model; a job whose payload it cannot
+    read gets None (its run fails it, saying why)."""
+
+    async def run(uow: UnitOfWork, jobs: list[StoredJob]) -> list[Any]:
+        typed: dict[int, ClaimedJob[P]] = {}
+        for index, job in enumerate(jobs):
+            try:
+                typed[index] = _typed(kind, job)
+            except UnreadablePayload:
+                continue
+        values = list(await read(uow, list(typed.values()))) if typed else []
+        found = dict(zip(typed, values, strict=True))
+        return [found.get(index) for index in range(len(jobs))]
+
+    return run

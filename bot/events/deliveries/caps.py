@@ -50,11 +50,14 @@ class Caps:
         try:
             await self._host_slot(state)
             try:
-                try:
-                    async with asyncio.timeout(TOTAL_WAIT):
-                        await self._total.acquire()
-                except TimeoutError:
-                    raise Busy() from None
+                if self._total.locked():  # a free slot is taken without arming a timer
+                    try:
+                        async with asyncio.timeout(TOTAL_WAIT):
+                            await self._total.acquire()
+                    except TimeoutError:
+                        raise Busy() from None
+                else:
+                    await self._total.acquire()
                 started = time.monotonic()
                 state.started.append(started)
                 try:
@@ -71,6 +74,9 @@ class Caps:
 
     @staticmethod
     async def _host_slot(state: _Host) -> None:
+        if not state.slots.locked():
+            await state.slots.acquire()
+            return
         while True:
             if state.slots.locked() and state.stalled():
                 raise Busy()
