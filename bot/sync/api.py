@@ -27,7 +27,7 @@ async def get_sync(call: Call) -> SyncStatusOut:
     access=Access.CHANNEL,
     status=202,
     response=SyncStarted,
-    errors=(404,),
+    errors=(400, 404),
     summary="Start the import (until one has finished) or a pull, now",
 )
 async def start_sync(call: Call) -> SyncStarted:
@@ -40,7 +40,7 @@ async def start_sync(call: Call) -> SyncStarted:
     "/api/projects/{id}/sync/hook-secret",
     access=Access.CHANNEL,
     response=HookSecretOut,
-    errors=(404,),
+    errors=(400, 404),
     summary="A new hook secret (shown this once); the old one stops working",
 )
 async def renew_hook_secret(call: Call) -> HookSecretOut:

@@ -59,6 +59,7 @@ async def world(
         statuses[0],
         projects[0],
         a.project["_id"],
+        a.synced_project["_id"],
         a.mapping["_id"],
         a.definition["_id"],
         a.attachment["_id"],

@@ -66,6 +66,7 @@ class Target(StrEnum):
     SEVERITY = "severity"
     USER = "user"  # a member of the team
     PROJECT = "project"  # an external (Jira) project
+    SYNCED_PROJECT = "synced project"  # an external (Jira) project whose sync is on
     MAPPING = "mapping"  # one of that project's mappings
     DEFINITION = "definition"  # an event rule
     ATTACHMENT = "attachment"  # a file of the bug: its path names the bug, then the file
@@ -124,6 +125,9 @@ MATRIX: dict[str, Probe] = {
     "GET /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
     "PATCH /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
     "DELETE /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
+    "GET /api/projects/{id}/sync": Probe(Kind.KEYED, Target.PROJECT),
+    "POST /api/projects/{id}/sync": Probe(Kind.KEYED, Target.SYNCED_PROJECT),
+    "POST /api/projects/{id}/sync/hook-secret": Probe(Kind.KEYED, Target.SYNCED_PROJECT),
     "GET /api/fields/bug/status/{project}": Probe(Kind.KEYED, Target.PROJECT),
     "GET /api/fields/task/status/{project}": Probe(Kind.KEYED, Target.PROJECT),
     "GET /odata/_fieldMappings": Probe(Kind.LIST, Target.MAPPING, MAPPINGS),

@@ -32,6 +32,8 @@ from bot.db.tables import (
     Team,
     TeamMember,
 )
+from bot.sync import links
+from bot.sync.schemas import SyncState
 from bot.teams.outbound import conversation_references
 from tests.events.deliveries.factory import delivery as delivery_of
 from tests.factories import Factory, Member
@@ -66,6 +68,7 @@ class Side:
     # Items whose thread the bot has started, through a local connector.
     discussed_bug: dict[str, Any] = field(default_factory=dict)
     discussed_task: dict[str, Any] = field(default_factory=dict)
+    synced_project: dict[str, Any] = field(default_factory=dict)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -81,6 +84,7 @@ class Side:
             Target.PRIORITY: self.priority,
             Target.SEVERITY: self.severity,
             Target.PROJECT: self.project,
+            Target.SYNCED_PROJECT: self.synced_project,
             Target.MAPPING: self.mapping,
             Target.DEFINITION: self.definition,
             Target.ATTACHMENT: self.attachment,
@@ -195,7 +199,7 @@ async def make_side(
             )
         )
     assert channel_pk is not None and priority_id is not None
-    return Side(
+    side = Side(
         member,
         team,
         channel,
@@ -212,6 +216,30 @@ async def make_side(
         attachment,
         sent,
     )
+    side.synced_project = await synced_project(client, factory, headers, label)
+    return side
+
+
+async def synced_project(
+    client: TestClient, factory: Factory, headers: dict[str, str], label: str
+) -> dict[str, Any]:
+    """A second Jira project with its sync switched on in the database (no source is reached:
+    a run of its sync only logs that no Jira connector is installed)."""
+    project = await make(
+        client,
+        headers,
+        "/api/projects",
+        displayName=f"{label} synced project",
+        source="Jira",
+        sourceId=f"{label}S",
+        hostname=f"{label.lower()}-synced.atlassian.net",
+        states=JIRA_STATES,
+    )
+    async with factory.work() as uow:
+        row = links.new_sync(await uow.session.get_one(Project, project["_id"]), uow.clock.now())
+        row.enabled, row.state = True, SyncState.IMPORTING
+        uow.add(row)
+    return project
 
 
 async def discuss(client: TestClient, factory: Factory, side: Side, service_url: str) -> None:
