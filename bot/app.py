@@ -320,6 +320,7 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
         app[SYNC_CONNECTORS],
         secret_key=settings.secret(),
         public_url=settings.public_url,
+        messenger=app[MESSENGER],
     ).register(worker)
     app[DUE_SWEEP] = due_sweep = sweep.DueSweep(
         app[SESSIONS], app[CLOCK], default_window=timedelta(minutes=settings.due_soon_minutes)

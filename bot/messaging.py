@@ -56,7 +56,17 @@ class Digest:
     channel_id: str  # the channel's Teams id, for the buttons that list its items
 
 
-Said = RuleSwitchedOff | NotificationsFailing | Assigned | Digest
+@dataclass(frozen=True, slots=True)
+class SyncPaused:
+    """A project's source refused the credentials: its sync waits for new ones (told once)."""
+
+    project: str  # its display name
+    project_id: str
+    source: str  # the source's kind, as the API names it ("Microsoft.Vsts")
+    reason: str  # the source's refusal
+
+
+Said = RuleSwitchedOff | NotificationsFailing | Assigned | Digest | SyncPaused
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from datetime import datetime
 from bot.fields.schemas import Category, StatusOut
 from bot.items.schemas import BugDetails, TaskDetails
 from bot.schemas import ItemKind
+from bot.sync.schemas import SyncedAt
 from cards.changes import Note, note_line
 from cards.layout import (
     ATTENTION,
@@ -27,6 +28,7 @@ from cards.layout import (
     text_run,
     with_problem,
 )
+from cards.synced import synced_lines
 from cards.verbs import ItemAction, SetStatus, Verb
 from cards.when import ago
 
@@ -128,16 +130,18 @@ def item_card(
     now: datetime | None = None,
     note: Note | None = None,
     problem: Problem | None = None,
+    synced: SyncedAt | None = None,
 ) -> Card:
     """A bug or task as the channel sees it after any change: `note` says what the click did,
     `problem` what it could not do (beside the status when it is about the status); times are
     relative to `now`; `item_url` its page; with `discussion_url`, a link to its thread where the
-    Discuss button was."""
+    Discuss button was; `synced`, where a synced item lives and its sync problem."""
     kind = kind_of(item)
     choices = status_choices(statuses, kind)
     current = next((c["value"] for c in choices if c["value"] == item.status), None)
     body: list[Element] = [note_line(note)] if note else []
     body += item_summary(item, now)
+    body += synced_lines(synced) if synced else []
     history = text_run(_history(item, now), size="small", isSubtle=True)
     body.append(rich_text(history, spacing="small"))
     if choices:  # a channel without statuses of the kind has none to choose (and no Set status)

@@ -26,3 +26,10 @@ async def problems(uow: UnitOfWork, item_ids: Sequence[str]) -> dict[str, dict[s
         if extra:
             said[row["item_id"]] = extra
     return said
+
+
+async def source_state(uow: UnitOfWork, item_id: str) -> str | None:
+    """The state the item was last seen in at its source (the one no mapping may take)."""
+    seen = await uow.value(select(SyncRecord.seen).where(SyncRecord.item_id == item_id))
+    state = (seen or {}).get("state")
+    return str(state) if state is not None else None

@@ -1,5 +1,8 @@
-"""Sync bodies in and out: a project's `sync` object, its status and log, an item's `sync`."""
+"""Sync bodies in and out: a project's `sync` object, its status and log, an item's `sync`;
+and what the chat shows of them (a project's sync, where a synced item lives)."""
 
+from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated
 
@@ -119,3 +122,38 @@ class SyncStarted(ApiModel):
 
 class HookSecretOut(ApiModel):
     hook_secret: str = Field(alias="hookSecret", description="Shown once; never again")
+
+
+# The sources by the names people know them by (the API's `source` values are ids).
+SOURCE_NAMES = {"Microsoft.Vsts": "Azure DevOps", "Jira": "Jira", "Microsoft.Planner": "Planner"}
+
+
+def source_name(source: str) -> str:
+    return SOURCE_NAMES.get(source, source)
+
+
+@dataclass(frozen=True)
+class ProjectSyncShown:
+    """A synced project as its channel's chat shows it."""
+
+    project_id: str
+    name: str  # its display name
+    source: str  # its kind, as the API names it
+    state: SyncState
+    pending: int
+    last_error: SyncError | None
+    counts: SyncCounts
+    last_pull_at: datetime | None
+    last_push_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SyncedAt:
+    """Where a synced item lives and its sync problem, as its card shows them."""
+
+    source: str  # the source's kind, as the API names it
+    source_item_id: str | None  # None until the item is made there
+    url: str | None  # the item at the source, where the source has a page for it
+    status: ItemSyncStatus | None
+    message: str | None = None  # the source's, when it refused the item
+    source_state: str | None = None  # the source's state no mapping takes (when known)

@@ -18,12 +18,13 @@ from bot.directory.channel_scope import scope_of_channel
 from bot.items import events, read
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, RetryLater, Worker
+from bot.messaging import Messenger
 from bot.projects.service import held_secrets
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind, Trigger
 from bot.sync import links, log
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine import context, inbound, outbound
+from bot.sync.engine import context, inbound, outbound, paused
 from bot.sync.engine.kinds import LINK, POLL, PUSH, ItemJob, ProjectJob, poll_at
 from bot.sync.schemas import ItemSyncStatus, SyncState
 from bot.sync.source import (
@@ -56,8 +57,11 @@ class SyncEngine:
         *,
         secret_key: str,
         public_url: str,  # noqa: ANN001
+        messenger: Messenger | None = None,
     ) -> None:
+        """`messenger` tells a channel its project's sync paused (none: the log alone)."""
         self._sessions, self._clock, self._connectors = sessions, clock, connectors
+        self._messenger = messenger
         self._secret_key, self._public_url = secret_key, public_url.rstrip("/")
 
     def register(self, worker: Worker) -> None:
@@ -370,22 +374,7 @@ class SyncEngine:
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
             if isinstance(exc, SourceUnauthorized):
-                row.state = SyncState.PAUSED.value
-                row.last_error = {
-                    "code": "Unauthorized",
-                    "message": exc.message,
-                    "at": format_timestamp(now),
-                }
-                if not row.told_paused:
-                    row.told_paused = True
-                    await log.write(
-                        uow,
-                        project_id=row.project_id,
-                        level=log.ERROR,
-                        message=f"Paused: {opened.ctx.source} refused the credentials "
-                        f"({exc.message}). "
-                        "Save new credentials on the project to resume.",
-                    )
+                await paused.pause(uow, row, reason=exc.message, messenger=self._messenger)
                 return
             assert isinstance(exc, SourceError)
             row.state = SyncState.FAILING.value

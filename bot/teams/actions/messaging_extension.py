@@ -19,6 +19,7 @@ from bot.items.queries import entity_set
 from bot.items.schemas import TaskDetails
 from bot.odata.query import built_query
 from bot.schemas import ItemKind
+from bot.sync import whereabouts
 from bot.teams import links
 from bot.teams.actions import card_actions
 from bot.teams.commands import card_data, my_items
@@ -268,7 +269,8 @@ async def query_link(ctx: BotContext, value: Mapping[str, Any]) -> dict[str, Any
 
 def _item_card(ctx: BotContext, item: TaskDetails, statuses: list[StatusOut]) -> dict[str, Any]:
     url = links.item_link(ctx.public_url, kind_of(item), item.id)
-    return item_card(item, statuses=statuses, item_url=url, now=ctx.clock.now())
+    synced = whereabouts.synced_at(item)
+    return item_card(item, statuses=statuses, item_url=url, now=ctx.clock.now(), synced=synced)
 
 
 def no_card() -> dict[str, Any]:

@@ -14,6 +14,8 @@ from bot.items import read
 from bot.items.schemas import DETAILS, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
+from bot.sync import item_sync, whereabouts
+from bot.sync.schemas import ItemSyncStatus
 from bot.teams.context import BotContext
 from bot.teams.links import item_link
 from bot.timestamps import parse_timestamp
@@ -125,7 +127,10 @@ async def card_of(
     problem: Problem | None = None,
 ) -> Card:
     """The item card of an item already read, opening its page under `public_url`: `note` says
-    what was done, `problem` what could not be; times relative to the unit of work's clock."""
+    what was done, `problem` what could not be; times relative to the unit of work's clock; a
+    synced item says where it lives and its sync problem."""
+    unmapped = item.sync.status == ItemSyncStatus.MAPPING_NOTFOUND
+    state = await item_sync.source_state(uow, item.id) if unmapped else None
     return item_card(
         item,
         statuses=await statuses(uow, kind=kind_of(item)),
@@ -134,6 +139,7 @@ async def card_of(
         now=uow.clock.now(),
         note=note,
         problem=problem,
+        synced=whereabouts.synced_at(item, source_state=state),
     )
 
 

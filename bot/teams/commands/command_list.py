@@ -45,4 +45,8 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp(
         "settings", "Switch the channel's notifications on or off; digests, quiet hours, due soon"
     ),
+    CommandHelp(
+        "sync, sync {project}, sync {project} now",
+        "The channel's synced projects: state, what waits, the last error; now: pull at once",
+    ),
 )

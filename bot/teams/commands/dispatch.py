@@ -15,6 +15,7 @@ from bot.teams.commands import (
     notify_commands,
     rule_commands,
     settings_commands,
+    sync_commands,
 )
 from bot.teams.commands.command_list import COMMANDS
 from bot.teams.commands.grammar import Command, Mention, Message
@@ -70,4 +71,5 @@ ANSWERS: dict[type[Command], Answer] = {
     grammar.Rules: rule_commands.rules,
     grammar.Notify: notify_commands.notify,
     grammar.ChannelSettings: settings_commands.settings,
+    grammar.Sync: sync_commands.sync,
 }

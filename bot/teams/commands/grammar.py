@@ -16,7 +16,7 @@ _AT_TAG = re.compile(r"</?at>", re.IGNORECASE)
 _NUMBER = re.compile(r"#?([0-9]{1,10})")
 # A typo is looked for near the start of the text only, and not in a long text at all.
 _SUGGEST_WORDS = 4
-_VALUE_AFTER = ("name", "status", "priority", "assigned", "to", "from")
+_VALUE_AFTER = ("name", "status", "priority", "assigned", "to", "from", "sync")
 _SUGGEST_MAX_CHARS = 200
 
 
@@ -170,6 +170,15 @@ class ChannelSettings:
 
 
 @dataclass(frozen=True)
+class Sync:
+    """`sync`: the channel's synced projects; `sync <project>`: one; `… now`: pull it now
+    (`sync now`: the channel's one synced project)."""
+
+    project: str | None = None
+    now: bool = False
+
+
+@dataclass(frozen=True)
 class Unknown:
     text: str
     suggestion: str | None = None
@@ -192,6 +201,7 @@ Command = (
     | Rules
     | Notify
     | ChannelSettings
+    | Sync
     | Unknown
 )
 
@@ -210,7 +220,7 @@ _ON_ONE_ITEM: dict[str, type[Close | Discuss | Delete]] = {
 _CREATING = ("new", "create", "add")
 _KEYWORDS = (
     "help bugs bug tasks task my name status priority assigned update clone new close assign to "
-    "rules discuss notify settings open all unassign from delete"
+    "rules discuss notify settings open all unassign from delete sync now"
 ).split()
 _FULL_HELP = ("all", "more")
 # Complete commands a typo is compared with when no keyword-wise correction parses.
@@ -218,7 +228,7 @@ _EXAMPLES = tuple(
     form.format(kind=kind)
     for kind in ("bug", "task")
     for form in ("{kind}s", "{kind}s/my", "my {kind}s", "open {kind}s", "new {kind}")
-) + ("help", HELP_ALL, "rules", "settings")
+) + ("help", HELP_ALL, "rules", "settings", "sync")
 
 
 def strip_mentions(
@@ -352,6 +362,10 @@ def _parse_words(said: str, mentions: Sequence[Mention]) -> Command | None:
         return Notify(switch) if switch is not None or not word else Notify(word=word)
     if lowered == ["settings"]:
         return ChannelSettings()
+    if lowered[0] == "sync":
+        now = len(words) > 1 and lowered[-1] == "now"
+        project = " ".join(words[1 : -1 if now else None])
+        return Sync(project or None, now=now)
     if len(words) == 2 and lowered[0] == "my" and lowered[1] in _PLURALS:
         return ListItems(_PLURALS[lowered[1]], mine=True)
     if len(words) == 2 and lowered[0] == "open" and lowered[1] in _PLURALS:

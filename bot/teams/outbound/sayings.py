@@ -2,12 +2,20 @@
 
 from typing import Any
 
-from bot.messaging import Assigned, Digest, NotificationsFailing, RuleSwitchedOff, Said
+from bot.messaging import (
+    Assigned,
+    Digest,
+    NotificationsFailing,
+    RuleSwitchedOff,
+    Said,
+    SyncPaused,
+)
 from bot.teams.commands.card_data import details_model, list_row
 from bot.teams.links import item_link
 from cards.assigned import assigned_card, assigned_list_card
 from cards.digest import Told, digest_card
 from cards.rules import notifications_failing_card, rule_switched_off_card
+from cards.sync import sync_paused_card
 
 
 def card_of(said: Said, *, public_url: str) -> dict[str, Any]:
@@ -24,6 +32,10 @@ def card_of(said: Said, *, public_url: str) -> dict[str, Any]:
             [item] = items
             url = item_link(public_url, kind, item["_id"])
             return assigned_card(details_model(kind, item), actor=actor, item_url=url)
+        case SyncPaused(project=project, project_id=project_id, source=source, reason=reason):
+            return sync_paused_card(
+                project=project, project_id=project_id, source=source, reason=reason
+            )
         case Digest(lines=lines, channel_id=channel_id):
             return digest_card(
                 [
