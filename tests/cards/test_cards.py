@@ -64,6 +64,7 @@ from tests.cards.samples import (
     user,
     walk,
 )
+from tests.cards.sync_samples import sync_cards
 
 BUG, TASK = ItemKind.BUG, ItemKind.TASK
 URL = "https://tracker.example.test/bugs/000000000000000000abc00c"
@@ -311,6 +312,7 @@ def every_card() -> dict[str, Card]:
         "settings longest": settings_card(
             channel_id=CHANNEL, rules=LONGEST_NOTIFICATION_RULES, total=120, current=OWN_SETTINGS
         ),
+        **sync_cards(),
     }
 
 
