@@ -22,6 +22,7 @@ from bot.teams.commands.grammar import (
     SetPriority,
     SetStatus,
     ShowItem,
+    Sync,
     Unassign,
     Unknown,
     parse,
@@ -133,6 +134,8 @@ def test_parses_every_form(text: str, command: object) -> None:
         ("unasign bug 4 from Grace", "unassign bug 4 from Grace"),
         ("unassign bug 4 form me", "unassign bug 4 from me"),
         ("unassing tsak 4 frm Grace Hopper", "unassign task 4 from Grace Hopper"),
+        ("snyc", "sync"),
+        ("sycn Fabrikam Web nwo", "sync Fabrikam Web nwo"),
     ],
 )
 def test_a_typo_is_unknown_with_the_command_it_resembles(text: str, suggestion: str) -> None:
@@ -251,3 +254,18 @@ def test_values_come_back_as_typed(prefix: str, value: str) -> None:
         assert command.name == cleaned.rstrip("/").strip()
     if isinstance(command, Create) and command.title is not None:
         assert command.title == cleaned
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("sync", Sync()),
+        ("SYNC", Sync()),
+        ("sync Fabrikam", Sync("Fabrikam")),
+        ("sync Fabrikam Web NOW", Sync("Fabrikam Web", now=True)),
+        ("sync now", Sync(None, now=True)),
+        ("sync  *Contoso*  ", Sync("*Contoso*")),
+    ],
+)
+def test_sync_names_a_project_as_typed_and_now_starts_it(text: str, command: Sync) -> None:
+    assert parse(text) == command

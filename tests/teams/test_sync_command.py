@@ -213,3 +213,14 @@ async def test_the_item_card_links_to_the_work_item_and_says_its_sync_problem(
         card
     )
     assert links_at_source(card) == [work_item_url(standin, in_step)]
+
+
+async def test_help_lists_sync_and_a_typo_of_it_is_offered_back(
+    bot: TestClient, chat: Chat, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    assert "sync, sync {project}, sync {project} now" in text_of(await chat.say("help all"))
+    await link(bot, await ada(factory), standin)
+    near_miss = await chat.say("snyc")
+    assert "I didn't understand 'snyc'. Did you mean \nsync\n?" in text_of(near_miss)
+    shown = await chat.click(action(near_miss, "sync"))
+    assert "Fabrikam" in text_of(shown) and "Running" in text_of(shown)
