@@ -14,9 +14,7 @@ from bot.timestamps import format_timestamp
 CODE = "Unauthorized"  # the `lastError` code of a paused sync
 
 
-async def pause(
-    uow: UnitOfWork, row: ProjectSync, *, reason: str, messenger: Messenger | None
-) -> None:
+async def pause(uow: UnitOfWork, row: ProjectSync, *, reason: str, messenger: Messenger) -> None:
     """`row` (held for update) paused with `reason`; the log and the channel told unless told."""
     row.state = SyncState.PAUSED.value
     row.last_error = {"code": CODE, "message": reason, "at": format_timestamp(uow.clock.now())}
@@ -36,11 +34,10 @@ async def pause(
         message=f"Paused: {found['source']} refused the credentials ({reason}). "
         "Save new credentials on the project to resume.",
     )
-    if messenger is not None:
-        said = SyncPaused(
-            project=found["display_name"],
-            project_id=row.project_id,
-            source=found["source"],
-            reason=reason,
-        )
-        await messenger.post(uow, channel_id=found["teams_id"], said=said)
+    said = SyncPaused(
+        project=found["display_name"],
+        project_id=row.project_id,
+        source=found["source"],
+        reason=reason,
+    )
+    await messenger.post(uow, channel_id=found["teams_id"], said=said)

@@ -57,9 +57,9 @@ class SyncEngine:
         *,
         secret_key: str,
         public_url: str,  # noqa: ANN001
-        messenger: Messenger | None = None,
+        messenger: Messenger,
     ) -> None:
-        """`messenger` tells a channel its project's sync paused (none: the log alone)."""
+        """`messenger` tells a channel its project's sync paused."""
         self._sessions, self._clock, self._connectors = sessions, clock, connectors
         self._messenger = messenger
         self._secret_key, self._public_url = secret_key, public_url.rstrip("/")
