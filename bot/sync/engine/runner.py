@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 
+from bot import outcomes
 from bot.clock import Clock
 from bot.db.tables import Item, Project, ProjectSync, SyncRecord, User
 from bot.db.uow import UnitOfWork, unit_of_work
@@ -37,6 +38,8 @@ from bot.sync.source import (
 )
 from bot.timestamps import format_timestamp
 
+# The directions of `sync_changes_total` (/metrics): from the source, and to it.
+IN, OUT = "in", "out"
 STALE_TRIES = 3  # a write whose guard fails is pulled and tried again, this many times in all
 
 
@@ -76,7 +79,7 @@ class SyncEngine:
             if not opened.row.imported:
                 await self._pull(opened, importing=True)
         except (SourceError, SourceUnauthorized) as exc:
-            await self._failed(opened, exc, retry=RetryLater)
+            await self._failed(opened, exc, retry=RetryLater, direction=IN)
             return
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
@@ -89,14 +92,16 @@ class SyncEngine:
         opened = await self._open(job.payload.project_id)
         if opened is None or not opened.row.imported:
             return  # off, paused or still importing: saving or the link puts the poller back
+        direction = OUT
         try:
             await self._push_pending(opened)
             if opened.row.direction != "out":
+                direction = IN
                 await self._pull(opened, importing=False)
                 if opened.row.polls % 2 == 1:
                     await self._deletions(opened)
         except (SourceError, SourceUnauthorized) as exc:
-            await self._failed(opened, exc, retry=NotNow)
+            await self._failed(opened, exc, retry=NotNow, direction=direction)
             return
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
@@ -112,7 +117,7 @@ class SyncEngine:
         try:
             await self._push_one(opened, job.payload.item_id)
         except (SourceError, SourceUnauthorized) as exc:
-            await self._failed(opened, exc, retry=RetryLater)
+            await self._failed(opened, exc, retry=RetryLater, direction=OUT)
 
     # Reading
 
@@ -155,6 +160,9 @@ class SyncEngine:
             )
         held = await self._row(uow, opened)
         log.count(held, "conflicts", len(applied.conflicts))
+        outcomes.sync_change(IN, "conflict", len(applied.conflicts))
+        if applied.created or applied.changes:
+            outcomes.sync_change(IN, "applied" if fire else "imported")
         if fire and (applied.created or applied.changes):
             log.count(held, "pulled")
             await inbound.fire(uow, applied)
@@ -200,6 +208,7 @@ class SyncEngine:
                     item_id=record.item_id,
                     source_id=record.source_item_id,
                 )
+                outcomes.sync_change(IN, "applied")
                 await uow.delete(record)
 
     # Sending
@@ -245,6 +254,7 @@ class SyncEngine:
                         source_id=gone,
                     )
                     log.count(await self._row(uow, opened), "pushed")
+                outcomes.sync_change(OUT, "applied")
                 return
             if target is not None and not change.changed:
                 await self._in_step(opened, item_id, None, dirty, sent=frozenset())
@@ -296,6 +306,7 @@ class SyncEngine:
                 held = await self._row(uow, opened)
                 held.last_push_at = uow.clock.now()
                 log.count(held, "pushed")
+                outcomes.sync_change(OUT, "applied")
                 await log.write(
                     uow,
                     project_id=opened.ctx.project_id,
@@ -331,6 +342,7 @@ class SyncEngine:
                 .values(sync_status=ItemSyncStatus.SOURCE_ERROR.value)
             )
             log.count(await self._row(uow, opened), "errors")
+            outcomes.sync_change(OUT, "refused")
             await log.write(
                 uow,
                 project_id=opened.ctx.project_id,
@@ -364,8 +376,14 @@ class SyncEngine:
     # Failures
 
     async def _failed(
-        self, opened: Opened, exc: Exception, *, retry: Callable[..., Exception]
+        self,
+        opened: Opened,
+        exc: Exception,
+        *,
+        retry: Callable[..., Exception],
+        direction: str,
     ) -> None:
+        outcomes.sync_change(direction, "failed")
         now = self._clock.now()
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
