@@ -74,9 +74,10 @@ class SyncEngine:
         opened = await self._open(job.payload.project_id)
         if opened is None:
             return
+        importing = not opened.row.imported
         try:
             await self._hooks(opened)
-            if not opened.row.imported:
+            if importing:
                 await self._pull(opened, importing=True)
         except (SourceError, SourceUnauthorized) as exc:
             await self._failed(opened, exc, retry=RetryLater, direction=IN)
@@ -85,7 +86,8 @@ class SyncEngine:
             row = await self._row(uow, opened)
             row.imported, row.state = True, SyncState.RUNNING.value
             row.cursor = row.cursor or row.import_cursor
-            after = timedelta(seconds=row.interval_seconds)
+            # Linked again (sync back on): what changed meanwhile is read now.
+            after = timedelta(seconds=row.interval_seconds if importing else 0)
             await poll_at(uow, project_id=row.project_id, run_at=uow.clock.now() + after)
 
     async def poll(self, job: ClaimedJob[ProjectJob]) -> None:
