@@ -58,10 +58,11 @@ async def switched_off(
     left = await remove_hooks(
         uow, project=project, row=row, secret_key=secret_key, connectors=connectors
     )
-    message = "Sync switched off: nothing is read or sent until it is switched on again"
-    await log.write(uow, project_id=project.id, message=message)
-    if left is not None:
-        await log.write(uow, project_id=project.id, level=log.WARNING, message=left)
+    message = "Sync switched off: nothing is read or sent until it is switched on again."
+    if left is None:
+        await log.write(uow, project_id=project.id, message=message)
+    else:
+        await log.write(uow, project_id=project.id, level=log.WARNING, message=f"{message} {left}")
 
 
 async def delete_project(
