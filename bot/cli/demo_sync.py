@@ -65,12 +65,13 @@ class DemoWithSource:
             "azureDevOps": self.standin.org_url,
             "azureDevOpsProject": self.standin.project,
             "token": self.standin.token,
-            "watch": f"curl -s '{self.url}/odata/bugs?$filter=source eq ''Microsoft.Vsts''' "
+            "watch": f"curl -s '{self.url}/odata/bugs?$select=name,status,source,sourceId' "
             f"-H 'Cookie: graphNodeCookie={self.cookie}' {headers}",
             "changeThere": f"curl -s -u :{self.standin.token} -X PATCH "
-            f"-H 'Content-Type: application/json-patch+json' "
-            f"'{self.standin.org_url}/_apis/wit/workitems/{first}?api-version=7.1' "
-            '-d \'[{"op": "add", "path": "/fields/System.Title", "value": "Renamed there"}]\'',
+            "-H 'Content-Type: application/json-patch+json' "
+            f"'{self.standin.org_url}/{self.standin.project}/_apis/wit/workitems/{first}"
+            "?api-version=7.1' "
+            """-d '[{"op": "add", "path": "/fields/System.Title", "value": "Renamed there"}]'""",
         }
 
 
@@ -178,8 +179,10 @@ async def _link(
             status = made.status
         if status == 409:  # linked by an earlier run, to a stand-in that has gone
             project_id = await _project_id(http)
-            async with http.patch(f"/api/projects/{project_id}", json=linked) as patched:
-                answer, status = await patched.json(), patched.status
+            # Off, then on at this run's address: the link's hooks are made here anew.
+            for patch in ({"sync": {"enabled": False}}, linked):
+                async with http.patch(f"/api/projects/{project_id}", json=patch) as patched:
+                    answer, status = await patched.json(), patched.status
         if status not in (200, 201):
             raise RuntimeError(f"linking the demo project failed ({status}): {answer}")
     return DemoWithSource(app, url, signed_in.cookie, answer["_id"], standin)

@@ -100,6 +100,7 @@ async def test_a_second_run_links_the_same_project_to_the_new_source(settings: S
         ) as http:
             found = await items_of(http, "bug") | await items_of(http, "task")
         runs.append((demo.project_id, len(found)))
+        assert len(demo.standin.subscriptions) == 3  # each run's source calls this app
 
     await demo_sync.serve(settings, source_port=0, app_port=0, until=count)
     await demo_sync.serve(settings, source_port=0, app_port=0, until=count)
