@@ -3,6 +3,7 @@ made and stops reading and sending, keeping the items; deleting the project remo
 and moves its items to the channel's native project; a source that cannot remove its hooks
 blocks neither."""
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -13,6 +14,7 @@ from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.factories import Factory, Member
 from tests.sync.linking import (
     ADO_STATES_WITHOUT_RESOLVED,
+    ado_body,
     bugs,
     hook_basic,
     link,
@@ -168,3 +170,22 @@ async def test_a_synced_project_is_deleted_while_its_source_is_down(
     (bug,) = await bugs(client, ada)
     assert (bug["source"], bug["sourceId"]) == ("Svc.Native", bug["_id"])
     assert await call_hook(client, project) == 401
+
+
+async def test_sync_switched_off_while_the_link_makes_its_hooks_leaves_none_and_imports_nothing(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member()
+    standin.seed(1, types=("Bug",))
+    response = await client.post("/api/projects", json=ado_body(standin), headers=ada.in_channel())
+    assert response.status == 201, await response.text()
+    project = await response.json()
+    hang = standin.hang_next()  # the link job's first request, before it subscribes
+    linking = asyncio.create_task(run_jobs(client))
+    await hang.arrived.wait()
+    await switch_sync(client, ada, project["_id"], on=False)
+    hang.release()
+    await linking
+    assert standin.subscriptions == {}
+    assert await bugs(client, ada) == []
+    assert (await sync_status(client, ada, project["_id"]))["state"] == "off"

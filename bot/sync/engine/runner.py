@@ -76,7 +76,8 @@ class SyncEngine:
             return
         importing = not opened.row.imported
         try:
-            await self._hooks(opened)
+            if not await self._hooks(opened):
+                return
             if importing:
                 await self._pull(opened, importing=True)
         except (SourceError, SourceUnauthorized) as exc:
@@ -355,25 +356,32 @@ class SyncEngine:
                 f"{refused.code}: {refused.message}",
             )
 
-    async def _hooks(self, opened: Opened) -> None:
+    async def _hooks(self, opened: Opened) -> bool:
+        """The source's hooks, made once; False when sync was switched off (or the project
+        deleted) while they were being made: they are removed again."""
         row = opened.row
         if opened.ctx.source not in links.HOOKED or row.hook_ids:
-            return
+            return True
         secret = links.hook_secret(row, self._secret_key)
         if secret is None or not self._public_url:
-            return
+            return True
         url = f"{self._public_url}/api/sync/hooks/{row.project_id}"
         made = await opened.source.register_hooks(url, secret)
         async with self._unit(opened) as uow:
-            held = await self._row(uow, opened)
-            held.hook_ids = list(made.ids)
-            if made.problem:
-                await log.write(
-                    uow,
-                    project_id=row.project_id,
-                    level=log.WARNING,
-                    message=f"No hooks at the source ({made.problem}); polling carries on",
-                )
+            held = await links.sync_row(uow, row.project_id, for_update=True)
+            still_on = held is not None and held.enabled
+            if held is not None and still_on:
+                held.hook_ids = list(made.ids)
+                if made.problem:
+                    await log.write(
+                        uow,
+                        project_id=row.project_id,
+                        level=log.WARNING,
+                        message=f"No hooks at the source ({made.problem}); polling carries on",
+                    )
+        if not still_on:
+            await opened.source.remove_hooks(made.ids)
+        return still_on
 
     # Failures
 
