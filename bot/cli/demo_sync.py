@@ -7,7 +7,8 @@ stand-in's address to SYNC_ALLOWED_HOSTS; the app `make run` starts does not."""
 import asyncio
 import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -17,6 +18,7 @@ import orjson
 from aiohttp import web
 
 from bot.app import create_app
+from bot.cli.failure import CommandFailed
 from bot.db.uow import unit_of_work
 from bot.demo import CHANNEL_ID, TEAM_ID, USERS, seed_demo
 from bot.keys import CLOCK, SESSIONS
@@ -25,7 +27,6 @@ from bot.sync.standins.azure_devops import AzureDevOpsStandin
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 8090  # the stand-in's, as `python -m bot.sync.standins.azure_devops` serves it
-# Work items "there" at the start: (type, title, state, priority, assignee index or None, text).
 # Work items "there" at the start, a bug and a task in turn (as the stand-in seeds types):
 # title, state, priority, assignee (an index into the demo's people, or None), description.
 WORK_ITEMS = [
@@ -85,11 +86,19 @@ async def serve(
     """Serve the app (on PORT, or `app_port`; 0: any free one) and the stand-in, linked, until
     `until` returns."""
     standin = AzureDevOpsStandin(project=PROJECT)
-    await standin.start(LOOPBACK, source_port)
+    try:
+        await standin.start(LOOPBACK, source_port)
+    except OSError as exc:
+        await standin.close()
+        raise CommandFailed(
+            f"The local Azure DevOps cannot listen on {LOOPBACK}:{source_port}: {exc.strerror} "
+            "(--azure-devops-port 0 takes any free port)"
+        ) from None
     try:
         seed(standin)
         port = settings.port if app_port is None else app_port
-        with _listening(settings.host, port) as (listener, port):
+        with _listening(settings.host, port) as listener:
+            port = listener.getsockname()[1]
             app_settings = _with_loopback_source(settings, port)
             app = create_app(app_settings)
             runner = web.AppRunner(app, access_log=None)
@@ -129,19 +138,18 @@ def seed(standin: AzureDevOpsStandin) -> None:
     standin.seed(len(rows), types=("Bug", "Task"), fields=lambda n: rows[n])
 
 
-class _listening:
-    """A socket bound to the app's address (port 0: any free one), so the app knows its own
-    address (the hooks' PUBLIC_URL) before it serves."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self._address = (host, port)
-
-    def __enter__(self) -> tuple[socket.socket, int]:
-        self._socket = socket.create_server(self._address)
-        return self._socket, self._socket.getsockname()[1]
-
-    def __exit__(self, *_: object) -> None:
-        self._socket.close()
+@contextmanager
+def _listening(host: str, port: int) -> Iterator[socket.socket]:
+    """A socket bound to `host:port` (port 0: any free one), so the app knows its own address
+    (the hooks' PUBLIC_URL) before it serves; a port in use is said plainly."""
+    try:
+        listener = socket.create_server((host, port))
+    except OSError as exc:
+        raise CommandFailed(
+            f"The app cannot listen on {host}:{port} (PORT): {exc.strerror}"
+        ) from None
+    with listener:
+        yield listener
 
 
 def _with_loopback_source(settings: Settings, port: int) -> Settings:

@@ -20,7 +20,6 @@ UNREMOVABLE = (SourceError, SourceUnauthorized, SourceNotFound, NoConnector)
 
 
 async def remove_hooks(
-    uow: UnitOfWork,
     *,
     project: Project,
     row: ProjectSync,
@@ -56,7 +55,7 @@ async def switched_off(
     """Sync just switched off: hooks removed (its poller and pushes find it off and end);
     the items and their links stay."""
     left = await remove_hooks(
-        uow, project=project, row=row, secret_key=secret_key, connectors=connectors
+        project=project, row=row, secret_key=secret_key, connectors=connectors
     )
     message = "Sync switched off: nothing is read or sent until it is switched on again."
     if left is None:
@@ -74,7 +73,7 @@ async def delete_project(
     row = await links.sync_row(uow, project.id)
     if row is not None and row.hook_ids:
         left = await remove_hooks(
-            uow, project=project, row=row, secret_key=secret_key, connectors=connectors
+            project=project, row=row, secret_key=secret_key, connectors=connectors
         )
         if left is not None:  # the project's own log goes with it
             logger.warning("project %s deleted: %s", project.id, left)

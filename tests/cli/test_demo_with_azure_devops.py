@@ -2,6 +2,7 @@
 beside it, its Fabrikam project linked with sync on; items imported, and a change made there
 arrives by its service hook. Only that app may reach the loopback source."""
 
+import socket
 from typing import Any
 
 import aiohttp
@@ -14,6 +15,7 @@ from bot.demo import CHANNEL_ID, TEAM_ID
 from bot.keys import WORKER
 from bot.settings import Settings
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
+from tests.cli.helpers import Cli
 from tests.factories import Factory
 from tests.sync.linking import ado_body
 from tests.sync.standin_fixtures import azure_devops, make_azure_devops
@@ -128,3 +130,13 @@ async def test_an_app_without_the_demo_refuses_the_loopback_source(
     assert azure_devops.exchanges == []
     listed = await client.get("/api/projects", headers=ada.in_channel())
     assert [p["source"] for p in (await listed.json())["value"]] == ["Svc.Native"]
+
+
+def test_a_port_in_use_is_said_plainly(cli: Cli, database: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        answer = cli(
+            "admin", "demo", "--with-azure-devops", "--azure-devops-port", str(port), code=1
+        )
+    assert answer["error"].startswith(f"The local Azure DevOps cannot listen on 127.0.0.1:{port}")
+    assert "--azure-devops-port 0" in answer["error"]
