@@ -189,3 +189,20 @@ async def test_sync_switched_off_while_the_link_makes_its_hooks_leaves_none_and_
     assert standin.subscriptions == {}
     assert await bugs(client, ada) == []
     assert (await sync_status(client, ada, project["_id"]))["state"] == "off"
+
+
+async def test_an_item_deleted_here_while_sync_is_off_stays_at_the_source(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    (bug,) = await bugs(client, ada)
+    await switch_sync(client, ada, project["_id"], on=False)
+    deleted = await client.delete(f"/odata/bugs({bug['_id']})", headers=ada.in_channel())
+    assert deleted.status == 204, await deleted.text()
+    await switch_sync(client, ada, project["_id"], on=True)
+    await run_jobs(client)
+    assert standin.work_item(work_item) is not None
+    assert not standin.in_recycle_bin(work_item)
+    assert standin.exchanges_to("DELETE", "/workitems/") == []
