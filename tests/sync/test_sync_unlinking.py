@@ -206,3 +206,23 @@ async def test_an_item_deleted_here_while_sync_is_off_stays_at_the_source(
     assert standin.work_item(work_item) is not None
     assert not standin.in_recycle_bin(work_item)
     assert standin.exchanges_to("DELETE", "/workitems/") == []
+
+
+async def test_a_change_waiting_when_sync_is_switched_off_goes_out_once_it_is_on_again(
+    client, factory: Factory, standin: AzureDevOpsStandin
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    (bug,) = await bugs(client, ada)
+    await rename(client, ada, bug["_id"], "Waiting to go out")
+    await switch_sync(client, ada, project["_id"], on=False)
+    await run_jobs(client)
+    assert standin.exchanges_to("PATCH", "/workitems/") == []
+    (waiting,) = await bugs(client, ada)
+    assert waiting["sync"]["status"] == "Svc_PENDING"
+    await switch_sync(client, ada, project["_id"], on=True)
+    await run_jobs(client)
+    assert standin.work_item(work_item)["fields"]["System.Title"] == "Waiting to go out"  # type: ignore[index]
+    (sent,) = await bugs(client, ada)
+    assert sent["sync"]["status"] is None
