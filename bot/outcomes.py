@@ -1,5 +1,5 @@
 """What background work ended in, counted for /metrics: webhook delivery tries, notification
-deliveries, Bot Connector calls, job runs.
+deliveries, Bot Connector calls, job runs, synced changes.
 
 The counters belong to one app's registry (`bot.web.metrics`), so two apps in one process (the
 tests) count apart. Where an outcome is recorded, often a module-level service function that
@@ -50,6 +50,14 @@ class Outcomes:
             ["kind", "outcome"],
             registry=registry,
         )
+        self.sync_changes = Counter(
+            "sync_changes",
+            "Synced items' changes by direction (in: from the source; out: to it) and result: "
+            "imported (the first import), applied, conflict (a field changed on both sides), "
+            "refused (the source refused it), failed (tried again later)",
+            ["direction", "result"],
+            registry=registry,
+        )
         self.job_seconds = Histogram(
             "tracker_job_run_duration_seconds",
             "How long background job runs took, by kind",
@@ -88,3 +96,9 @@ def bot_send(outcome: str) -> None:
     counted = _current.get()
     if counted is not None:
         counted.bot_sends.labels(outcome).inc()
+
+
+def sync_change(direction: str, result: str, count: int = 1) -> None:
+    counted = _current.get()
+    if counted is not None and count:
+        counted.sync_changes.labels(direction, result).inc(count)

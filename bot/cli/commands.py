@@ -8,6 +8,7 @@ from datetime import timedelta
 from bot import workspace
 from bot.auth import service as auth
 from bot.auth.schemas import ApiTokenOut, SessionOut
+from bot.cli import demo_sync
 from bot.cli.package import build_package
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
@@ -108,6 +109,11 @@ async def token_create(settings: Settings, args: argparse.Namespace) -> ApiToken
         return ApiTokenOut(token=issued.secret, expires_at=issued.expires_at, user=user_out(user))
 
 
-async def demo(settings: Settings, _args: argparse.Namespace) -> DemoOut:
+async def demo(settings: Settings, args: argparse.Namespace) -> DemoOut | None:
+    if args.with_azure_devops:  # serves until interrupted, having said where
+        await demo_sync.serve(
+            settings, source_port=args.azure_devops_port, until=demo_sync.until_interrupted
+        )
+        return None
     async with work(settings) as uow:
         return await seed_demo(uow, session_ttl=timedelta(seconds=settings.session_ttl))

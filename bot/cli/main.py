@@ -13,7 +13,7 @@ import orjson
 from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
-from bot.cli import backup, commands, export, imports, package
+from bot.cli import backup, commands, demo_sync, export, imports, package
 from bot.cli.chat import command as chat
 from bot.cli.failure import CommandFailed
 from bot.errors import DomainError
@@ -94,7 +94,20 @@ def build_parser() -> Parser:
     token.add_argument("--user", required=True)
     token.add_argument("--ttl-days", type=_positive_days)
 
-    things.add_parser("demo", help="seed the demo team once").set_defaults(run=commands.demo)
+    demo = things.add_parser("demo", help="seed the demo team once")
+    demo.set_defaults(run=commands.demo)
+    demo.add_argument(
+        "--with-azure-devops",
+        action="store_true",
+        help="serve the demo (as make run does) with a local Azure DevOps linked to it, until "
+        "Ctrl-C",
+    )
+    demo.add_argument(
+        "--azure-devops-port",
+        type=int,
+        default=demo_sync.DEFAULT_PORT,
+        help=f"the local Azure DevOps' port (default {demo_sync.DEFAULT_PORT}; 0: any free one)",
+    )
 
     exported = things.add_parser("export", help="a channel's items and configuration as JSON")
     exported.set_defaults(run=export.export_channel)

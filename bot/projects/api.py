@@ -14,7 +14,7 @@ from bot.projects.schemas import (
     SourceStatuses,
 )
 from bot.schemas import ItemKind
-from bot.sync import links, saving
+from bot.sync import links, saving, unlinking
 from bot.web.collections import query_of, render_page
 from bot.web.routing import Access, Call, RouteTable, named
 
@@ -100,11 +100,17 @@ async def update_project(call: Call) -> dict[str, Any]:
     "/api/projects/{id}",
     access=Access.CHANNEL,
     status=204,
-    errors=(404, 409),
-    summary="Remove an external project and its mappings (409 while items use it)",
+    errors=(400, 404),
+    summary="Unlink and remove an external project: its sync stops, its hooks at the source are "
+    "removed, its items move to the channel's native project",
 )
 async def delete_project(call: Call) -> None:
-    await projects.delete_project(call.uow, project_id=call.request.match_info["id"])
+    await unlinking.delete_project(
+        call.uow,
+        project_id=call.request.match_info["id"],
+        secret_key=call.settings.secret(),
+        connectors=call.request.app[SYNC_CONNECTORS],
+    )
 
 
 def _declare_source_statuses(kind: ItemKind) -> None:

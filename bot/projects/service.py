@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from bot.db.expressions import one_of
 from bot.db.statements import Prepared
@@ -236,22 +236,53 @@ async def update_project(
 
 
 async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
-    """Remove an external project and its mappings; one that items still use is a 409."""
-    # Item writes adding to it hold the lock shared: their items are counted below.
+    """Remove an external project and its mappings; its items move to the channel's native
+    project (sync.md, Unlinking)."""
+    # Item writes adding to it hold the lock shared: their items move with the others.
     await catalog_locks.take(uow, channel_id=_channel_id(uow))
     project = await get_project(uow, project_id=project_id, for_update=True)
     if project.source == SourceKind.NATIVE:
         raise BadRequest("The channel's native project cannot be deleted.")
-    used = await uow.value(
-        select(func.count()).select_from(Item).where(Item.project_id == project.id)
-    )
-    if used:
-        raise Conflict(
-            f"{used} item(s) belong to project '{project.display_name}'; "
-            "move them to another project or delete them first."
-        )
+    await _move_items_to_native(uow, project)
     await uow.execute(delete(FieldMapping).where(FieldMapping.project_id == project.id))
     await uow.execute(delete(Project).where(Project.id == project.id))
+
+
+async def _move_items_to_native(uow: UnitOfWork, project: Project) -> None:
+    """The project's items become the channel's own: `sourceId` their own id, no sync problem,
+    and an `Invalid` item takes its kind's primary status."""
+    native = await native_project(uow, channel_id=project.channel_id)
+    for kind in ItemKind:
+        primary = await uow.row(
+            select(FieldValue.id, FieldValue.name).where(
+                FieldValue.channel_id == project.channel_id,
+                FieldValue.type == kind.type_label,
+                FieldValue.field == STATUS,
+                FieldValue.primary.is_(True),
+            )
+        )
+        if primary is None:
+            continue
+        await uow.execute(
+            update(Item)
+            .where(
+                Item.project_id == project.id,
+                Item.kind == kind.value,
+                Item.status_id.is_(None),
+            )
+            .values(status=primary["name"], status_id=primary["id"])
+        )
+    await uow.execute(
+        update(Item)
+        .where(Item.project_id == project.id)
+        .values(
+            project_id=native.id,
+            source=SourceKind.NATIVE.value,
+            source_id=Item.id,
+            sync_status=None,
+            updated_at=uow.clock.now(),
+        )
+    )
 
 
 async def source_statuses(

@@ -10,7 +10,7 @@ from bot.mappings.defaults import add_priority_mappings
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
 from bot.projects.sources import SourceKind
-from bot.sync import checks, links
+from bot.sync import checks, links, unlinking
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.kinds import LINK, ProjectJob, poll_at
 from bot.sync.schemas import Direction, SyncState
@@ -77,6 +77,10 @@ async def update_project(
     hook_secret = None
     if not row.enabled:
         row.state = SyncState.OFF
+        if was_enabled:
+            await unlinking.switched_off(
+                uow, project=project, row=row, secret_key=secret_key, connectors=connectors
+            )
     elif not was_enabled or any(name in changed for name in RECHECKED):
         secrets = projects.held_secrets(secret_key, project)
         await _check(connectors, source, project.hostname, project.source_id, secrets, row)
@@ -138,7 +142,9 @@ async def _turned_on(
 
 
 async def _start(uow: UnitOfWork, project: Project, row: ProjectSync) -> None:
-    if row.imported:
+    """The poller, now; or the link job first while the import or the hooks are still to do."""
+    hooks_missing = SourceKind(project.source) in links.HOOKED and not row.hook_ids
+    if row.imported and not hooks_missing:
         await poll_at(uow, project_id=project.id, run_at=uow.clock.now())
     else:
         await LINK.enqueue(uow, ProjectJob(project_id=project.id))

@@ -1,6 +1,7 @@
 """GET /metrics in the Prometheus text format: what the app counted (`bot.web.metrics`), and
 what is read at scrape time: the database pool, the jobs backlog by kind (one grouped
-statement), the oldest unprocessed pending event, the worker's last turn. With METRICS_TOKEN
+statement), the oldest unprocessed pending event, the sync's pending changes and lag, the
+worker's last turn. With METRICS_TOKEN
 set, a scrape must send `Authorization: Bearer <token>`. Not part of the JSON API, so not in
 /openapi.json.
 """
@@ -22,6 +23,8 @@ from bot.errors import QueryTooLong, Unauthorized
 from bot.events import pump
 from bot.jobs import queue
 from bot.keys import CLOCK, ENGINE, METRICS, SESSIONS, SETTINGS, WORKER
+from bot.sync.backlog import SyncBacklog
+from bot.sync.backlog import backlog as sync_backlog
 from bot.web.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -57,6 +60,7 @@ class _Scraped(Collector):
     now: float = 0.0
     oldest_event: float | None = None
     last_turn: float | None = None
+    sync: SyncBacklog | None = None
 
     def collect(self) -> Iterable[Metric]:
         yield GaugeMetricFamily(
@@ -84,6 +88,20 @@ class _Scraped(Collector):
                 "tracker_events_oldest_pending_age_seconds",
                 "How old the oldest change not yet processed is (0: none waits)",
                 value=0.0 if self.oldest_event is None else self.now - self.oldest_event,
+            )
+        if self.sync is not None:
+            yield GaugeMetricFamily(
+                "sync_pending",
+                "Synced items whose change here waits to go out to the source (projects whose "
+                "sync is on)",
+                value=self.sync.pending,
+            )
+            oldest = self.sync.oldest_pull
+            yield GaugeMetricFamily(
+                "sync_lag_seconds",
+                "How long ago the least recently pulled syncing project last read its source "
+                "(0: none reads)",
+                value=0.0 if oldest is None else max(self.now - oldest.timestamp(), 0.0),
             )
         if self.last_turn is not None:
             yield GaugeMetricFamily(
@@ -116,10 +134,12 @@ async def _scrape(app: web.Application) -> _Scraped:
         async with unit_of_work(app[SESSIONS], app[CLOCK], write=False) as uow:
             scraped.jobs = await queue.backlog(uow)
             oldest = await pump.oldest_unprocessed(uow)
+            sync = await sync_backlog(uow)
     except (*DATABASE_ERRORS, QueryTooLong) as exc:
         # The counters are worth serving most when the database is not.
         log.warning("metrics: the database could not be read: %s", type(exc).__name__)
         return scraped
     scraped.database_up = True
     scraped.oldest_event = None if oldest is None else oldest.timestamp()
+    scraped.sync = sync
     return scraped

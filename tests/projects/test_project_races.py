@@ -1,7 +1,8 @@
-"""Project writes that race: one external project per channel and source id, and a project with
-items is never deleted. On PostgreSQL a configure checked for the project before another's
-insert committed (a unique violation, 500), and a delete counted the items before a create's
-was stored (`bot.fields.catalog_locks`). SQLite's writers take turns, and run the same tests."""
+"""Project writes that race: one external project per channel and source id, and a deleted
+project leaves no item behind in it. On PostgreSQL a configure checked for the project before
+another's insert committed (a unique violation, 500), and a delete read the items before a
+create's was stored (`bot.fields.catalog_locks`). SQLite's writers take turns, and run the
+same tests."""
 
 import asyncio
 import json
@@ -11,11 +12,18 @@ import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import func, select, update
 
-from bot.db.tables import FieldMapping, ItemCounter, Project
+from bot.db.tables import FieldMapping, Item, ItemCounter, Project
 from bot.settings import Settings
 from tests.factories import Factory
 from tests.items.test_concurrency import send, until_a_request_waits_for_a_lock
-from tests.projects.bodies import JIRA_STATES, add_project, azure_devops, jira, planner
+from tests.projects.bodies import (
+    JIRA_STATES,
+    add_project,
+    azure_devops,
+    jira,
+    native_project,
+    planner,
+)
 
 
 @pytest.fixture
@@ -58,11 +66,12 @@ async def test_20_parallel_configures_of_one_project_make_one_and_refuse_the_res
     assert (configured, orphans) == (1, 0)
 
 
-async def test_a_project_an_item_create_is_adding_to_is_not_deleted(
+async def test_an_item_created_while_its_project_is_deleted_moves_to_the_native_project(
     client: TestClient, factory: Factory
 ) -> None:
     ada = await factory.member()
     project = await add_project(client, ada, jira())
+    native_id = (await native_project(client, ada))["_id"]
     headers = ada.in_channel()
     async with factory.engine.connect() as holding:
         # The create pauses at its first write, after it read the project.
@@ -85,11 +94,13 @@ async def test_a_project_an_item_create_is_adding_to_is_not_deleted(
         await asyncio.wait({both_wait, deleting}, return_when=asyncio.FIRST_COMPLETED)
         both_wait.cancel()
         await holding.rollback()
-    (created, body), (deleted, refusal) = await asyncio.gather(creating, deleting)
-    assert (created, deleted) == (201, 409), (body, refusal)
-    assert "1 item(s) belong to project" in json.loads(refusal)["error"]
+    (created, body), (deleted, answer) = await asyncio.gather(creating, deleting)
+    assert (created, deleted) == (201, 204), (body, answer)
     async with factory.work() as uow:
-        assert await uow.session.get(Project, project["_id"]) is not None
+        assert await uow.session.get(Project, project["_id"]) is None
+        moved = await uow.session.get(Item, json.loads(body)["_id"])
+        assert moved is not None
+        assert (moved.source, moved.project_id) == ("Svc.Native", native_id)
 
 
 async def test_a_new_state_mapped_while_its_status_is_deleted_stays_unmapped(

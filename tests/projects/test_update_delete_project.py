@@ -25,8 +25,8 @@ async def patch(client, member: Member, project_id: str, body: dict[str, Any]): 
     return await client.patch(f"/api/projects/{project_id}", json=body, headers=member.in_channel())
 
 
-async def details(client, member: Member, bug_id: str) -> dict[str, Any]:  # noqa: ANN001
-    response = await client.get(f"/api/bugs/{bug_id}/details", headers=member.in_channel())
+async def details(client, member: Member, bug_id: str, of: str = "bug") -> dict[str, Any]:  # noqa: ANN001
+    response = await client.get(f"/api/{of}s/{bug_id}/details", headers=member.in_channel())
     assert response.status == 200
     return await response.json()
 
@@ -254,18 +254,22 @@ async def test_deleting_a_project_takes_its_mappings(client, factory: Factory) -
     assert again.status == 201
 
 
-async def test_a_project_in_use_cannot_be_deleted(client, factory: Factory) -> None:
+async def test_deleting_a_project_in_use_moves_its_items_to_the_native_project(
+    client, factory: Factory
+) -> None:
     ada = await factory.member()
     project = await add_project(client, ada, jira())
-    await create_item(client, ada, projectId=project["_id"])
-    await create_item(client, ada, of="task", projectId=project["_id"])
+    bug = await create_item(client, ada, projectId=project["_id"])
+    task = await create_item(client, ada, of="task", projectId=project["_id"])
     response = await client.delete(f"/api/projects/{project['_id']}", headers=ada.in_channel())
-    assert response.status == 409
-    assert await response.json() == {
-        "error": "2 item(s) belong to project 'Sprint board'; "
-        "move them to another project or delete them first."
-    }
-    assert len(await mappings_of(client, ada, project["_id"])) == 6
+    assert response.status == 204
+    native = await native_project(client, ada)
+    for item in (bug, task):
+        shown = await details(client, ada, item["_id"], of="task" if item is task else "bug")
+        assert shown["projectId"]["_id"] == native["_id"]
+        assert (shown["source"], shown["sourceId"]) == ("Svc.Native", item["_id"])
+        assert shown["status"] == item["status"]
+    assert await mappings_of(client, ada, project["_id"]) == []
 
 
 async def test_the_native_project_cannot_be_deleted(client, factory: Factory) -> None:

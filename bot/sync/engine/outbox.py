@@ -24,10 +24,18 @@ async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[st
         records = await uow.entities(
             select(SyncRecord).where(SyncRecord.item_id.in_(ids), SyncRecord.deleted.is_(False))
         )
+        sending = await _sending({record.project_id for record in records}, uow)
         for record in records:
-            record.deleted = True
+            if record.project_id in sending:
+                record.deleted = True
+            else:  # sync off, or only reading: the source keeps its item
+                await uow.delete(record)
         await uow.flush()
-        jobs = [ItemJob(project_id=r.project_id, item_id=r.item_id) for r in records]
+        jobs = [
+            ItemJob(project_id=r.project_id, item_id=r.item_id)
+            for r in records
+            if r.project_id in sending
+        ]
         if jobs:
             await PUSH.enqueue_many(uow, jobs)
         return
@@ -82,4 +90,19 @@ async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[st
     )
     await PUSH.enqueue_many(
         uow, [ItemJob(project_id=row["project_id"], item_id=row["id"]) for row in rows]
+    )
+
+
+async def _sending(project_ids: set[str], uow: UnitOfWork) -> set[str]:
+    """Those of the projects whose sync is on and sends changes out."""
+    if not project_ids:
+        return set()
+    return set(
+        await uow.values(
+            select(ProjectSync.project_id).where(
+                ProjectSync.project_id.in_(project_ids),
+                ProjectSync.enabled.is_(True),
+                ProjectSync.direction != Direction.IN.value,
+            )
+        )
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import delete, select, update
 
+from bot import outcomes
 from bot.clock import Clock
 from bot.db.tables import Item, Project, ProjectSync, SyncRecord, User
 from bot.db.uow import UnitOfWork, unit_of_work
@@ -38,6 +39,8 @@ from bot.sync.source import (
 )
 from bot.timestamps import format_timestamp
 
+# The directions of `sync_changes_total` (/metrics): from the source, and to it.
+IN, OUT = "in", "out"
 STALE_TRIES = 3  # a write whose guard fails is pulled and tried again, this many times in all
 
 
@@ -75,32 +78,37 @@ class SyncEngine:
         opened = await self._open(job.payload.project_id)
         if opened is None:
             return
+        importing = not opened.row.imported
         try:
-            await self._hooks(opened)
-            if not opened.row.imported:
+            if not await self._hooks(opened):
+                return
+            if importing:
                 await self._pull(opened, importing=True)
         except (SourceError, SourceUnauthorized) as exc:
-            await self._failed(opened, exc, retry=RetryLater)
+            await self._failed(opened, exc, retry=RetryLater, direction=IN)
             return
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
             row.imported, row.state = True, SyncState.RUNNING.value
             row.cursor = row.cursor or row.import_cursor
-            after = timedelta(seconds=row.interval_seconds)
+            # Linked again (sync back on): what changed meanwhile is read now.
+            after = timedelta(seconds=row.interval_seconds if importing else 0)
             await poll_at(uow, project_id=row.project_id, run_at=uow.clock.now() + after)
 
     async def poll(self, job: ClaimedJob[ProjectJob]) -> None:
         opened = await self._open(job.payload.project_id)
         if opened is None or not opened.row.imported:
             return  # off, paused or still importing: saving or the link puts the poller back
+        direction = OUT
         try:
             await self._push_pending(opened)
             if opened.row.direction != "out":
+                direction = IN
                 await self._pull(opened, importing=False)
                 if opened.row.polls % 2 == 1:
                     await self._deletions(opened)
         except (SourceError, SourceUnauthorized) as exc:
-            await self._failed(opened, exc, retry=NotNow)
+            await self._failed(opened, exc, retry=NotNow, direction=direction)
             return
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
@@ -116,7 +124,7 @@ class SyncEngine:
         try:
             await self._push_one(opened, job.payload.item_id)
         except (SourceError, SourceUnauthorized) as exc:
-            await self._failed(opened, exc, retry=RetryLater)
+            await self._failed(opened, exc, retry=RetryLater, direction=OUT)
 
     # Reading
 
@@ -159,6 +167,9 @@ class SyncEngine:
             )
         held = await self._row(uow, opened)
         log.count(held, "conflicts", len(applied.conflicts))
+        outcomes.sync_change(IN, "conflict", len(applied.conflicts))
+        if applied.created or applied.changes:
+            outcomes.sync_change(IN, "applied" if fire else "imported")
         if fire and (applied.created or applied.changes):
             log.count(held, "pulled")
             await inbound.fire(uow, applied)
@@ -204,6 +215,7 @@ class SyncEngine:
                     item_id=record.item_id,
                     source_id=record.source_item_id,
                 )
+                outcomes.sync_change(IN, "applied")
                 await uow.delete(record)
 
     # Sending
@@ -249,6 +261,7 @@ class SyncEngine:
                         source_id=gone,
                     )
                     log.count(await self._row(uow, opened), "pushed")
+                outcomes.sync_change(OUT, "applied")
                 return
             if target is not None and not change.changed:
                 await self._in_step(opened, item_id, None, dirty, sent=frozenset())
@@ -300,6 +313,7 @@ class SyncEngine:
                 held = await self._row(uow, opened)
                 held.last_push_at = uow.clock.now()
                 log.count(held, "pushed")
+                outcomes.sync_change(OUT, "applied")
                 await log.write(
                     uow,
                     project_id=opened.ctx.project_id,
@@ -335,6 +349,7 @@ class SyncEngine:
                 .values(sync_status=ItemSyncStatus.SOURCE_ERROR.value)
             )
             log.count(await self._row(uow, opened), "errors")
+            outcomes.sync_change(OUT, "refused")
             await log.write(
                 uow,
                 project_id=opened.ctx.project_id,
@@ -345,31 +360,44 @@ class SyncEngine:
                 f"{refused.code}: {refused.message}",
             )
 
-    async def _hooks(self, opened: Opened) -> None:
+    async def _hooks(self, opened: Opened) -> bool:
+        """The source's hooks, made once; False when sync was switched off (or the project
+        deleted) while they were being made: they are removed again."""
         row = opened.row
         if opened.ctx.source not in links.HOOKED or row.hook_ids:
-            return
+            return True
         secret = links.hook_secret(row, self._secret_key)
         if secret is None or not self._public_url:
-            return
+            return True
         url = f"{self._public_url}/api/sync/hooks/{row.project_id}"
         made = await opened.source.register_hooks(url, secret)
         async with self._unit(opened) as uow:
-            held = await self._row(uow, opened)
-            held.hook_ids = list(made.ids)
-            if made.problem:
-                await log.write(
-                    uow,
-                    project_id=row.project_id,
-                    level=log.WARNING,
-                    message=f"No hooks at the source ({made.problem}); polling carries on",
-                )
+            held = await links.sync_row(uow, row.project_id, for_update=True)
+            still_on = held is not None and held.enabled
+            if held is not None and still_on:
+                held.hook_ids = list(made.ids)
+                if made.problem:
+                    await log.write(
+                        uow,
+                        project_id=row.project_id,
+                        level=log.WARNING,
+                        message=f"No hooks at the source ({made.problem}); polling carries on",
+                    )
+        if not still_on:
+            await opened.source.remove_hooks(made.ids)
+        return still_on
 
     # Failures
 
     async def _failed(
-        self, opened: Opened, exc: Exception, *, retry: Callable[..., Exception]
+        self,
+        opened: Opened,
+        exc: Exception,
+        *,
+        retry: Callable[..., Exception],
+        direction: str,
     ) -> None:
+        outcomes.sync_change(direction, "failed")
         now = self._clock.now()
         async with self._unit(opened) as uow:
             row = await self._row(uow, opened)
