@@ -124,12 +124,14 @@ class SyncEngine:
         )
         async for page in changed:
             async with self._unit(opened, from_source=True) as uow:
+                made = 0  # a resumed import reads its last page's items again: not counted twice
                 for item in page.items:
-                    await self._apply(uow, opened, item, fire=not importing)
+                    applied = await self._apply(uow, opened, item, fire=not importing)
+                    made += applied is not None and applied.created
                 held = await self._row(uow, opened)
                 if importing:
                     held.import_cursor = page.cursor
-                    log.count(held, "imported", len(page.items))
+                    log.count(held, "imported", made)
                 else:
                     held.cursor = page.cursor
                 held.last_pull_at = uow.clock.now()
@@ -139,11 +141,11 @@ class SyncEngine:
 
     async def _apply(
         self, uow: UnitOfWork, opened: Opened, item: SourceItem, *, fire: bool
-    ) -> None:
+    ) -> inbound.Applied | None:
         uow.actor = await self._actor(uow, opened, item)
         applied = await inbound.apply(uow, opened.ctx, item)
         if applied is None:
-            return
+            return None
         for line in applied.conflicts:
             await log.write(
                 uow,
@@ -158,6 +160,7 @@ class SyncEngine:
         if fire and (applied.created or applied.changes):
             log.count(held, "pulled")
             await inbound.fire(uow, applied)
+        return applied
 
     async def _actor(self, uow: UnitOfWork, opened: Opened, item: SourceItem):  # noqa: ANN202
         person = item.changed_by
