@@ -85,7 +85,9 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
             continue
         if record.seen.get(name) == value:
             continue  # unchanged there: what is here stands
-        if name in dirty:
+        if name in dirty and await _holds(uow, item, wanted.get(name, {}), name, assignees):
+            dirty.pop(name)  # the value sent from here, read back: no conflict
+        elif name in dirty:
             here_at = parse_timestamp(dirty[name])
             if here_at > there_at:
                 applied.conflicts.append(
@@ -242,6 +244,21 @@ async def _write(
         await uow.execute(
             update(Item).where(Item.id == item.id).values(**values, updated_at=now, sync_at=now)
         )
+
+
+async def _holds(
+    uow: UnitOfWork, item: Item, columns: dict[str, Any], name: str, assignees: list[str]
+) -> bool:
+    """Whether the item already holds the source's new value of `name`."""
+    if name == "assignees":
+        here = await uow.values(
+            select(ItemAssignee.user_id)
+            .where(ItemAssignee.item_id == item.id)
+            .order_by(ItemAssignee.position)
+        )
+        return list(here) == assignees
+    compared = {column: value for column, value in columns.items() if column != "sync_status"}
+    return bool(compared) and all(getattr(item, c) == v for c, v in compared.items())
 
 
 def _moment(day: date | None) -> datetime | None:

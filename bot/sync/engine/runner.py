@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, exists, select, update
 
 from bot.clock import Clock
-from bot.db.tables import Item, Project, ProjectSync, SyncRecord, User
+from bot.db.tables import Item, Job, Project, ProjectSync, SyncRecord, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.directory.channel_scope import scope_of_channel
 from bot.items import events, read
+from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, RetryLater, Worker
 from bot.projects.service import held_secrets
@@ -208,6 +209,13 @@ class SyncEngine:
     # Sending
 
     async def _push_pending(self, opened: Opened) -> None:
+        """Send what waits with no push job of its own to send it (left while paused): an item
+        is sent by one job at a time, never by its job and the poll together."""
+        queued_push = exists().where(
+            Job.kind == PUSH.name,
+            Job.state == queue.QUEUED,
+            Job.payload["itemId"].as_string() == SyncRecord.item_id,  # as stored, by alias
+        )
         async with self._unit(opened, write=False) as uow:
             waiting = await uow.values(
                 select(SyncRecord.item_id)
@@ -216,6 +224,7 @@ class SyncEngine:
                     SyncRecord.project_id == opened.row.project_id,
                     (Item.sync_status == ItemSyncStatus.PENDING.value)
                     | SyncRecord.deleted.is_(True),
+                    ~queued_push,
                 )
             )
         for item_id in waiting:

@@ -312,17 +312,20 @@ class AzureDevOpsStandin:
     async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """Hangs and failures happen before the request is served, or, `after_change`, once it
         has been (the change is made; its answer is held or lost)."""
+        # A request meets the faults queued for it when it arrives.
         hang = take(self.faults.hangs, request.path)
+        failure = take(self.faults.failures, request.path)
         if hang is not None and not hang.after_change:
             await self._hold(hang)
         retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
         if retry_after is not None:
+            if failure is not None:  # a throttled request was not served: the failure waits
+                self.faults.failures.appendleft(failure)
             return AdoError(
                 429,
                 "TF400733: The request has been throttled; retry after the time given.",
                 "RequestBlockedException",
             ).response({"Retry-After": str(retry_after)})
-        failure = take(self.faults.failures, request.path)
         if failure is None or failure.after_change:
             response: web.StreamResponse = await handler(request)
         if hang is not None and hang.after_change:
