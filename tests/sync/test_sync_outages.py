@@ -8,11 +8,22 @@ from datetime import timedelta
 from bot.clock import FrozenClock
 from bot.jobs.worker import LEASE
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
-from tests.factories import Factory
-from tests.sync.linking import bugs, link, run_jobs, sync_status
+from tests.factories import Factory, Member
+from tests.sync.linking import bugs, hook_basic, link, run_jobs, sync_status
 from tests.sync.test_sync_resume import held, ids_read, items_of
 
 POLL = timedelta(seconds=61)
+
+
+async def created_once(client, ada: Member, standin: AzureDevOpsStandin) -> None:  # noqa: ANN001
+    """One work item there and one bug here for the create, linked, in step."""
+    titles = [standin.work_item(i)["fields"]["System.Title"] for i in standin.store.items]  # type: ignore[index]
+    assert sorted(titles) == ["New here", "Work item 0"]
+    here = {bug["name"]: bug for bug in await bugs(client, ada)}
+    assert sorted(here) == ["New here", "Work item 0"]
+    there = {standin.work_item(i)["fields"]["System.Title"]: str(i) for i in standin.store.items}  # type: ignore[index]
+    assert here["New here"]["sourceId"] == there["New here"]
+    assert here["New here"]["sync"]["status"] is None
 
 
 def sent_to(standin: AzureDevOpsStandin, work_item: int) -> list[int]:
@@ -101,6 +112,51 @@ async def test_a_push_meeting_a_hang_is_taken_up_after_the_app_dies_and_arrives_
     assert (synced["name"], synced["sync"]["status"]) == ("Held", None)
     status = await sync_status(client, ada, project["_id"])
     assert (status["pending"], status["counts"]["conflicts"]) == (0, 0)
+
+
+async def test_an_item_created_here_whose_answer_was_lost_is_created_there_once(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    standin.fail_next(status=500, after_change=True, path_part="/workitems/$Bug")
+    made = await client.post(
+        "/odata/bugs",
+        json={"name": "New here", "projectId": project["_id"]},
+        headers=ada.in_channel(),
+    )
+    assert made.status == 201, await made.text()
+    await run_jobs(client)
+    clock.advance(POLL)
+    await run_jobs(client)
+    await created_once(client, ada, standin)
+
+
+async def test_an_item_created_here_whose_answer_was_lost_is_linked_when_a_pull_meets_it(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    standin.fail_next(status=500, after_change=True, path_part="/workitems/$Bug")
+    made = await client.post(
+        "/odata/bugs",
+        json={"name": "New here", "projectId": project["_id"]},
+        headers=ada.in_channel(),
+    )
+    assert made.status == 201, await made.text()
+    await run_jobs(client)
+    clock.advance(timedelta(seconds=5))
+    told = await client.post(
+        f"/api/sync/hooks/{project['_id']}",
+        headers={"Authorization": hook_basic("tracker", project["hookSecret"])},
+    )
+    assert told.status == 202
+    await run_jobs(client)  # the poll reads the work item the lost create made, before the retry
+    clock.advance(POLL)
+    await run_jobs(client)
+    await created_once(client, ada, standin)
 
 
 async def test_a_pull_meeting_a_500_resumes_from_its_cursor(

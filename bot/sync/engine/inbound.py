@@ -15,6 +15,7 @@ from bot.items import events, read
 from bot.items.assignees import set_assignees
 from bot.items.service import next_internal_ids
 from bot.schemas import ItemKind, Trigger
+from bot.sync.engine import creates
 from bot.sync.engine.context import ProjectContext, fold
 from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import SourceItem
@@ -69,6 +70,10 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
     seen = seen_of(source_item)
     wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
     now = uow.clock.now()
+    if record is None:
+        record = await creates.claim(
+            uow, project_id=ctx.project_id, kind=kind, source_item=source_item
+        )
     if record is None:
         return await _create(uow, ctx, kind, source_item, seen, wanted, assignees, unmatched)
     if record.deleted:

@@ -5,7 +5,7 @@ decided once, in `_failed`: 401/403 pauses the project, the rest is retried late
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, exists, select, update
@@ -24,11 +24,12 @@ from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind, Trigger
 from bot.sync import links, log
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine import context, inbound, outbound
+from bot.sync.engine import context, creates, inbound, outbound
 from bot.sync.engine.kinds import LINK, POLL, PUSH, ItemJob, ProjectJob, poll_at
 from bot.sync.schemas import ItemSyncStatus, SyncState
 from bot.sync.source import (
     Source,
+    SourceChange,
     SourceError,
     SourceItem,
     SourceNotFound,
@@ -244,7 +245,7 @@ class SyncEngine:
                 else:
                     change = await outbound.change_of(uow, ctx, item, record)
                     dirty = dict(record.dirty)
-                    target = record.source_item_id
+                    target, tried_at = record.source_item_id, creates.tried_at(record)
             if change is None:
                 if gone is not None:
                     await source.delete(gone)
@@ -261,6 +262,8 @@ class SyncEngine:
             if target is not None and not change.changed:
                 await self._in_step(opened, item_id, None, dirty, sent=frozenset())
                 return
+            if target is None and await self._made_before(opened, item_id, change, tried_at):
+                continue  # linked to what the lost create made; what changed since goes next
             try:
                 result = await (
                     source.create(change) if target is None else source.update(target, change)
@@ -278,6 +281,25 @@ class SyncEngine:
                 return
             await self._in_step(opened, item_id, result, dirty, sent=change.changed)
             return
+
+    async def _made_before(
+        self, opened: Opened, item_id: str, change: SourceChange, tried_at: datetime | None
+    ) -> bool:
+        """Before a create is sent: noted as sent when it never was; found there, and linked,
+        when it was (its answer lost)."""
+        if tried_at is None:
+            async with self._unit(opened) as uow:
+                await creates.note_tried(uow, item_id=item_id)
+            return False
+        found = await opened.source.find_created(change, since=tried_at - creates.SLACK)
+        async with self._unit(opened, write=False) as uow:
+            made = await creates.unlinked(
+                uow, project_id=opened.ctx.project_id, item_id=item_id, found=found
+            )
+        if made is None:
+            return False
+        await self._in_step(opened, item_id, made, {}, sent=change.changed)
+        return True
 
     async def _in_step(
         self,
