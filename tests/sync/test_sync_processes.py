@@ -19,7 +19,7 @@ from tests.sync.test_sync_resume import ids_read, items_of
 
 pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
-WORK_ITEMS = 250  # two pages
+WORK_ITEMS = 210  # two pages
 
 
 async def both(one: TestClient, other: TestClient) -> None:
