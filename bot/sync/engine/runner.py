@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import delete, select, update
 
 from bot.clock import Clock
 from bot.db.tables import Item, Job, Project, ProjectSync, SyncRecord, User
@@ -212,11 +212,6 @@ class SyncEngine:
     async def _push_pending(self, opened: Opened) -> None:
         """Send what waits with no push job of its own to send it (left while paused): an item
         is sent by one job at a time, never by its job and the poll together."""
-        queued_push = exists().where(
-            Job.kind == PUSH.name,
-            Job.state == queue.QUEUED,
-            Job.payload["itemId"].as_string() == SyncRecord.item_id,  # as stored, by alias
-        )
         async with self._unit(opened, write=False) as uow:
             waiting = await uow.values(
                 select(SyncRecord.item_id)
@@ -225,11 +220,20 @@ class SyncEngine:
                     SyncRecord.project_id == opened.row.project_id,
                     (Item.sync_status == ItemSyncStatus.PENDING.value)
                     | SyncRecord.deleted.is_(True),
-                    ~queued_push,
                 )
             )
+            queued = set(
+                await uow.values(
+                    select(Job.payload["itemId"].as_string()).where(  # as stored, by alias
+                        Job.kind == PUSH.name, Job.state == queue.QUEUED
+                    )
+                )
+                if waiting
+                else ()
+            )
         for item_id in waiting:
-            await self._push_one(opened, item_id)
+            if item_id not in queued:
+                await self._push_one(opened, item_id)
 
     async def _push_one(self, opened: Opened, item_id: str) -> None:
         source, ctx = opened.source, opened.ctx
