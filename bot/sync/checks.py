@@ -37,7 +37,13 @@ async def check(
         found = await source.check()
         states: dict[str, dict[str, str]] = {}
         for item_type in item_types:
-            for state in await source.states(item_type):
+            try:
+                read = await source.states(item_type)
+            except SourceNotFound:  # the project was found: the type is what it lacks
+                raise Invalid(
+                    "sync.itemTypes", f"no type '{item_type}' in '{link.source_id}' at {link.kind}"
+                ) from None
+            for state in read:
                 category = state.category.value if state.category else "Active"
                 states.setdefault(
                     state.id, {"id": state.id, "name": state.name, "category": category}

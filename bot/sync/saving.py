@@ -12,7 +12,7 @@ from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
 from bot.projects.sources import SourceKind
 from bot.sync import checks, links, unlinking
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine.kinds import LINK, ProjectJob, poll_at
+from bot.sync.engine.kinds import link_once, poll_at
 from bot.sync.schemas import Direction, SyncState
 
 # Saving these sends the link to be checked again.
@@ -147,7 +147,7 @@ async def _start(uow: UnitOfWork, project: Project, row: ProjectSync) -> None:
     if row.imported and not hooks_missing:
         await poll_at(uow, project_id=project.id, run_at=uow.clock.now())
     else:
-        await LINK.enqueue(uow, ProjectJob(project_id=project.id))
+        await link_once(uow, project_id=project.id)
 
 
 async def _saved(uow: UnitOfWork, project: Project, hook_secret: str | None) -> dict[str, Any]:

@@ -167,6 +167,11 @@ class Source(Protocol):
 
     async def create(self, change: SourceChange) -> SourceItem: ...
 
+    async def find_created(self, change: SourceChange, *, since: datetime) -> Sequence[SourceItem]:
+        """Items of the change's type and title made (or changed) there after `since`: where a
+        create whose answer was lost is looked for before it is sent again."""
+        ...
+
     async def update(self, item_id: str, change: SourceChange) -> SourceItem:
         """Write the changed fields with the source's guard (SourceStale when it fails)."""
         ...

@@ -12,7 +12,7 @@ from bot.ids import is_id
 from bot.projects import service as projects
 from bot.projects.sources import SourceKind
 from bot.sync import links, log
-from bot.sync.engine.kinds import LINK, ProjectJob, poll_at
+from bot.sync.engine.kinds import link_once, poll_at
 from bot.sync.schemas import SyncCounts, SyncState, SyncStatusOut
 
 HOOK_USER = "tracker"  # Azure DevOps service hooks' Basic user name
@@ -48,7 +48,7 @@ async def start_now(uow: UnitOfWork, *, project_id: str) -> SyncState:
     if row.imported:
         await poll_at(uow, project_id=project.id, run_at=uow.clock.now())
     else:
-        await LINK.enqueue(uow, ProjectJob(project_id=project.id))
+        await link_once(uow, project_id=project.id)
     return SyncState(row.state)
 
 

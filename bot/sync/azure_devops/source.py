@@ -225,6 +225,10 @@ class AzureDevOpsSource:
         )
         return await self._item(answer)
 
+    async def find_created(self, change: SourceChange, *, since: datetime) -> Sequence[SourceItem]:
+        found = await self.read(await self._query([change.item_type], None, since))
+        return [item for item in found if item.fields.title == change.fields.title]
+
     async def update(self, item_id: str, change: SourceChange) -> SourceItem:
         client = self._client
         operations = fields.patch(change, await self._fields_of(change.item_type), creating=False)

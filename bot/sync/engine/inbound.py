@@ -15,6 +15,7 @@ from bot.items import events, read
 from bot.items.assignees import set_assignees
 from bot.items.service import next_internal_ids
 from bot.schemas import ItemKind, Trigger
+from bot.sync.engine import creates
 from bot.sync.engine.context import ProjectContext, fold
 from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import SourceItem
@@ -70,6 +71,10 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
     wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
     now = uow.clock.now()
     if record is None:
+        record = await creates.claim(
+            uow, project_id=ctx.project_id, kind=kind, source_item=source_item
+        )
+    if record is None:
         return await _create(uow, ctx, kind, source_item, seen, wanted, assignees, unmatched)
     if record.deleted:
         return None  # deleted here; the push deletes it there
@@ -85,7 +90,9 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
             continue
         if record.seen.get(name) == value:
             continue  # unchanged there: what is here stands
-        if name in dirty:
+        if name in dirty and await _holds(uow, item, wanted.get(name, {}), name, assignees):
+            dirty.pop(name)  # the value sent from here, read back: no conflict
+        elif name in dirty:
             here_at = parse_timestamp(dirty[name])
             if here_at > there_at:
                 applied.conflicts.append(
@@ -242,6 +249,21 @@ async def _write(
         await uow.execute(
             update(Item).where(Item.id == item.id).values(**values, updated_at=now, sync_at=now)
         )
+
+
+async def _holds(
+    uow: UnitOfWork, item: Item, columns: dict[str, Any], name: str, assignees: list[str]
+) -> bool:
+    """Whether the item already holds the source's new value of `name`."""
+    if name == "assignees":
+        here = await uow.values(
+            select(ItemAssignee.user_id)
+            .where(ItemAssignee.item_id == item.id)
+            .order_by(ItemAssignee.position)
+        )
+        return list(here) == assignees
+    compared = {column: value for column, value in columns.items() if column != "sync_status"}
+    return bool(compared) and all(getattr(item, c) == v for c, v in compared.items())
 
 
 def _moment(day: date | None) -> datetime | None:

@@ -58,3 +58,22 @@ async def poll_at(uow: UnitOfWork, *, project_id: str, run_at: datetime) -> None
         .values(state=queue.QUEUED, run_at=run_at, attempts=0, finished_at=None)
     )
     uow.on_commit(wakeups.ring)
+
+
+async def link_once(uow: UnitOfWork, *, project_id: str) -> None:
+    """Start the project's link (hooks, then the import) unless its link job waits or runs
+    already: one import at a time, whichever process asks; asked again, a waiting one runs now."""
+    now = uow.clock.now()
+    await uow.hold(f"sync link {project_id}")  # the check and the insert, one at a time
+    waiting = await uow.value(
+        select(Job.id).where(
+            Job.kind == LINK.name,
+            Job.state == queue.QUEUED,
+            Job.payload["projectId"].as_string() == project_id,  # as stored, by alias
+        )
+    )
+    if waiting is None:
+        await LINK.enqueue(uow, ProjectJob(project_id=project_id))
+        return
+    await uow.execute(update(Job).where(Job.id == waiting, Job.run_at > now).values(run_at=now))
+    uow.on_commit(wakeups.ring)

@@ -5,18 +5,19 @@ decided once, in `_failed`: 401/403 pauses the project, the rest is retried late
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, select, update
 
 from bot import outcomes
 from bot.clock import Clock
-from bot.db.tables import Item, Project, ProjectSync, SyncRecord, User
+from bot.db.tables import Item, Job, Project, ProjectSync, SyncRecord, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.directory.channel_scope import scope_of_channel
 from bot.items import events, read
+from bot.jobs import queue
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, RetryLater, Worker
 from bot.messaging import Messenger
@@ -25,11 +26,12 @@ from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind, Trigger
 from bot.sync import links, log
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine import context, inbound, outbound, paused
+from bot.sync.engine import context, creates, inbound, outbound, paused
 from bot.sync.engine.kinds import LINK, POLL, PUSH, ItemJob, ProjectJob, poll_at
 from bot.sync.schemas import ItemSyncStatus, SyncState
 from bot.sync.source import (
     Source,
+    SourceChange,
     SourceError,
     SourceItem,
     SourceNotFound,
@@ -136,12 +138,14 @@ class SyncEngine:
         )
         async for page in changed:
             async with self._unit(opened, from_source=True) as uow:
+                made = 0  # a resumed import reads its last page's items again: not counted twice
                 for item in page.items:
-                    await self._apply(uow, opened, item, fire=not importing)
+                    applied = await self._apply(uow, opened, item, fire=not importing)
+                    made += applied is not None and applied.created
                 held = await self._row(uow, opened)
                 if importing:
                     held.import_cursor = page.cursor
-                    log.count(held, "imported", len(page.items))
+                    log.count(held, "imported", made)
                 else:
                     held.cursor = page.cursor
                 held.last_pull_at = uow.clock.now()
@@ -151,11 +155,11 @@ class SyncEngine:
 
     async def _apply(
         self, uow: UnitOfWork, opened: Opened, item: SourceItem, *, fire: bool
-    ) -> None:
+    ) -> inbound.Applied | None:
         uow.actor = await self._actor(uow, opened, item)
         applied = await inbound.apply(uow, opened.ctx, item)
         if applied is None:
-            return
+            return None
         for line in applied.conflicts:
             await log.write(
                 uow,
@@ -173,6 +177,7 @@ class SyncEngine:
         if fire and (applied.created or applied.changes):
             log.count(held, "pulled")
             await inbound.fire(uow, applied)
+        return applied
 
     async def _actor(self, uow: UnitOfWork, opened: Opened, item: SourceItem):  # noqa: ANN202
         person = item.changed_by
@@ -221,6 +226,8 @@ class SyncEngine:
     # Sending
 
     async def _push_pending(self, opened: Opened) -> None:
+        """Send what waits with no push job of its own to send it (left while paused): an item
+        is sent by one job at a time, never by its job and the poll together."""
         async with self._unit(opened, write=False) as uow:
             waiting = await uow.values(
                 select(SyncRecord.item_id)
@@ -231,8 +238,18 @@ class SyncEngine:
                     | SyncRecord.deleted.is_(True),
                 )
             )
+            queued = set(
+                await uow.values(
+                    select(Job.payload["itemId"].as_string()).where(  # as stored, by alias
+                        Job.kind == PUSH.name, Job.state == queue.QUEUED
+                    )
+                )
+                if waiting
+                else ()
+            )
         for item_id in waiting:
-            await self._push_one(opened, item_id)
+            if item_id not in queued:
+                await self._push_one(opened, item_id)
 
     async def _push_one(self, opened: Opened, item_id: str) -> None:
         source, ctx = opened.source, opened.ctx
@@ -248,7 +265,7 @@ class SyncEngine:
                 else:
                     change = await outbound.change_of(uow, ctx, item, record)
                     dirty = dict(record.dirty)
-                    target = record.source_item_id
+                    target, tried_at = record.source_item_id, creates.tried_at(record)
             if change is None:
                 if gone is not None:
                     await source.delete(gone)
@@ -266,6 +283,8 @@ class SyncEngine:
             if target is not None and not change.changed:
                 await self._in_step(opened, item_id, None, dirty, sent=frozenset())
                 return
+            if target is None and await self._made_before(opened, item_id, change, tried_at):
+                continue  # linked to what the lost create made; what changed since goes next
             try:
                 result = await (
                     source.create(change) if target is None else source.update(target, change)
@@ -283,6 +302,25 @@ class SyncEngine:
                 return
             await self._in_step(opened, item_id, result, dirty, sent=change.changed)
             return
+
+    async def _made_before(
+        self, opened: Opened, item_id: str, change: SourceChange, tried_at: datetime | None
+    ) -> bool:
+        """Before a create is sent: noted as sent when it never was; found there, and linked,
+        when it was (its answer lost)."""
+        if tried_at is None:
+            async with self._unit(opened) as uow:
+                await creates.note_tried(uow, item_id=item_id)
+            return False
+        found = await opened.source.find_created(change, since=tried_at - creates.SLACK)
+        async with self._unit(opened, write=False) as uow:
+            made = await creates.unlinked(
+                uow, project_id=opened.ctx.project_id, item_id=item_id, found=found
+            )
+        if made is None:
+            return False
+        await self._in_step(opened, item_id, made, {}, sent=change.changed)
+        return True
 
     async def _in_step(
         self,

@@ -7,6 +7,7 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -15,6 +16,7 @@ class Hang:
     go on to its ordinary answer."""
 
     after_change: bool = False
+    path_part: str = ""  # held: the next request whose path holds this
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     released: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -37,6 +39,16 @@ class Failure:
     status: int
     retry_after: int | None
     after_change: bool = False
+    path_part: str = ""  # failed: the next request whose path holds this
+
+
+def take(queued: "deque[Any]", path: str) -> Any:
+    """The first fault queued for a request to `path` (taken off the queue), or None."""
+    for fault in queued:
+        if fault.path_part in path:
+            queued.remove(fault)
+            return fault
+    return None
 
 
 class Faults:

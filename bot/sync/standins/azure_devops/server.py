@@ -10,7 +10,7 @@ import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -19,7 +19,7 @@ from aiohttp import web
 from bot.clock import Clock, SystemClock
 from bot.sync.standins.azure_devops import hooks, views
 from bot.sync.standins.azure_devops.errors import AdoError
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation
+from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
 from bot.sync.standins.azure_devops.identities import Identity, parse_identity
 from bot.sync.standins.azure_devops.process import State, WorkItemType, find_type
 from bot.sync.standins.azure_devops.routes import Api
@@ -44,6 +44,7 @@ class Exchange:
     status: int
     response_headers: dict[str, str]
     response_body: Any
+    at: datetime | None = None  # when the request arrived, by the stand-in's clock
 
 
 @dataclass(slots=True)
@@ -201,15 +202,19 @@ class AzureDevOpsStandin:
         status: int = 500,
         retry_after: int | None = None,
         after_change: bool = False,
+        path_part: str = "",
     ) -> None:
-        """Answer the next `count` requests with `status` (a 5xx): without serving them, or,
-        `after_change`, once they are served (the change is made, its answer lost)."""
-        self.faults.failures.extend([Failure(status, retry_after, after_change)] * count)
+        """Answer the next `count` requests (whose path holds `path_part`) with `status` (a
+        5xx): without serving them, or, `after_change`, once they are served (the change is
+        made, its answer lost)."""
+        failure = Failure(status, retry_after, after_change, path_part)
+        self.faults.failures.extend([failure] * count)
 
-    def hang_next(self, *, after_change: bool = False) -> Hang:
-        """Hold the next request until the returned hang is released: before it is served, or,
-        `after_change`, once it is (the change is made; its answer waits)."""
-        hang = Hang(after_change=after_change)
+    def hang_next(self, *, after_change: bool = False, path_part: str = "") -> Hang:
+        """Hold the next request (whose path holds `path_part`) until the returned hang is
+        released: before it is served, or, `after_change`, once it is (the change is made; its
+        answer waits)."""
+        hang = Hang(after_change=after_change, path_part=path_part)
         self.faults.hangs.append(hang)
         return hang
 
@@ -281,6 +286,7 @@ class AzureDevOpsStandin:
 
     @web.middleware
     async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        arrived_at = self.clock.now()
         text = await request.text()
         try:
             response = await handler(request)
@@ -297,6 +303,7 @@ class AzureDevOpsStandin:
                 response.status,
                 dict(response.headers),
                 _parsed(body or ""),
+                arrived_at,
             )
         )
         return response
@@ -305,17 +312,20 @@ class AzureDevOpsStandin:
     async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """Hangs and failures happen before the request is served, or, `after_change`, once it
         has been (the change is made; its answer is held or lost)."""
-        hang = self.faults.hangs.popleft() if self.faults.hangs else None
+        # A request meets the faults queued for it when it arrives.
+        hang = take(self.faults.hangs, request.path)
+        failure = take(self.faults.failures, request.path)
         if hang is not None and not hang.after_change:
             await self._hold(hang)
         retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
         if retry_after is not None:
+            if failure is not None:  # a throttled request was not served: the failure waits
+                self.faults.failures.appendleft(failure)
             return AdoError(
                 429,
                 "TF400733: The request has been throttled; retry after the time given.",
                 "RequestBlockedException",
             ).response({"Retry-After": str(retry_after)})
-        failure = self.faults.failures.popleft() if self.faults.failures else None
         if failure is None or failure.after_change:
             response: web.StreamResponse = await handler(request)
         if hang is not None and hang.after_change:
