@@ -153,9 +153,12 @@ class SyncEngine:
                 source_id=item.id,
                 level=log.WARNING,
             )
+        pulled = fire and (applied.created or applied.changes)
+        if not applied.conflicts and not pulled:
+            return  # nothing to count: the sync row is not locked per item (an import's many)
         held = await self._row(uow, opened)
         log.count(held, "conflicts", len(applied.conflicts))
-        if fire and (applied.created or applied.changes):
+        if pulled:
             log.count(held, "pulled")
             await inbound.fire(uow, applied)
 
