@@ -46,15 +46,17 @@ class BenchStandin(AzureDevOpsStandin):
     @web.middleware
     async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
         body = await request.text()
+        response: web.StreamResponse = await handler(request)
         self.served.append(
             {
                 "method": request.method,
                 "path": request.path,
                 "query": dict(request.query),
                 "body": json.loads(body) if body else None,
+                "status": response.status,
             }
         )
-        return await handler(request)
+        return response
 
 
 def control(standin: BenchStandin) -> web.Application:
@@ -63,14 +65,15 @@ def control(standin: BenchStandin) -> web.Application:
     @routes.post("/seed")
     async def seed(request: web.Request) -> web.Response:
         asked = await request.json()
-        html = asked.get("html", False)
+        html, area = asked.get("html", False), asked.get("area")
 
         def fields(n: int) -> dict[str, Any]:
-            if not html:
-                return {}
-            # Seeds take Bug and Task in turn; a Bug keeps its description in its repro steps.
-            where = "Microsoft.VSTS.TCM.ReproSteps" if n % 2 == 0 else "System.Description"
-            return {where: DESCRIPTION.format(n=n)}
+            values = {"System.AreaPath": f"{standin.project}\\{area}"} if area else {}
+            if html:
+                # Seeds take Bug and Task in turn; a Bug keeps its description in its repro steps.
+                where = "Microsoft.VSTS.TCM.ReproSteps" if n % 2 == 0 else "System.Description"
+                values[where] = DESCRIPTION.format(n=n)
+            return values
 
         return web.json_response(standin.seed(int(asked["count"]), fields=fields))
 

@@ -11,6 +11,7 @@ links a project in a fresh channel, so every round imports every item.
 
 import asyncio
 import itertools
+import statistics
 import time
 from typing import Any
 
@@ -19,7 +20,7 @@ import orjson
 from yarl import URL
 
 from bench.ado_standin import TOKEN
-from bench.harness import ROUNDS, Load, Series, in_rounds, ratio
+from bench.harness import ROUNDS, Load, Series, Server, in_rounds, ratio
 from bench.sync_rig import (
     QUICK,
     App,
@@ -45,27 +46,30 @@ def title() -> str:
     )
 
 
-def measure(kind: str) -> dict[str, Series]:
+def measure(kind: str) -> dict[str, Any]:
     with standin() as plain, standin() as html:
         stand_ins = {"plain": plain, "html": html}
         asyncio.run(_seed(stand_ins))
         channels = itertools.count()
+        cpu: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
         with app(kind, channels=ROUNDS * len(VARIANTS)) as running:
             runs = {}
             for variant, ado in stand_ins.items():
-                runs[f"app {variant}"] = _app_run(running, ado, channels)
+                runs[f"app {variant}"] = _app_run(running, ado, channels, cpu[variant])
                 runs[f"bare {variant}"] = _bare_run(ado)
-            return in_rounds(runs)
+            return {"series": in_rounds(runs), "cpu": cpu}
 
 
-def report(kind: str, measured: dict[str, Series]) -> list[str]:
+def report(kind: str, measured: dict[str, Any]) -> list[str]:
     lines = []
     for variant in VARIANTS:
-        app_side, bare = measured[f"app {variant}"], measured[f"bare {variant}"]
+        series = measured["series"]
+        app_side, bare = series[f"app {variant}"], series[f"bare {variant}"]
+        cpu = statistics.median(measured["cpu"][variant]) * 1000
         lines.append(
             f"{kind:10} {variant:5} app {app_side.requests_per_second:7,.0f} items/s  bare client "
             f"{bare.requests_per_second:7,.0f} items/s  ratio {ratio(app_side, bare)} "
-            f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)})"
+            f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)}); app CPU {cpu:.1f} ms an item"
         )
     return lines
 
@@ -83,9 +87,15 @@ async def _seed(stand_ins: dict[str, Standin]) -> None:
             await control(http, ado, "POST", "/seed", count=ITEMS, html=variant == "html")
 
 
-def _app_run(running: App, ado: Standin, channels: "itertools.count[int]") -> Any:
+def _app_run(running: App, ado: Standin, channels: "itertools.count[int]", cpu: list[float]) -> Any:
+    """One import; the app process's CPU time per item (from /proc) goes to `cpu`."""
+    process = Server(running.base, running.pid)
+
     def run() -> Load:
-        return asyncio.run(_app_import(running, ado, channel_name(next(channels))))
+        before = process.cpu_seconds()
+        load = asyncio.run(_app_import(running, ado, channel_name(next(channels))))
+        cpu.append((process.cpu_seconds() - before) / ITEMS)
+        return load
 
     return run
 

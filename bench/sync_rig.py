@@ -25,7 +25,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.uow import unit_of_work
 
 TEAM, CHANNEL = "19:demo-team@thread.tacv2", "19:demo-bugs@thread.tacv2"
-# Every size may be scaled down at once for a quick look (`python -m bench sync --quick`).
+# BENCH_QUICK=1: every size scaled down for a quick look (`BENCH_QUICK=1 python -m bench sync`).
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 
 
