@@ -22,7 +22,7 @@ from yarl import URL
 from bench.ado_standin import TOKEN
 from bench.harness import ROUNDS, Load, Series, Server, in_rounds, ratio
 from bench.sync_rig import (
-    QUICK,
+    FULL,
     App,
     Standin,
     app,
@@ -34,7 +34,7 @@ from bench.sync_rig import (
 )
 from bot.sync.azure_devops.wiql import changed_query
 
-ITEMS = 1_000 if QUICK else 10_000
+ITEMS = 10_000 if FULL else 2_000
 BATCH = 200  # ids a workitemsbatch call reads (the service's limit, the connector's page)
 VARIANTS = ("plain", "html")
 

@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 
 from bench.sync_rig import (
-    QUICK,
+    FULL,
     App,
     Standin,
     app,
@@ -34,8 +34,8 @@ from bench.sync_rig import (
 )
 from bot.sync.schemas import MIN_INTERVAL_SECONDS
 
-SAMPLES = 10 if QUICK else 40
-POLLED_INTERVALS = 1 if QUICK else 2  # how long changes are made for the polling case
+SAMPLES = 40 if FULL else 20
+POLLED_INTERVALS = 2 if FULL else 1  # how long changes are made for the polling case
 PAUSE_S = 0.1  # between changes: the app is idle when each one starts
 
 

@@ -25,7 +25,7 @@ from sqlalchemy import delete, func, select
 from bench.ado_standin import TOKEN
 from bench.harness import ROUNDS, SECRET
 from bench.sync_rig import (
-    QUICK,
+    FULL,
     App,
     Standin,
     app,
@@ -49,7 +49,7 @@ from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.schemas import ItemSyncStatus
 
-CHANGES = 200 if QUICK else 1_000
+CHANGES = 1_000 if FULL else 200
 EDITORS = 8  # connections the changes here are made on (not timed)
 
 
