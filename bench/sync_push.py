@@ -70,7 +70,8 @@ def report(kind: str, figures: dict[str, Any]) -> str:
         f"{kind:10} app {figures['app']:6.0f} changes/s  bare client {figures['bare']:6.0f}/s  "
         f"ratio {figures['ratio']:.0%} (goal ≥ 50 %; rounds {figures['low']:.0%}–"
         f"{figures['high']:.0%}: {', '.join(figures['rounds'])}), {figures['slots']} in flight; "
-        f"requests per change: app {figures['requests']:.2f}; CPU per change: app "
+        f"requests per change: app {figures['requests']:.2f} ({figures['refused']} refused); "
+        f"CPU per change: app "
         f"{figures['cpu_app']:.1f} ms, bare {figures['cpu_bare']:.1f} ms"
     )
 
@@ -82,7 +83,7 @@ async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
     engine = create_engine(running.url)
     sessions = session_factory(engine)
     channel = channel_name(0)
-    apps, bares, requests, cpu_app, cpu_bare = [], [], [], [], []
+    apps, bares, requests, cpu_app, cpu_bare, refused = [], [], [], [], [], []
     try:
         async with aiohttp.ClientSession() as http, _worker(settings, sessions) as worker:
             await control(http, ado, "POST", "/hooks", on=False)
@@ -109,6 +110,7 @@ async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
                     apps.append(pushed)
                     bares.append(bare)
                     requests.append(len(served) / len(items))
+                    refused.append(sum(request["status"] != 200 for request in served))
     finally:
         await engine.dispose()
     ratios = [a / b for a, b in zip(apps, bares, strict=True)]
@@ -121,6 +123,7 @@ async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
         "rounds": [f"{a:.0f}/{b:.0f}" for a, b in zip(apps, bares, strict=True)],
         "slots": settings.jobs_concurrency,
         "requests": statistics.median(requests),
+        "refused": sum(refused),  # the app's requests answered other than 200 (a stale rev: 412)
         # This process's CPU time per change (the worker's, or the bare client's), warm-up
         # left out: what the machine's other load disturbs least.
         "cpu_app": statistics.median(cpu_app[1:]) * 1000,
@@ -254,7 +257,6 @@ async def _bare_round(
     the twin's rev now."""
     revs = {int(key): rev for key, rev in (await control(http, ado, "GET", "/revs")).items()}
     patches = [request for request in served if request["method"] == "PATCH"]
-    assert all(request["status"] == 200 for request in patches), "the app's patches were refused"
     base = ado.org.rsplit("/", 1)[0]
     headers = {"Accept": "application/json", "Authorization": aiohttp.encode_basic_auth("", TOKEN)}
     queue = list(served)
@@ -284,7 +286,8 @@ async def _bare_round(
                 request["method"], url, params=request["query"], data=data, headers=sent
             ) as response:
                 orjson.loads(await response.read())
-                assert response.status == 200, response.status
+                # A patch the app sent twice (its first try met a stale rev) may meet one too.
+                assert response.status in (200, 412), response.status
 
     started = time.perf_counter()
     async with aiohttp.ClientSession() as session:
