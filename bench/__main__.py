@@ -18,6 +18,9 @@ from bench import (
     observability,
     pressure,
     rules,
+    sync_import,
+    sync_latency,
+    sync_push,
     thread_refresh,
     uploads,
     webhook_latency,
@@ -113,6 +116,13 @@ def main(only: list[str]) -> None:
         for kind in ("sqlite", "postgresql"):
             for line in observability.report(kind, observability.measure(kind)):
                 print(line, flush=True)
+    if not only or "sync" in only:
+        for bench in (sync_import, sync_push, sync_latency):
+            print(f"\n{bench.title()}")
+            for kind in ("sqlite", "postgresql"):
+                shown = bench.report(kind, bench.measure(kind))  # type: ignore[attr-defined]
+                for line in [shown] if isinstance(shown, str) else shown:
+                    print(line, flush=True)
     if not only or "uploads" in only:
         print(f"\n{uploads.title()}")
         for kind in ("sqlite", "postgresql"):

@@ -1,7 +1,9 @@
 """The project's sync log: what the engine did and what went wrong, newest first; and its
 counts. A line never holds a credential or a hook secret."""
 
-from sqlalchemy import insert, select
+from typing import cast
+
+from sqlalchemy import Table, select
 
 from bot.db.tables import ProjectSync, SyncLogLine
 from bot.db.uow import UnitOfWork
@@ -9,6 +11,7 @@ from bot.ids import new_id
 from bot.sync.schemas import LOG_LINES, SyncLogOut
 
 INFO, WARNING, ERROR = "info", "warning", "error"
+_LINES = cast(Table, SyncLogLine.__table__)
 
 
 async def write(
@@ -20,17 +23,18 @@ async def write(
     item_id: str | None = None,
     source_id: str | None = None,
 ) -> None:
-    await uow.execute(
-        insert(SyncLogLine).values(
-            id=new_id(),
-            project_id=project_id,
-            at=uow.clock.now(),
-            level=level,
-            item_id=item_id,
-            source_id=source_id,
-            message=message[:2000],
-        )
-    )
+    line = {
+        "id": new_id(),
+        "project_id": project_id,
+        "at": uow.clock.now(),
+        "level": level,
+        "item_id": item_id,
+        "source_id": source_id,
+        "message": message[:2000],
+    }
+    # Into the table, every column given: a line per item sent or read, and the ORM's insert
+    # coerces its values and keys its statement anew each time.
+    await uow.insert_many(_LINES, [line], {})
 
 
 def count(row: ProjectSync, name: str, by: int = 1) -> None:

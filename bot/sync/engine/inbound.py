@@ -4,9 +4,9 @@ was last seen there (a change on both sides: the later wins, a tie goes to the s
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Table, select, update
 
 from bot.db.tables import Item, ItemAssignee, SyncRecord
 from bot.db.uow import UnitOfWork
@@ -22,6 +22,7 @@ from bot.sync.source import SourceItem
 from bot.timestamps import parse_timestamp
 
 INVALID = "Invalid"
+_ITEMS, _RECORDS = cast(Table, Item.__table__), cast(Table, SyncRecord.__table__)
 # SourceFields name → the item's column (assignees apart).
 COLUMNS = {
     "title": "name",
@@ -203,24 +204,24 @@ async def _create(
     }
     for columns in wanted.values():
         row.update(columns)
-    await uow.execute(insert(Item).values(**row))
+    # Into the tables, every column given: an import makes thousands, and the ORM's insert
+    # (its values coerced, its statement keyed anew each time) and flush cost more than the rows.
+    await uow.insert_many(_ITEMS, [row], {})
     await set_assignees(uow, item_ids=[item_id], user_ids=assignees, replace=False)
-    uow.add(
-        SyncRecord(
-            item_id=item_id,
-            project_id=ctx.project_id,
-            source_item_id=source_item.id,
-            version=source_item.version,
-            seen=seen,
-            seen_at=source_item.changed_at,
-            dirty={},
-            code=None,
-            message=None,
-            unmatched=unmatched,
-            deleted=False,
-        )
-    )
-    await uow.flush()
+    record = {
+        "item_id": item_id,
+        "project_id": ctx.project_id,
+        "source_item_id": source_item.id,
+        "version": source_item.version,
+        "seen": seen,
+        "seen_at": source_item.changed_at,
+        "dirty": {},
+        "code": None,
+        "message": None,
+        "unmatched": unmatched,
+        "deleted": False,
+    }
+    await uow.insert_many(_RECORDS, [record], {})
     return Applied(item_id, kind, created=True)
 
 

@@ -169,12 +169,16 @@ class SyncEngine:
                 source_id=item.id,
                 level=log.WARNING,
             )
+        changed = bool(applied.created or applied.changes)
+        outcomes.sync_change(IN, "conflict", len(applied.conflicts))
+        if changed:
+            outcomes.sync_change(IN, "applied" if fire else "imported")
+        pulled = fire and changed
+        if not applied.conflicts and not pulled:
+            return applied  # nothing to count: the sync row is not locked per imported item
         held = await self._row(uow, opened)
         log.count(held, "conflicts", len(applied.conflicts))
-        outcomes.sync_change(IN, "conflict", len(applied.conflicts))
-        if applied.created or applied.changes:
-            outcomes.sync_change(IN, "applied" if fire else "imported")
-        if fire and (applied.created or applied.changes):
+        if pulled:
             log.count(held, "pulled")
             await inbound.fire(uow, applied)
         return applied

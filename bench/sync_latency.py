@@ -1,0 +1,185 @@
+"""Sync latency on an idle app (`python -m bench sync`), one change at a time, the app in its
+own process with its worker as it runs in production:
+
+- here → there: a PATCH through the API until the stand-in holds the new revision (the
+  stand-in notes when each revision was made, on the monotonic clock every process shares);
+- there → here by hook: a change made at the stand-in (its service hook calls the app) until
+  the item read through the API shows it (read every 10 ms);
+- there → here by polling: another project, its token refused service hooks, polled every
+  `intervalSeconds` (the least allowed, 15 s); changes made there at spread times until the
+  channel's list shows them (read every 50 ms).
+
+Beside them, for scale, a read of the item's details through the API in the same run.
+"""
+
+import asyncio
+import random
+import statistics
+import time
+from typing import Any
+
+import aiohttp
+
+from bench.sync_rig import (
+    FULL,
+    App,
+    Standin,
+    app,
+    channel_name,
+    control,
+    link,
+    percentile,
+    standin,
+    until_synced,
+)
+from bot.sync.schemas import MIN_INTERVAL_SECONDS
+
+SAMPLES = 40 if FULL else 20
+POLLED_INTERVALS = 2 if FULL else 1  # how long changes are made for the polling case
+PAUSE_S = 0.1  # between changes: the app is idle when each one starts
+
+
+def title() -> str:
+    return (
+        f"Sync latency, idle ({SAMPLES} changes each way one at a time; by polling every "
+        f"{MIN_INTERVAL_SECONDS} s for {POLLED_INTERVALS} intervals)"
+    )
+
+
+def measure(kind: str) -> dict[str, list[float]]:
+    with standin() as hooked, standin() as polled, app(kind, channels=2) as running:
+        return asyncio.run(_measure(running, hooked, polled))
+
+
+def report(kind: str, figures: dict[str, list[float]]) -> list[str]:
+    def shown(name: str, unit: str = "ms") -> str:
+        values = figures[name]
+        scale = 1 if unit == "ms" else 1000
+        return (
+            f"p50 {statistics.median(values) / scale:.{0 if unit == 'ms' else 1}f} {unit}, "
+            f"p95 {percentile(values, 0.95) / scale:.{0 if unit == 'ms' else 1}f} {unit}, "
+            f"max {max(values) / scale:.{0 if unit == 'ms' else 1}f} {unit}"
+        )
+
+    return [
+        f"{kind:10} here → there      {shown('out')} (goal p95 ≤ 1 s)",
+        f"{kind:10} there → here hook {shown('hook')} (goal p95 ≤ 1 s)",
+        f"{kind:10} there → here poll {shown('poll', 's')} (goal ≤ {MIN_INTERVAL_SECONDS + 1} s)"
+        f", {len(figures['poll'])} changes",
+        f"{kind:10} GET an item's details {shown('bare')}",
+    ]
+
+
+async def _measure(running: App, hooked: Standin, polled: Standin) -> dict[str, list[float]]:
+    async with aiohttp.ClientSession() as http:
+        await control(http, hooked, "POST", "/seed", count=SAMPLES)
+        await control(http, polled, "POST", "/seed", count=SAMPLES)
+        await control(http, polled, "POST", "/hooks", on=False)
+        here, there = channel_name(0), channel_name(1)
+        hooked_id = await link(http, running, here, hooked)
+        await until_synced(http, running, here, hooked_id)
+        polled_id = await link(http, running, there, polled, intervalSeconds=MIN_INTERVAL_SECONDS)
+        await until_synced(http, running, there, polled_id)
+        items = await _items(http, running, here)
+        out = await _here_to_there(http, running, here, hooked, items)
+        hook, bare = await _there_by_hook(http, running, here, hooked, items)
+        poll = await _there_by_polling(http, running, there, polled)
+    return {"out": out, "hook": hook, "poll": poll, "bare": bare}
+
+
+async def _items(http: aiohttp.ClientSession, running: App, channel: str) -> list[dict[str, Any]]:
+    """The channel's items: id, kind, source id."""
+    found = []
+    for kind in ("bugs", "tasks"):
+        async with http.get(
+            f"{running.base}/odata/{kind}", headers=running.in_channel(channel)
+        ) as response:
+            assert response.status == 200, await response.text()
+            found += [
+                {"id": item["_id"], "kind": kind, "source_id": int(item["sourceId"])}
+                for item in (await response.json())["value"]
+            ]
+    return found
+
+
+async def _here_to_there(
+    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin, items: list[Any]
+) -> list[float]:
+    revs = {int(key): rev for key, rev in (await control(http, ado, "GET", "/revs")).items()}
+    latencies = []
+    for n, item in enumerate(items[:SAMPLES]):
+        url = f"{running.base}/odata/{item['kind']}({item['id']})"
+        started = time.monotonic()
+        async with http.patch(
+            url, json={"name": f"Changed here {n}"}, headers=running.in_channel(channel)
+        ) as response:
+            assert response.status == 204, await response.text()
+        revs[item["source_id"]] += 1
+        arrived = await control(
+            http, ado, "GET", f"/arrived?id={item['source_id']}&rev={revs[item['source_id']]}"
+        )
+        latencies.append((arrived["at"] - started) * 1000)
+        await asyncio.sleep(PAUSE_S)
+    return latencies
+
+
+async def _there_by_hook(
+    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin, items: list[Any]
+) -> tuple[list[float], list[float]]:
+    latencies, bare = [], []
+    headers = running.in_channel(channel)
+    for n, item in enumerate(items[:SAMPLES]):
+        url = f"{running.base}/api/{item['kind']}/{item['id']}/details"
+        name = f"Changed there {n}"
+        changed = await control(
+            http, ado, "POST", "/change", id=item["source_id"], fields={"System.Title": name}
+        )
+        while True:
+            started = time.monotonic()
+            async with http.get(url, headers=headers) as response:
+                shown = await response.json()
+            bare.append((time.monotonic() - started) * 1000)
+            if shown["name"] == name:
+                latencies.append((time.monotonic() - changed["at"]) * 1000)
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(PAUSE_S)
+    return latencies, bare
+
+
+async def _there_by_polling(
+    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin
+) -> list[float]:
+    """Changes made there at random moments over some polling intervals, each until the
+    channel's list shows it."""
+    source_ids = list(await control(http, ado, "GET", "/revs"))
+    span = POLLED_INTERVALS * MIN_INTERVAL_SECONDS
+    moments = sorted(random.uniform(0, span) for _ in source_ids)
+    waiting: dict[str, float] = {}  # name → when it was changed there
+    latencies: list[float] = []
+    started = time.monotonic()
+
+    async def change_there() -> None:
+        for n, (source_id, moment) in enumerate(zip(source_ids, moments, strict=True)):
+            await asyncio.sleep(max(0.0, started + moment - time.monotonic()))
+            name = f"Polled change {n}"
+            changed = await control(
+                http, ado, "POST", "/change", id=int(source_id), fields={"System.Title": name}
+            )
+            waiting[name] = changed["at"]
+
+    changing = asyncio.create_task(change_there())
+    deadline = started + span + 2 * MIN_INTERVAL_SECONDS + 10
+    while (waiting or not changing.done()) and time.monotonic() < deadline:
+        for kind in ("bugs", "tasks"):
+            async with http.get(
+                f"{running.base}/odata/{kind}", headers=running.in_channel(channel)
+            ) as response:
+                names = {item["name"] for item in (await response.json())["value"]}
+            for name in names & set(waiting):
+                latencies.append((time.monotonic() - waiting.pop(name)) * 1000)
+        await asyncio.sleep(0.05)
+    await changing
+    if waiting:
+        raise RuntimeError(f"{len(waiting)} changes there never arrived by polling")
+    return latencies

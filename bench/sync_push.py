@@ -1,0 +1,295 @@
+"""Changes made here pushed out to Azure DevOps (`python -m bench sync`): each round PATCHes
+every linked item through the app's API (one change each, not timed), then a jobs worker runs
+the push jobs those changes queued until none is pending (timed), beside a bare aiohttp client
+sending the very requests the stand-in served in that round (the JSON Patches with their `test`
+on `/rev`, each rev brought up to date, each value changed again so every patch makes a
+revision) to the same local Azure DevOps at the worker's concurrency, round by round.
+
+As in `deliveries`, the worker runs in this process, wired as the app wires it (the sync engine,
+its connectors, `JOBS_CONCURRENCY` slots); the app's own process serves the API with no worker.
+The stand-in refuses service hooks to the project's token, so no hook call comes back during
+a round.
+"""
+
+import asyncio
+import statistics
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+import orjson
+from sqlalchemy import delete, func, select
+
+from bench.ado_standin import TOKEN
+from bench.harness import ROUNDS, SECRET
+from bench.sync_rig import (
+    FULL,
+    App,
+    Standin,
+    app,
+    channel_name,
+    control,
+    link,
+    standin,
+    until_synced,
+)
+from bot.clock import SystemClock
+from bot.db.engine import create_engine, session_factory
+from bot.db.tables import Item, Job
+from bot.db.uow import unit_of_work
+from bot.events import ssrf
+from bot.jobs.worker import Worker
+from bot.projects.sources import SourceKind
+from bot.settings import Settings
+from bot.sync.address import source_http
+from bot.sync.azure_devops import open_source
+from bot.sync.connectors import Connectors, Link
+from bot.sync.engine.runner import SyncEngine
+from bot.sync.schemas import ItemSyncStatus
+
+CHANGES = 1_000 if FULL else 200
+EDITORS = 8  # connections the changes here are made on (not timed)
+
+
+def title() -> str:
+    return (
+        f"{CHANGES:,} changes made here pushed to Azure DevOps ({ROUNDS} rounds): changes/s "
+        "beside a bare aiohttp client sending the same JSON Patches to the same stand-in"
+    )
+
+
+def measure(kind: str) -> dict[str, Any]:
+    with standin() as ado, app(kind, JOBS_POLL_SECONDS="0") as running:
+        return asyncio.run(_measure(kind, running, ado))
+
+
+def report(kind: str, figures: dict[str, Any]) -> str:
+    return (
+        f"{kind:10} app {figures['app']:6.0f} changes/s  bare client {figures['bare']:6.0f}/s  "
+        f"ratio {figures['ratio']:.0%} (goal ≥ 50 %; rounds {figures['low']:.0%}–"
+        f"{figures['high']:.0%}: {', '.join(figures['rounds'])}), {figures['slots']} in flight; "
+        f"requests per change: app {figures['requests']:.2f} ({figures['refused']} refused); "
+        f"CPU per change: app "
+        f"{figures['cpu_app']:.1f} ms, bare {figures['cpu_bare']:.1f} ms"
+    )
+
+
+async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, DATABASE_URL=running.url, SECRET_KEY=SECRET, SYNC_ALLOWED_HOSTS="127.0.0.1"
+    )
+    engine = create_engine(running.url)
+    sessions = session_factory(engine)
+    channel = channel_name(0)
+    apps, bares, requests, cpu_app, cpu_bare, refused = [], [], [], [], [], []
+    try:
+        async with aiohttp.ClientSession() as http, _worker(settings, sessions) as worker:
+            await control(http, ado, "POST", "/hooks", on=False)
+            # The app's items in one area, the bare client's in another: neither side's changes
+            # are news to the other.
+            mine = await control(http, ado, "POST", "/seed", count=CHANGES, area="App")
+            theirs = await control(http, ado, "POST", "/seed", count=CHANGES, area="Bare")
+            twin = dict(zip(mine, theirs, strict=True))
+            await _drop_other_jobs(sessions)
+            project_id = await _linked(http, running, channel, ado, worker)
+            items = await _items(sessions, project_id)
+            for round_number in range(ROUNDS + 1):  # the first warms both sides up
+                await control(http, ado, "GET", "/served")
+                await _change_here(http, running, channel, items, round_number)
+                await _drop_other_jobs(sessions)
+                cpu = time.process_time()
+                pushed = await _app_round(worker, sessions, len(items))
+                cpu_app.append((time.process_time() - cpu) / len(items))
+                served = await control(http, ado, "GET", "/served")
+                cpu = time.process_time()
+                bare = await _bare_round(http, ado, served, twin, settings.jobs_concurrency)
+                cpu_bare.append((time.process_time() - cpu) / len(items))
+                if round_number:
+                    apps.append(pushed)
+                    bares.append(bare)
+                    requests.append(len(served) / len(items))
+                    refused.append(sum(request["status"] != 200 for request in served))
+    finally:
+        await engine.dispose()
+    ratios = [a / b for a, b in zip(apps, bares, strict=True)]
+    return {
+        "app": statistics.median(apps),
+        "bare": statistics.median(bares),
+        "ratio": statistics.median(ratios),
+        "low": min(ratios),
+        "high": max(ratios),
+        "rounds": [f"{a:.0f}/{b:.0f}" for a, b in zip(apps, bares, strict=True)],
+        "slots": settings.jobs_concurrency,
+        "requests": statistics.median(requests),
+        "refused": sum(refused),  # the app's requests answered other than 200 (a stale rev: 412)
+        # This process's CPU time per change (the worker's, or the bare client's), warm-up
+        # left out: what the machine's other load disturbs least.
+        "cpu_app": statistics.median(cpu_app[1:]) * 1000,
+        "cpu_bare": statistics.median(cpu_bare[1:]) * 1000,
+    }
+
+
+class _Worker:
+    """The app's worker with only the sync engine's jobs, run while a round is timed."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self.worker.run_forever(poll=0.05))
+
+    async def stop(self) -> None:
+        assert self.task is not None
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+@asynccontextmanager
+async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
+    allowed = ssrf.AllowList.parse(settings.sync_allowed_hosts)
+    clock = SystemClock()
+    async with source_http(allowed) as http:
+
+        def azure_devops(link: Link) -> Any:
+            return open_source(
+                http,
+                hostname=link.hostname,
+                source_id=link.source_id,
+                token=link.secrets.get("token", ""),
+                allowed=allowed,
+                clock=clock,
+            )
+
+        connectors = Connectors()
+        connectors.register(SourceKind.AZURE_DEVOPS, azure_devops)
+        worker = Worker(sessions, clock, slots=settings.jobs_concurrency)
+        SyncEngine(
+            sessions, clock, connectors, secret_key=settings.secret(), public_url=""
+        ).register(worker)
+        yield _Worker(worker)
+
+
+async def _linked(
+    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin, worker: _Worker
+) -> str:
+    """The project linked (polled once a day: no poll runs during a round), its import run."""
+    project_id = await link(
+        http, running, channel, ado, intervalSeconds=86_400, query=f"{ado.project}\\App"
+    )
+    worker.start()
+    try:
+        await until_synced(http, running, channel, project_id)
+    finally:
+        await worker.stop()
+    return project_id
+
+
+async def _drop_other_jobs(sessions: Any) -> None:
+    """The app's other jobs (the due-date sweep's row): this worker runs the sync's alone."""
+    async with unit_of_work(sessions, SystemClock()) as uow:
+        await uow.execute(delete(Job).where(Job.kind.not_like("sync.%")))
+
+
+async def _items(sessions: Any, project_id: str) -> list[tuple[str, str]]:
+    async with unit_of_work(sessions, SystemClock(), write=False) as uow:
+        rows = await uow.rows(
+            select(Item.id, Item.kind).where(Item.project_id == project_id).order_by(Item.id)
+        )
+    assert len(rows) == CHANGES, len(rows)
+    return [(row["id"], row["kind"]) for row in rows]
+
+
+async def _change_here(
+    http: aiohttp.ClientSession,
+    running: App,
+    channel: str,
+    items: list[tuple[str, str]],
+    round_number: int,
+) -> None:
+    queue = list(items)
+    headers = running.in_channel(channel)
+
+    async def editor() -> None:
+        while queue:
+            item_id, kind = queue.pop()
+            url = f"{running.base}/odata/{kind}s({item_id})"
+            body = {"name": f"Changed here in round {round_number}: {item_id}"}
+            async with http.patch(url, json=body, headers=headers) as response:
+                assert response.status == 204, await response.text()
+
+    await asyncio.gather(*(editor() for _ in range(EDITORS)))
+
+
+async def _app_round(worker: _Worker, sessions: Any, count: int) -> float:
+    started = time.perf_counter()
+    worker.start()
+    try:
+        while await _pending(sessions):
+            await asyncio.sleep(0.02)
+        elapsed = time.perf_counter() - started
+    finally:
+        await worker.stop()
+    return count / elapsed
+
+
+async def _pending(sessions: Any) -> int:
+    async with unit_of_work(sessions, SystemClock(), write=False) as uow:
+        count = await uow.value(
+            select(func.count())
+            .select_from(Item)
+            .where(Item.sync_status == ItemSyncStatus.PENDING.value)
+        )
+    return int(count or 0)
+
+
+async def _bare_round(
+    http: aiohttp.ClientSession,
+    ado: Standin,
+    served: list[dict[str, Any]],
+    twin: dict[int, int],
+    concurrency: int,
+) -> float:
+    """The requests the stand-in served in the app's round, sent again by a bare client to
+    the twins of the app's items (same type, other area); each patch's `test` of `/rev` names
+    the twin's rev now."""
+    revs = {int(key): rev for key, rev in (await control(http, ado, "GET", "/revs")).items()}
+    patches = [request for request in served if request["method"] == "PATCH"]
+    base = ado.org.rsplit("/", 1)[0]
+    headers = {"Accept": "application/json", "Authorization": aiohttp.encode_basic_auth("", TOKEN)}
+    queue = list(served)
+
+    def body_of(request: dict[str, Any]) -> bytes | None:
+        body = request["body"]
+        if request["method"] != "PATCH":
+            return orjson.dumps(body) if body is not None else None
+        item_id = twin[int(request["path"].rsplit("/", 1)[1])]
+        request["path"] = f"{request['path'].rsplit('/', 1)[0]}/{item_id}"
+        guard = {"op": "test", "path": "/rev", "value": revs[item_id]}
+        revs[item_id] += 1
+        return orjson.dumps([guard if op["path"] == "/rev" else op for op in body])
+
+    async def sender(session: aiohttp.ClientSession) -> None:
+        while queue:
+            request = queue.pop(0)
+            data = body_of(request)
+            sent = dict(headers)
+            if data is not None:
+                patching = request["method"] == "PATCH"
+                sent["Content-Type"] = (
+                    "application/json-patch+json" if patching else "application/json"
+                )
+            url = base + request["path"]
+            async with session.request(
+                request["method"], url, params=request["query"], data=data, headers=sent
+            ) as response:
+                orjson.loads(await response.read())
+                # A patch the app sent twice (its first try met a stale rev) may meet one too.
+                assert response.status in (200, 412), response.status
+
+    started = time.perf_counter()
+    async with aiohttp.ClientSession() as session:
+        await asyncio.gather(*(sender(session) for _ in range(concurrency)))
+    return len(patches) / (time.perf_counter() - started)
