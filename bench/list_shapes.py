@@ -134,8 +134,14 @@ class Client:
     def ask(self, method: str, path: str, body: object = None) -> bytes:
         data = None if body is None else json.dumps(body).encode()
         headers = self.headers | ({"Content-Type": "application/json"} if data else {})
-        self.connection.request(method, path, body=data, headers=headers)
-        response = self.connection.getresponse()
+        try:
+            self.connection.request(method, path, body=data, headers=headers)
+            response = self.connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionError):
+            # Idle past the server's keep-alive while the raw ceilings ran: connect again.
+            self.connection.close()
+            self.connection.request(method, path, body=data, headers=headers)
+            response = self.connection.getresponse()
         answer = response.read()
         if response.status >= 300:
             raise RuntimeError(f"{method} {path}: {response.status} {answer[:200]!r}")
