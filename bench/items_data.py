@@ -45,6 +45,8 @@ NO_DUE_DATE_EVERY = 20  # 5 % without a due date, so lists sort nulls too
 ASSIGNED_OF_TEN = 4  # 4 items in 10 have an assignee, 1 in 10 a second one
 BUGS_OF_FIVE = 3  # the other channels hold 3 bugs for 2 tasks
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
+# A batch of 10k rows writes every list index's entries: no request's time bound applies.
+GENERATING_TIMEOUT_S = 600.0
 ITEMS = cast(Table, Item.__table__)
 ASSIGNEES = cast(Table, ItemAssignee.__table__)
 
@@ -74,7 +76,7 @@ def _generate(bugs: int, total: int, env: dict[str, str]) -> None:
 
 
 async def load(database_url: str, teams_channel_id: str, bugs: int, total: int) -> None:
-    engine = create_engine(database_url)
+    engine = create_engine(database_url, statement_timeout_s=GENERATING_TIMEOUT_S)
     try:
         async with unit_of_work(session_factory(engine), SystemClock()) as uow:
             channels, users = await _set_up(uow, with_others=total > 0)

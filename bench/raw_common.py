@@ -16,6 +16,7 @@ from sqlalchemy.engine import Dialect
 
 from bot.db.expressions import one_of
 from bot.db.tables import FieldValue, Project, User
+from bot.db.text import register_sqlite_functions
 
 USER = User.__table__.c
 PROJECT = Project.__table__.c
@@ -70,6 +71,7 @@ class Driver:
         if self.sqlite:
             path = database_url.split(":///", 1)[1]
             self.connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            register_sqlite_functions(self.connection)  # the items' indexes call them
         self.dsn = database_url.replace("postgresql+asyncpg", "postgresql")
 
     def marker(self, number: int) -> str:
