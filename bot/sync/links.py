@@ -47,6 +47,7 @@ def new_sync(project: Project, now: Any) -> ProjectSync:
         import_cursor=None,
         imported=False,
         polls=0,
+        asked=0,
         counts=dict(EMPTY_COUNTS),
         told_paused=False,
         updated_at=now,

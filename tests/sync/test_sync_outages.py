@@ -188,3 +188,26 @@ async def test_a_pull_meeting_a_500_resumes_from_its_cursor(
     assert sorted(int(item["sourceId"]) for item in items) == sorted(made_there)
     status = await sync_status(client, ada, project["_id"])
     assert (status["state"], status["lastError"]) == ("running", None)
+
+
+async def test_a_hook_that_comes_while_a_poll_runs_is_read_at_once_not_a_poll_later(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    # The poll's query is answered there, its answer held: the change comes after it.
+    reading = standin.hang_next(after_change=True, path_part="/wiql")
+    clock.advance(POLL)
+    polling = asyncio.create_task(run_jobs(client))
+    await held(reading, polling)
+    standin.change(work_item, {"System.Title": "Renamed while polled"})
+    told = await client.post(
+        f"/api/sync/hooks/{project['_id']}",
+        headers={"Authorization": hook_basic("tracker", project["hookSecret"])},
+    )
+    assert told.status == 202
+    reading.release()
+    await polling  # no time passes: only a poll asked for again reads the change
+    (bug,) = await bugs(client, ada)
+    assert bug["name"] == "Renamed while polled"

@@ -37,6 +37,8 @@ class ProjectSync(Base):
     import_cursor: Mapped[str | None] = mapped_column(Text)
     imported: Mapped[bool] = mapped_column(Boolean)
     polls: Mapped[int] = mapped_column(Integer)  # deletions are looked for every second poll
+    # Pulls asked for (hooks, "sync now"): a poll that sees it change while it ran runs again.
+    asked: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     counts: Mapped[dict[str, int]] = mapped_column(
         JSON
     )  # imported, pushed, pulled, conflicts, errors

@@ -5,7 +5,7 @@ from datetime import datetime
 
 from sqlalchemy import exists, insert, literal, select, update
 
-from bot.db.tables import Job
+from bot.db.tables import Job, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.jobs import queue, wakeups
 from bot.jobs.kinds import JobKind, Payload
@@ -36,8 +36,15 @@ def poller_id(project_id: str) -> str:
 
 async def poll_at(uow: UnitOfWork, *, project_id: str, run_at: datetime) -> None:
     """Have the project polled at `run_at` (sooner if already due sooner): its row is added,
-    or put back if it had finished, or brought forward."""
+    or put back if it had finished, or brought forward; a poll running now runs again."""
     job_id = poller_id(project_id)
+    # A poll running now read the source before this: counted, it runs again when it ends.
+    # (The sync row is locked before the poller's hold, in the order saving takes them.)
+    await uow.execute(
+        update(ProjectSync)
+        .where(ProjectSync.project_id == project_id)
+        .values(asked=ProjectSync.asked + 1)
+    )
     await uow.hold(f"sync poller {project_id}")  # the check and the insert, one at a time
     row = {
         "id": job_id,

@@ -117,7 +117,9 @@ class SyncEngine:
             row.polls += 1
             if row.state == SyncState.FAILING:
                 row.state, row.last_error = SyncState.RUNNING.value, None
-        raise NotNow("next poll", after=timedelta(seconds=opened.row.interval_seconds))
+            asked_meanwhile = row.asked != opened.row.asked  # a hook came while this ran
+        after = 0 if asked_meanwhile else opened.row.interval_seconds
+        raise NotNow("next poll", after=timedelta(seconds=after))
 
     async def push(self, job: ClaimedJob[ItemJob]) -> None:
         opened = await self._open(job.payload.project_id)

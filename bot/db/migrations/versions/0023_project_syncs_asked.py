@@ -1,8 +1,8 @@
 """project_syncs.asked: how many times a pull was asked for (hooks, "sync now"), so a poll that
 was running when one came runs again at once instead of waiting out its interval
 
-Revision ID: 0024
-Revises: 0023
+Revision ID: 0023
+Revises: 0022
 Create Date: 2026-12-07 15:30:00.000000
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0024"
+revision: str = "0023"
 down_revision: str | None = "0022"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
