@@ -1,0 +1,205 @@
+"""Sending changes made here to the source: one item at a time, with the source's guard (a stale
+write is read back and tried again), a lost create found rather than made twice, and a refusal
+kept on the item."""
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+
+from bot import outcomes
+from bot.db.tables import Item, Job, SyncRecord
+from bot.jobs import queue
+from bot.sync import log
+from bot.sync.engine import creates, inbound, outbound
+from bot.sync.engine.kinds import PUSH
+from bot.sync.engine.reading import Reader
+from bot.sync.engine.units import OUT, Opened, Units
+from bot.sync.schemas import ItemSyncStatus
+from bot.sync.source import (
+    SourceChange,
+    SourceItem,
+    SourceNotFound,
+    SourceRefused,
+    SourceStale,
+)
+
+STALE_TRIES = 3  # a write whose guard fails is pulled and tried again, this many times in all
+
+
+class Sender:
+    def __init__(self, units: Units, reader: Reader) -> None:
+        self._units, self._reader = units, reader
+
+    async def push_pending(self, opened: Opened) -> None:
+        """Send what waits with no push job of its own to send it (left while paused): an item
+        is sent by one job at a time, never by its job and the poll together."""
+        async with self._units.unit(opened, write=False) as uow:
+            waiting = await uow.values(
+                select(SyncRecord.item_id)
+                .outerjoin(Item, Item.id == SyncRecord.item_id)
+                .where(
+                    SyncRecord.project_id == opened.row.project_id,
+                    (Item.sync_status == ItemSyncStatus.PENDING.value)
+                    | SyncRecord.deleted.is_(True),
+                )
+            )
+            queued = set(
+                await uow.values(
+                    select(Job.payload["itemId"].as_string()).where(  # as stored, by alias
+                        Job.kind == PUSH.name, Job.state == queue.QUEUED
+                    )
+                )
+                if waiting
+                else ()
+            )
+        for item_id in waiting:
+            if item_id not in queued:
+                await self.push_one(opened, item_id)
+
+    async def push_one(self, opened: Opened, item_id: str) -> None:
+        source, ctx = opened.source, opened.ctx
+        for _ in range(STALE_TRIES):
+            async with self._units.unit(opened, write=False) as uow:
+                record = await uow.entity(select(SyncRecord).where(SyncRecord.item_id == item_id))
+                item = await uow.entity(select(Item).where(Item.id == item_id))
+                if record is None:
+                    return
+                if record.deleted or item is None:
+                    gone = record.source_item_id
+                    change = None
+                else:
+                    change = await outbound.change_of(uow, ctx, item, record)
+                    dirty = dict(record.dirty)
+                    target, tried_at = record.source_item_id, creates.tried_at(record)
+            if change is None:
+                if gone is not None:
+                    await source.delete(gone)
+                async with self._units.unit(opened) as uow:
+                    await uow.execute(delete(SyncRecord).where(SyncRecord.item_id == item_id))
+                    await log.write(
+                        uow,
+                        project_id=ctx.project_id,
+                        message=f"Deleted at the source: {gone}",
+                        source_id=gone,
+                    )
+                    log.count(await self._units.row(uow, opened), "pushed")
+                outcomes.sync_change(OUT, "applied")
+                return
+            if target is not None and not change.changed:
+                await self._in_step(opened, item_id, None, dirty, sent=frozenset())
+                return
+            if target is None and await self._made_before(opened, item_id, change, tried_at):
+                continue  # linked to what the lost create made; what changed since goes next
+            try:
+                result = await (
+                    source.create(change) if target is None else source.update(target, change)
+                )
+            except SourceStale:
+                fresh = await source.read([target]) if target else []
+                async with self._units.unit(opened, from_source=True) as uow:
+                    for found in fresh:
+                        await self._reader.apply(uow, opened, found, fire=True)
+                continue
+            except SourceRefused as refused:
+                await self._refused(opened, item_id, refused)
+                return
+            except SourceNotFound:
+                return
+            await self._in_step(opened, item_id, result, dirty, sent=change.changed)
+            return
+
+    async def _made_before(
+        self, opened: Opened, item_id: str, change: SourceChange, tried_at: datetime | None
+    ) -> bool:
+        """Before a create is sent: noted as sent when it never was; found there, and linked,
+        when it was (its answer lost)."""
+        if tried_at is None:
+            async with self._units.unit(opened) as uow:
+                await creates.note_tried(uow, item_id=item_id)
+            return False
+        found = await opened.source.find_created(change, since=tried_at - creates.SLACK)
+        async with self._units.unit(opened, write=False) as uow:
+            made = await creates.unlinked(
+                uow, project_id=opened.ctx.project_id, item_id=item_id, found=found
+            )
+        if made is None:
+            return False
+        await self._in_step(opened, item_id, made, {}, sent=change.changed)
+        return True
+
+    async def _in_step(
+        self,
+        opened: Opened,
+        item_id: str,
+        result: SourceItem | None,
+        dirty: dict[str, str],
+        *,
+        sent: frozenset[str],
+    ) -> None:
+        async with self._units.unit(opened) as uow:
+            record = await uow.entity(
+                select(SyncRecord).where(SyncRecord.item_id == item_id).with_for_update()
+            )
+            if record is None:
+                return
+            # A field changed again while this was sent stays dirty for the next push.
+            record.dirty = {k: v for k, v in record.dirty.items() if dirty.get(k) != v}
+            if result is not None:
+                created = record.source_item_id is None
+                record.source_item_id, record.version = result.id, result.version
+                record.seen, record.seen_at = inbound.seen_of(result), result.changed_at
+                record.code = record.message = None
+                values: dict[str, Any] = {"sync_at": uow.clock.now()}
+                if created:
+                    values["source_id"] = result.id
+                await uow.execute(update(Item).where(Item.id == item_id).values(**values))
+                held = await self._units.row(uow, opened)
+                held.last_push_at = uow.clock.now()
+                log.count(held, "pushed")
+                outcomes.sync_change(OUT, "applied")
+                await log.write(
+                    uow,
+                    project_id=opened.ctx.project_id,
+                    message=f"Sent {', '.join(sorted(sent))}",
+                    item_id=item_id,
+                    source_id=result.id,
+                )
+            if not record.dirty:
+                await uow.execute(
+                    update(Item)
+                    .where(
+                        Item.id == item_id,
+                        Item.sync_status.in_(
+                            [ItemSyncStatus.PENDING.value, ItemSyncStatus.SOURCE_ERROR.value]
+                        ),
+                    )
+                    .values(sync_status=None)
+                )
+
+    async def _refused(self, opened: Opened, item_id: str, refused: SourceRefused) -> None:
+        async with self._units.unit(opened) as uow:
+            record = await uow.entity(
+                select(SyncRecord).where(SyncRecord.item_id == item_id).with_for_update()
+            )
+            if record is None:
+                return
+            record.code, record.message, record.dirty = refused.code, refused.message, {}
+            await uow.execute(
+                update(Item)
+                .where(
+                    Item.id == item_id, Item.sync_status != ItemSyncStatus.MAPPING_NOTFOUND.value
+                )
+                .values(sync_status=ItemSyncStatus.SOURCE_ERROR.value)
+            )
+            log.count(await self._units.row(uow, opened), "errors")
+            outcomes.sync_change(OUT, "refused")
+            await log.write(
+                uow,
+                project_id=opened.ctx.project_id,
+                level=log.ERROR,
+                item_id=item_id,
+                source_id=record.source_item_id,
+                message=f"{opened.ctx.source} refused the change: "
+                f"{refused.code}: {refused.message}",
+            )
