@@ -1,0 +1,48 @@
+"""`python -m bot.sync.standins.planner [--port 8091] [--seed 20]`: serve a local Planner and its
+token endpoint until interrupted, to link a project to by hand (it prints what to enter)."""
+
+import argparse
+import asyncio
+from collections.abc import Callable, Sequence
+
+from bot.sync.standins.planner.server import PlannerStandin
+
+
+async def serve(
+    *,
+    port: int,
+    seed: int,
+    stop: asyncio.Event,
+    ready: Callable[[PlannerStandin], None] = lambda _: None,
+) -> None:
+    standin = PlannerStandin()
+    await standin.start(port=port)
+    try:
+        standin.seed(seed)
+        ready(standin)
+        await stop.wait()
+    finally:
+        await standin.close()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bot.sync.standins.planner")
+    parser.add_argument("--port", type=int, default=8091)
+    parser.add_argument("--seed", type=int, default=20, help="tasks to start with")
+    args = parser.parse_args(argv)
+
+    def tell(standin: PlannerStandin) -> None:
+        print(
+            f"Planner at {standin.graph_url} (ENTRA_AUTHORITY_URL={standin.authority_url}), "
+            f"plan {standin.plan_id}, tenantId {standin.tenant_id}, "
+            f"clientId {standin.client_id}, clientSecret {standin.client_secret}"
+        )
+
+    try:
+        asyncio.run(serve(port=args.port, seed=args.seed, stop=asyncio.Event(), ready=tell))
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

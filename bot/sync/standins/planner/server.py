@@ -1,0 +1,313 @@
+"""A local Microsoft Graph Planner with its Entra token endpoint, on one loopback port: one plan
+(with buckets and tasks), a Python API for tests and the demo (seed, change tasks "there",
+expire tokens, revoke the credentials, fail, hang, throttle) and a log of every exchange, which
+`tests/vendor_apis/planner_conformance.py` checks against Graph's published metadata."""
+
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from aiohttp import web
+
+from bot.clock import Clock, SystemClock
+from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
+from bot.sync.standins.azure_devops.server import Exchange, _parsed
+from bot.sync.standins.planner import views
+from bot.sync.standins.planner.errors import GraphError, TokenError
+from bot.sync.standins.planner.routes import V1, Api
+from bot.sync.standins.planner.store import Store, Task
+
+TOKEN_LIFETIME = timedelta(hours=1)
+SCOPE = "https://graph.microsoft.com/.default"
+SOMEONE_ELSE = "5f0c8e1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"  # an Entra user who edits tasks there
+
+
+@dataclass(slots=True)
+class _Token:
+    expires_at: datetime
+
+
+class PlannerStandin:
+    def __init__(
+        self,
+        *,
+        tenant_id: str = "contoso.onmicrosoft.com",
+        client_id: str = "11111111-2222-3333-4444-555555555555",
+        client_secret: str = "standin-secret",
+        clock: Clock | None = None,
+        page_size: int = 100,
+        token_lifetime: timedelta = TOKEN_LIFETIME,
+    ) -> None:
+        self.tenant_id, self.client_id, self.client_secret = tenant_id, client_id, client_secret
+        self.app_id = client_id  # the app's own identity as Graph records it (createdBy, ...)
+        self.clock: Clock = clock or SystemClock()
+        self.page_size = page_size
+        self.token_lifetime = token_lifetime
+        group = str(uuid.uuid5(uuid.NAMESPACE_URL, f"planner:{tenant_id}"))
+        self.store = Store(
+            plan_id="xqQg5FS2LkCp935s-FIFm2QAFkHM",
+            title="Fabrikam",
+            group_id=group,
+            clock=self.clock,
+        )
+        self.store.add_bucket("To do")
+        self.store.add_bucket("Doing")
+        self.exchanges: list[Exchange] = []
+        self.tokens_issued = 0
+        self.faults = Faults()
+        self._tokens: dict[str, _Token] = {}
+        self._revoked = False
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+
+    @property
+    def plan_id(self) -> str:
+        return self.store.plan_id
+
+    @property
+    def graph_url(self) -> str:
+        """What a project's `hostname` names: `http://127.0.0.1:<port>/v1.0`."""
+        return f"{self.base_url}{V1}"
+
+    @property
+    def authority_url(self) -> str:
+        """What `ENTRA_AUTHORITY_URL` names: the token endpoint's base."""
+        return self.base_url
+
+    @property
+    def buckets(self) -> list[str]:
+        return list(self.store.buckets)
+
+    # Serving
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
+        app.add_routes(Api(self).routes())
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, host, port).start()
+        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
+
+    async def close(self) -> None:
+        for hang in [*self.faults.held, *self.faults.hangs]:
+            hang.release()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> "PlannerStandin":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    # Credentials
+
+    async def issue_token(self, request: web.Request) -> web.Response:
+        """`POST /{tenant}/oauth2/v2.0/token`, the client-credentials grant."""
+        form = await request.post()
+        if request.match_info["tenant"] != self.tenant_id:
+            raise TokenError(400, "invalid_request", "AADSTS90002: Tenant not found.")
+        if form.get("grant_type") != "client_credentials" or form.get("scope") != SCOPE:
+            raise TokenError(400, "invalid_request", "AADSTS900144: The request body is not valid.")
+        if form.get("client_id") != self.client_id:
+            raise TokenError(
+                400, "unauthorized_client", "AADSTS700016: Application not found in the directory."
+            )
+        if form.get("client_secret") != self.client_secret or self._revoked:
+            raise TokenError(
+                401, "invalid_client", "AADSTS7000215: Invalid client secret provided."
+            )
+        token = secrets.token_urlsafe(32)
+        self._tokens[token] = _Token(self.clock.now() + self.token_lifetime)
+        self.tokens_issued += 1
+        seconds = int(self.token_lifetime.total_seconds())
+        return web.json_response(
+            {
+                "token_type": "Bearer",
+                "expires_in": seconds,
+                "ext_expires_in": seconds,
+                "access_token": token,
+            }
+        )
+
+    def expire_tokens(self) -> None:
+        """Every token given so far is expired from now on (Graph answers it 401)."""
+        for token in self._tokens.values():
+            token.expires_at = self.clock.now()
+
+    def revoke(self) -> None:
+        """The client secret is revoked: no new token, and the ones given are refused."""
+        self._revoked = True
+        self.expire_tokens()
+
+    def restore(self) -> None:
+        self._revoked = False
+
+    # Tasks "there"
+
+    def seed(self, count: int, **values: Any) -> list[str]:
+        """`count` tasks titled "Task <n>" (n from 0), in the first bucket, with `values`
+        (Graph's property names) for each."""
+        return [self.create(f"Task {n}", **values) for n in range(count)]
+
+    def create(self, title: str, *, description: str = "", **values: Any) -> str:
+        """A task made there by another user; its id."""
+        task = self.store.create({"title": title, **values}, by=SOMEONE_ELSE)
+        if description:
+            self.store.describe(task, description)
+        return task.id
+
+    def change(self, task_id: str, **values: Any) -> str:
+        """Properties changed there by another user (Graph's names); the task's new ETag."""
+        task = self._found(task_id)
+        self.store.update(task, values, by=SOMEONE_ELSE)
+        return task.etag
+
+    def describe(self, task_id: str, description: str) -> str:
+        """The description changed there (the details' ETag moves, the task's does not)."""
+        task = self._found(task_id)
+        self.store.describe(task, description)
+        return task.details.etag
+
+    def delete(self, task_id: str) -> None:
+        del self.store.tasks[task_id]
+
+    def task(self, task_id: str) -> dict[str, Any] | None:
+        """The task as Graph serves it, with its `description`; None when there is none."""
+        found = self.store.tasks.get(task_id)
+        if found is None:
+            return None
+        return {**views.task(found), "description": found.details.description}
+
+    def tasks(self) -> list[dict[str, Any]]:
+        return [views.task(t) for t in self.store.tasks.values()]
+
+    def _found(self, task_id: str) -> Task:
+        found = self.store.tasks.get(task_id)
+        if found is None:
+            raise ValueError(f"the stand-in has no task {task_id!r}")
+        return found
+
+    # Faults
+
+    def fail_next(
+        self,
+        count: int = 1,
+        *,
+        status: int = 500,
+        retry_after: int | None = None,
+        after_change: bool = False,
+        path_part: str = "",
+    ) -> None:
+        """Answer the next `count` requests (whose path holds `path_part`) with `status`:
+        without serving them, or, `after_change`, once they are served."""
+        failure = Failure(status, retry_after, after_change, path_part)
+        self.faults.failures.extend([failure] * count)
+
+    def hang_next(self, *, after_change: bool = False, path_part: str = "") -> Hang:
+        """Hold the next request (whose path holds `path_part`) until the hang is released."""
+        hang = Hang(after_change=after_change, path_part=path_part)
+        self.faults.hangs.append(hang)
+        return hang
+
+    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None:
+        """Allow `budget` requests per window; the rest get 429 with `Retry-After`."""
+        self.faults.budget = budget
+        self.faults.window = timedelta(seconds=window_seconds)
+        self.faults.started = self.clock.now()
+        self.faults.per_window = {}
+        self.faults.allowed_at = None
+
+    def stop_throttling(self) -> None:
+        self.faults.budget = None
+
+    @property
+    def throttle_violations(self) -> list[Violation]:
+        return list(self.faults.violations)
+
+    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
+        """The logged exchanges of one method whose path holds `path_part`, oldest first."""
+        return [x for x in self.exchanges if x.method == method and path_part in x.path]
+
+    # Middlewares, outermost first
+
+    @web.middleware
+    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        arrived_at = self.clock.now()
+        text = await request.text()
+        try:
+            response = await handler(request)
+        except web.HTTPException as refused:
+            response = refused
+        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
+        self.exchanges.append(
+            Exchange(
+                request.method,
+                request.path,
+                dict(request.query),
+                dict(request.headers),
+                _parsed(text),
+                response.status,
+                dict(response.headers),
+                _parsed(body or ""),
+                arrived_at,
+            )
+        )
+        return response
+
+    @web.middleware
+    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        hang = take(self.faults.hangs, request.path)
+        failure = take(self.faults.failures, request.path)
+        if hang is not None and not hang.after_change:
+            await self._hold(hang)
+        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
+        if retry_after is not None:
+            if failure is not None:
+                self.faults.failures.appendleft(failure)
+            return GraphError(
+                429, "Too many requests; retry after the time given.", "TooManyRequests"
+            ).response({"Retry-After": str(retry_after)})
+        if failure is None or failure.after_change:
+            response: web.StreamResponse = await handler(request)
+        if hang is not None and hang.after_change:
+            await self._hold(hang)
+        if failure is None:
+            return response
+        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
+        return GraphError(
+            failure.status, "The service is unavailable.", "ServiceNotAvailable"
+        ).response(headers)
+
+    async def _hold(self, hang: Hang) -> None:
+        self.faults.held.append(hang)
+        hang.arrived.set()
+        await hang.released.wait()
+
+    @web.middleware
+    async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if not request.path.startswith(V1 + "/"):
+            return await handler(request)  # the token endpoint
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        known = self._tokens.get(token) if scheme == "Bearer" else None
+        if known is None:
+            return GraphError(401, "Access token is empty.", "InvalidAuthenticationToken").response(
+                {"WWW-Authenticate": 'Bearer realm=""'}
+            )
+        if self.clock.now() >= known.expires_at:
+            return GraphError(
+                401,
+                "Lifetime validation failed, the token is expired.",
+                "InvalidAuthenticationToken",
+            ).response({"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return await handler(request)
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except (GraphError, TokenError) as refused:
+            return refused.response()
