@@ -17,6 +17,7 @@ from bot.db.tables import (
 from bot.db.uow import UnitOfWork
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
+from bot.sync.source import SourcePerson
 
 
 @dataclass
@@ -42,9 +43,17 @@ class ProjectContext:
     values: dict[tuple[ItemKind, str], Values]  # (kind, field) → its mappings
     members: dict[str, tuple[str, str]]  # a member's email, folded → (user id, display name)
     emails: dict[str, tuple[str, str]]  # user id → (email, display name)
+    # A member's Entra object id (Planner names people by it) → (user id, display name)
+    object_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
+    people: dict[str, SourcePerson] = field(default_factory=dict)  # user id → as sent out
 
     def mapped(self, kind: ItemKind, field_name: str) -> Values:
         return self.values.setdefault((kind, field_name), Values())
+
+    def member_of(self, person: SourcePerson) -> tuple[str, str] | None:
+        """The team member a source user is: by email (Azure DevOps, Jira), else by Entra
+        object id (Planner)."""
+        return self.members.get(fold(person.email or "")) or self.object_ids.get(person.id)
 
 
 async def load(uow: UnitOfWork, project: Project, row: ProjectSync) -> ProjectContext:
@@ -80,9 +89,9 @@ async def load(uow: UnitOfWork, project: Project, row: ProjectSync) -> ProjectCo
         mapped.inward[mapping["source_value_id"]] = mapping["field_id"]
         mapped.outward.setdefault(mapping["field_id"], mapping["source_value_id"])
     people = await uow.rows(
-        select(User.id, User.email, User.display_name)
+        select(User.id, User.email, User.display_name, User.source_id)
         .join(TeamMember, TeamMember.user_id == User.id)
-        .where(TeamMember.team_id == team_id, User.email.is_not(None))
+        .where(TeamMember.team_id == team_id)
     )
     return ProjectContext(
         project_id=project.id,
@@ -96,6 +105,13 @@ async def load(uow: UnitOfWork, project: Project, row: ProjectSync) -> ProjectCo
         values=values,
         members={fold(p["email"]): (p["id"], p["display_name"]) for p in people if p["email"]},
         emails={p["id"]: (p["email"], p["display_name"]) for p in people if p["email"]},
+        object_ids={p["source_id"]: (p["id"], p["display_name"]) for p in people},
+        people={
+            p["id"]: SourcePerson(
+                id=p["source_id"], display_name=p["display_name"], email=p["email"]
+            )
+            for p in people
+        },
     )
 
 

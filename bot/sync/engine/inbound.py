@@ -16,7 +16,7 @@ from bot.items.assignees import set_assignees
 from bot.items.service import next_internal_ids
 from bot.schemas import ItemKind, Trigger
 from bot.sync.engine import creates
-from bot.sync.engine.context import ProjectContext, fold
+from bot.sync.engine.context import ProjectContext
 from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import SourceItem
 from bot.timestamps import parse_timestamp
@@ -154,7 +154,7 @@ def _wanted(
             wanted["severity"] = {"severity": severities.names[severity_id]}
     matched, unmatched = [], []
     for person in f.assignees:
-        member = ctx.members.get(fold(person.email or ""))
+        member = ctx.member_of(person)
         if member is None:
             unmatched.append(person.display_name)
         else:

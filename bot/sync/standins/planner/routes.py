@@ -134,8 +134,8 @@ def _body(body: Any, writable: dict[str, Any]) -> dict[str, Any]:
         kind = writable.get(name)
         if kind is None or not isinstance(value, kind) or isinstance(value, bool):
             raise GraphError(400, f"Invalid value for property '{name}'.", "BadRequest")
-        low, high = _RANGES.get(name, (value, value))
-        if not low <= value <= high:
+        low, high = _RANGES.get(name, (0, 0))
+        if name in _RANGES and not low <= value <= high:
             raise GraphError(400, f"Value out of range for property '{name}'.", "BadRequest")
         if name.endswith("DateTime") and value is not None:
             try:
