@@ -12,12 +12,11 @@ from typing import Any
 from aiohttp import web
 
 from bot.clock import Clock, SystemClock
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
-from bot.sync.standins.azure_devops.server import Exchange, _parsed
 from bot.sync.standins.planner import views
 from bot.sync.standins.planner.errors import GraphError, TokenError
 from bot.sync.standins.planner.routes import V1, Api
 from bot.sync.standins.planner.store import Store, Task
+from bot.sync.standins.recorder import THROTTLED, Recorder
 
 TOKEN_LIFETIME = timedelta(hours=1)
 SCOPE = "https://graph.microsoft.com/.default"
@@ -29,7 +28,7 @@ class _Token:
     expires_at: datetime
 
 
-class PlannerStandin:
+class PlannerStandin(Recorder):
     def __init__(
         self,
         *,
@@ -54,9 +53,8 @@ class PlannerStandin:
         )
         self.store.add_bucket("To do")
         self.store.add_bucket("Doing")
-        self.exchanges: list[Exchange] = []
+        super().__init__()
         self.tokens_issued = 0
-        self.faults = Faults()
         self._tokens: dict[str, _Token] = {}
         self._revoked = False
         self._runner: web.AppRunner | None = None
@@ -91,8 +89,7 @@ class PlannerStandin:
         self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
 
     async def close(self) -> None:
-        for hang in [*self.faults.held, *self.faults.hangs]:
-            hang.release()
+        self.release_all()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -191,101 +188,15 @@ class PlannerStandin:
             raise ValueError(f"the stand-in has no task {task_id!r}")
         return found
 
-    # Faults
-
-    def fail_next(
-        self,
-        count: int = 1,
-        *,
-        status: int = 500,
-        retry_after: int | None = None,
-        after_change: bool = False,
-        path_part: str = "",
-    ) -> None:
-        """Answer the next `count` requests (whose path holds `path_part`) with `status`:
-        without serving them, or, `after_change`, once they are served."""
-        failure = Failure(status, retry_after, after_change, path_part)
-        self.faults.failures.extend([failure] * count)
-
-    def hang_next(self, *, after_change: bool = False, path_part: str = "") -> Hang:
-        """Hold the next request (whose path holds `path_part`) until the hang is released."""
-        hang = Hang(after_change=after_change, path_part=path_part)
-        self.faults.hangs.append(hang)
-        return hang
-
-    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None:
-        """Allow `budget` requests per window; the rest get 429 with `Retry-After`."""
-        self.faults.budget = budget
-        self.faults.window = timedelta(seconds=window_seconds)
-        self.faults.started = self.clock.now()
-        self.faults.per_window = {}
-        self.faults.allowed_at = None
-
-    def stop_throttling(self) -> None:
-        self.faults.budget = None
-
-    @property
-    def throttle_violations(self) -> list[Violation]:
-        return list(self.faults.violations)
-
-    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
-        """The logged exchanges of one method whose path holds `path_part`, oldest first."""
-        return [x for x in self.exchanges if x.method == method and path_part in x.path]
-
-    # Middlewares, outermost first
-
-    @web.middleware
-    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        arrived_at = self.clock.now()
-        text = await request.text()
-        try:
-            response = await handler(request)
-        except web.HTTPException as refused:
-            response = refused
-        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
-        self.exchanges.append(
-            Exchange(
-                request.method,
-                request.path,
-                dict(request.query),
-                dict(request.headers),
-                _parsed(text),
-                response.status,
-                dict(response.headers),
-                _parsed(body or ""),
-                arrived_at,
-            )
+    def refusal(self, status: int, headers: dict[str, str] | None) -> web.Response:
+        if status == THROTTLED:
+            message = "Too many requests; retry after the time given."
+            return GraphError(429, message, "TooManyRequests").response(headers)
+        return GraphError(status, "The service is unavailable.", "ServiceNotAvailable").response(
+            headers
         )
-        return response
 
-    @web.middleware
-    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        hang = take(self.faults.hangs, request.path)
-        failure = take(self.faults.failures, request.path)
-        if hang is not None and not hang.after_change:
-            await self._hold(hang)
-        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
-        if retry_after is not None:
-            if failure is not None:
-                self.faults.failures.appendleft(failure)
-            return GraphError(
-                429, "Too many requests; retry after the time given.", "TooManyRequests"
-            ).response({"Retry-After": str(retry_after)})
-        if failure is None or failure.after_change:
-            response: web.StreamResponse = await handler(request)
-        if hang is not None and hang.after_change:
-            await self._hold(hang)
-        if failure is None:
-            return response
-        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
-        return GraphError(
-            failure.status, "The service is unavailable.", "ServiceNotAvailable"
-        ).response(headers)
-
-    async def _hold(self, hang: Hang) -> None:
-        self.faults.held.append(hang)
-        hang.arrived.set()
-        await hang.released.wait()
+    # Middlewares after the recorder's
 
     @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
