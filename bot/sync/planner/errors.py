@@ -1,19 +1,12 @@
-"""Graph's (and Entra's) failed answers as the port's errors (`bot.sync.source`)."""
+"""Graph's (and Entra's) failed answers as the port's errors (`bot.sync.failures`)."""
 
 from typing import Any
 
 import orjson
 
-from bot.sync.source import (
-    SourceError,
-    SourceNotFound,
-    SourceRefused,
-    SourceStale,
-    SourceUnauthorized,
-)
+from bot.sync.failures import SHOWN, THROTTLED, port_error
 
-THROTTLED = (429, 503)
-SHOWN = 200  # characters of a vendor's message kept
+__all__ = ["THROTTLED", "failure", "graph_message"]
 
 
 def graph_message(body: bytes) -> tuple[str, str]:
@@ -35,12 +28,4 @@ def failure(status: int, body: bytes, *, what: str) -> Exception:
     """The error for a non-2xx answer to `what`; 429 and 503 are the client's."""
     code, message = graph_message(body)
     said = f"{what}: Planner answered {status}" + (f" ({message})" if message else "")
-    if status in (401, 403):
-        return SourceUnauthorized(said)
-    if status == 404:
-        return SourceNotFound(said)
-    if status == 412:
-        return SourceStale(said)
-    if 400 <= status < 500 and status != 408:
-        return SourceRefused(code or f"HTTP {status}", message or said)
-    return SourceError(said)
+    return port_error(status, code, message, said=said)
