@@ -176,6 +176,7 @@ async def test_refused_credentials_pause_and_new_ones_resume_what_waited(
     status = await sync_status(client, ada, project["_id"])
     assert (status["state"], status["pending"]) == ("paused", 1)
     assert status["lastError"]["code"] == "Unauthorized"
+    assert [line["level"] for line in status["log"]].count("error") == 1  # told once
     sent = len(rig.exchanges)
     clock.advance(timedelta(minutes=5))
     await run_jobs(client)
