@@ -140,8 +140,16 @@ class PlannerStandin(Recorder):
         self._revoked = True
         self.expire_tokens()
 
-    def restore(self) -> None:
+    def new_secret(self) -> str:
+        """A new client secret for the app (the revoked one stays refused); the secret."""
+        self.client_secret = f"standin-secret-{self.tokens_issued}-{len(self.exchanges)}"
         self._revoked = False
+        return self.client_secret
+
+    @property
+    def tokens(self) -> list[str]:
+        """Every access token given so far."""
+        return list(self._tokens)
 
     # Tasks "there"
 
