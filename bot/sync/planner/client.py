@@ -59,6 +59,11 @@ class GraphClient:
         self._http, self._credentials, self._cache = http, credentials, cache
         self._clock, self._pacer = clock, pacer
 
+    @property
+    def client_id(self) -> str:
+        """The app registration's id: Graph names the app by it in `createdBy`."""
+        return self._credentials.client_id
+
     def url(self, *segments: str) -> URL:
         url = self.base_url
         for segment in segments:

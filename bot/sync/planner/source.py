@@ -194,14 +194,28 @@ class PlannerSource:
         return str(listed[0]["id"]) if listed else None
 
     async def find_created(self, change: SourceChange, *, since: datetime) -> Sequence[SourceItem]:
+        """Tasks this app made with the change's title after `since`. A create is two writes
+        (the task, then its description): one found without the description it was sent with
+        is finished here, so that what is linked holds all the create sent."""
+        app = self._client.client_id
         made = [
             task
             for task in await self._tasks(None)
             if task.get("title") == change.fields.title
+            and ((task.get("createdBy") or {}).get("application") or {}).get("id") == app
             and (fields.moment(task.get("createdDateTime")) or since) >= since
         ]
-        items = await _bounded([self._with_details(task) for task in made])
+        items = await _bounded([self._finished(task, change) for task in made])
         return [item for item in items if item is not None]
+
+    async def _finished(self, task: dict[str, Any], change: SourceChange) -> SourceItem | None:
+        try:
+            details = await self._details(str(task["id"]))
+            if change.fields.body and not details.get("description"):
+                details = await self._describe(str(task["id"]), change, details.get("@odata.etag"))
+        except SourceNotFound:
+            return None
+        return _item(task, details)
 
     async def update(self, item_id: str, change: SourceChange) -> SourceItem:
         """The task's properties with `If-Match` its ETag, the description with the details'

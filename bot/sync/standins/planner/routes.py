@@ -74,7 +74,7 @@ class Api:
         listed = list(self.store.tasks.values())
         body: dict[str, Any] = {
             "@odata.context": f"{views.CONTEXT}#planner/tasks",
-            "value": [views.task(t) for t in listed[start : start + size]],
+            "value": [views.task(t, self.standin.app_id) for t in listed[start : start + size]],
         }
         if start + size < len(listed):
             url = request.url.with_query({"$skiptoken": f"{start + size:08d}"})
@@ -83,7 +83,7 @@ class Api:
 
     async def task(self, request: web.Request) -> web.Response:
         found = self._task(request)
-        return _json(views.task(found), etag=found.etag)
+        return _json(views.task(found, self.standin.app_id), etag=found.etag)
 
     async def details(self, request: web.Request) -> web.Response:
         found = self._task(request)
@@ -97,7 +97,7 @@ class Api:
             raise GraphError(400, "The title of the task is required.", "BadRequest")
         self._check_bucket(values)
         made = self.store.create(values, by=self.standin.app_id)
-        return _json(views.task(made), status=201, etag=made.etag)
+        return _json(views.task(made, self.standin.app_id), status=201, etag=made.etag)
 
     async def update(self, request: web.Request) -> web.Response:
         found = self._task(request)
@@ -105,7 +105,7 @@ class Api:
         _guard(request, found.etag)
         self._check_bucket(values)
         self.store.update(found, values, by=self.standin.app_id)
-        return _written(request, views.task(found), found.etag)
+        return _written(request, views.task(found, self.standin.app_id), found.etag)
 
     async def delete(self, request: web.Request) -> web.Response:
         found = self._task(request)

@@ -185,10 +185,10 @@ class PlannerStandin(Recorder):
         found = self.store.tasks.get(task_id)
         if found is None:
             return None
-        return {**views.task(found), "description": found.details.description}
+        return {**views.task(found, self.app_id), "description": found.details.description}
 
     def tasks(self) -> list[dict[str, Any]]:
-        return [views.task(t) for t in self.store.tasks.values()]
+        return [views.task(t, self.app_id) for t in self.store.tasks.values()]
 
     def _found(self, task_id: str) -> Task:
         found = self.store.tasks.get(task_id)

@@ -12,10 +12,12 @@ def stamp(moment: datetime | None) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment else None
 
 
-def _user(user_id: str | None) -> dict[str, Any] | None:
+def _user(user_id: str | None, *, app_id: str = "") -> dict[str, Any] | None:
+    """An identitySet: the app's own writes name it as the application, others a user."""
     if user_id is None:
         return None
-    return {"user": {"displayName": None, "id": user_id}}
+    who = "application" if user_id == app_id else "user"
+    return {who: {"displayName": None, "id": user_id}}
 
 
 def plan(store: Store) -> dict[str, Any]:
@@ -45,7 +47,7 @@ def bucket(store: Store, found: Bucket) -> dict[str, Any]:
     }
 
 
-def task(found: Task) -> dict[str, Any]:
+def task(found: Task, app_id: str = "") -> dict[str, Any]:
     return {
         "@odata.etag": found.etag,
         "id": found.id,
@@ -59,9 +61,9 @@ def task(found: Task) -> dict[str, Any]:
         "startDateTime": stamp(found.start),
         "dueDateTime": stamp(found.due),
         "createdDateTime": stamp(found.created_at),
-        "createdBy": _user(found.created_by),
+        "createdBy": _user(found.created_by, app_id=app_id),
         "completedDateTime": stamp(found.completed_at),
-        "completedBy": _user(found.completed_by),
+        "completedBy": _user(found.completed_by, app_id=app_id),
         "hasDescription": bool(found.details.description),
         "previewType": "automatic",
         "referenceCount": 0,
@@ -74,7 +76,7 @@ def task(found: Task) -> dict[str, Any]:
                 "@odata.type": "#microsoft.graph.plannerAssignment",
                 "assignedDateTime": stamp(at),
                 "orderHint": "8585269235419181615",
-                "assignedBy": _user(by),
+                "assignedBy": _user(by, app_id=app_id),
             }
             for user, (at, by) in found.assignments.items()
         },
