@@ -137,8 +137,9 @@ def _written(name: str, fields: SourceFields) -> object:
     if name == "priority":
         return int(fields.priority) if fields.priority else None
     if name == "assignees":
-        first = fields.assignees[0] if fields.assignees else None
-        return (first.email or first.id) if first is not None else None
+        # Azure DevOps names people by email: a member without one is not sent.
+        first = next((person for person in fields.assignees if person.email), None)
+        return first.email if first is not None else None
     if name in ("start_date", "due_date"):
         day: date | None = getattr(fields, name)
         return datetime.combine(day, time(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if day else None
