@@ -108,3 +108,20 @@ async def test_the_local_planner_serves_on_its_own_for_trying_it_out() -> None:
     finally:
         stop.set()
         await asyncio.wait_for(serving, timeout=30)
+
+
+async def test_unlinking_a_plan_keeps_its_tasks_here_in_the_channels_own_project(
+    client, factory: Factory, planner: PlannerStandin
+) -> None:
+    ada = await factory.member()
+    planner.seed(2, percentComplete=50)
+    project = await link_planner(client, ada, planner)
+    removed = await client.delete(f"/api/projects/{project['_id']}", headers=ada.in_channel())
+    assert removed.status == 204, await removed.text()
+    kept = await tasks(client, ada)
+    assert [(t["name"], t["source"], t["status"]) for t in kept] == [
+        ("Task 0", "Svc.Native", "In Progress"),
+        ("Task 1", "Svc.Native", "In Progress"),
+    ]
+    assert [t["title"] for t in planner.tasks()] == ["Task 0", "Task 1"]  # Planner keeps them
+    assert planner.exchanges_to("DELETE") == []

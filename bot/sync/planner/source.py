@@ -177,7 +177,7 @@ class PlannerSource:
         details = await self._details(str(task["id"]))
         if change.fields.body:
             details = await self._describe(str(task["id"]), change, details.get("@odata.etag"))
-        return _item(task, details)
+        return fields.source_item(task, details)
 
     async def _bucket(self) -> str | None:
         """Where a task made here goes: the project's first bucket, or the plan's first."""
@@ -215,7 +215,7 @@ class PlannerSource:
                 details = await self._describe(str(task["id"]), change, details.get("@odata.etag"))
         except SourceNotFound:
             return None
-        return _item(task, details)
+        return fields.source_item(task, details)
 
     async def update(self, item_id: str, change: SourceChange) -> SourceItem:
         """The task's properties with `If-Match` its ETag, the description with the details'
@@ -245,7 +245,7 @@ class PlannerSource:
             if details_etag is None:
                 raise SourceStale(f"task {item_id}: its details' ETag is not known here")
             details = await self._describe(item_id, change, details_etag)
-        return _item(
+        return fields.source_item(
             task if task is not None else await self._task(item_id),
             details if details is not None else await self._details(item_id),
         )
@@ -303,10 +303,6 @@ class PlannerSource:
 
 def _etag(task: dict[str, Any]) -> str:
     return str(task.get("@odata.etag") or "")
-
-
-def _item(task: dict[str, Any], details: dict[str, Any]) -> SourceItem:
-    return fields.source_item(task, details)
 
 
 def _bucket_ids(query: str | None) -> list[str]:
