@@ -255,3 +255,21 @@ def test_progress_and_priority_in_planners_terms() -> None:
     ]
     assert [sent_priority(str(p)) for p in range(11)] == [1, 1, 3, 3, 3, 5, 5, 5, 9, 9, 9]
     assert sent_priority("High") is None
+
+
+async def test_deletions_after_a_pull_take_the_pulls_listing(
+    http: aiohttp.ClientSession, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    ids = planner.seed(9)  # three pages of four
+    source = connect(http, planner, clock)
+    _, cursor = await pull(source, None)
+    listing = f"/plans/{planner.plan_id}/tasks"
+    listings = len(planner.exchanges_to("GET", listing))
+    assert await source.ids_in_scope(item_types=["Task"], query=None) == set(ids)
+    assert len(planner.exchanges_to("GET", listing)) == listings  # not listed again
+    planner.delete(ids[0])
+    assert await source.ids_in_scope(item_types=["Task"], query=None) == set(ids[1:])
+    doing = planner.buckets[1]
+    planner.change(ids[1], bucketId=doing)
+    await pull(source, cursor)
+    assert await source.ids_in_scope(item_types=["Task"], query=doing) == {ids[1]}

@@ -65,6 +65,9 @@ class PlannerSource:
         )
         self._plan = plan_id
         self._buckets = buckets  # the project's query: where a task made here goes first
+        # The ids the last pull listed, by query: a poll looks for deletions right after its pull
+        # (on the same connector), and Planner's listing is the whole plan, so it is not sent twice.
+        self._listed: tuple[str | None, set[str]] | None = None
 
     # The plan
 
@@ -110,6 +113,7 @@ class PlannerSource:
             return
         before = cursors.loads(cursor)
         tasks = await self._tasks(query)
+        self._listed = (query, {str(t["id"]) for t in tasks})
         after = cursors.Cursor(before.poll + 1, {t["id"]: cursors.digest(_etag(t)) for t in tasks})
         wanted = [t for t in tasks if before.moved(t["id"], _etag(t)) or before.swept(t["id"])]
         # A page's cursor, should the pull stop after it: what was read so far counts as seen.
@@ -127,6 +131,9 @@ class PlannerSource:
     async def ids_in_scope(self, *, item_types: Sequence[str], query: str | None) -> set[str]:
         if fields.TASK not in item_types:
             return set()
+        listed, self._listed = self._listed, None
+        if listed is not None and listed[0] == query:
+            return listed[1]
         return {str(task["id"]) for task in await self._tasks(query)}
 
     async def read(self, ids: Sequence[str]) -> Sequence[SourceItem]:
