@@ -226,31 +226,30 @@ class PlannerSource:
 
     async def update(self, item_id: str, change: SourceChange) -> SourceItem:
         """The task's properties with `If-Match` its ETag, the description with the details'
-        (either moved there: `SourceStale`)."""
+        (either moved there: `SourceStale`). What the answer needs besides is read before the
+        writes, so that a failure after them cannot leave a write made but reported failed."""
         task_etag, details_etag = fields.etags(change.version)
-        task: dict[str, Any] | None = None
-        details: dict[str, Any] | None = None
-        if change.changed & _TASK_FIELDS:
-            assigned: dict[str, Any] = {}
-            if "assignees" in change.changed:
-                assigned = (await self._task(item_id)).get("assignments") or {}
-            body = fields.task_patch(change, assigned)
-            if body:
-                if task_etag is None:
-                    raise SourceStale(f"task {item_id}: its ETag is not known here")
-                client = self._client
-                answer = await client.call(
-                    "PATCH",
-                    client.url("planner", "tasks", item_id),
-                    body=body,
-                    if_match=task_etag,
-                    representation=True,
-                    what=f"update task {item_id}",
-                )
-                task = answer.body if isinstance(answer.body, dict) else None
-        if "body" in change.changed:
-            if details_etag is None:
-                raise SourceStale(f"task {item_id}: its details' ETag is not known here")
+        writes_task = bool(change.changed & _TASK_FIELDS)
+        writes_details = "body" in change.changed
+        if (writes_task and task_etag is None) or (writes_details and details_etag is None):
+            raise SourceStale(f"task {item_id}: its ETags are not known here")
+        task = (
+            await self._task(item_id) if "assignees" in change.changed or not writes_task else None
+        )
+        details = None if writes_details else await self._details(item_id)
+        body = fields.task_patch(change, (task or {}).get("assignments") or {})
+        if writes_task and body:
+            client = self._client
+            answer = await client.call(
+                "PATCH",
+                client.url("planner", "tasks", item_id),
+                body=body,
+                if_match=task_etag,
+                representation=True,
+                what=f"update task {item_id}",
+            )
+            task = answer.body if isinstance(answer.body, dict) else None
+        if writes_details:
             details = await self._describe(item_id, change, details_etag)
         return fields.source_item(
             task if task is not None else await self._task(item_id),
