@@ -49,9 +49,14 @@ async def in_thread(uow: UnitOfWork, activity: Activity) -> bool:
 
 
 async def keep_reply(
-    uow: UnitOfWork, activity: Activity, entities: Sequence[Mapping[str, Any]]
+    uow: UnitOfWork,
+    activity: Activity,
+    entities: Sequence[Mapping[str, Any]],
+    *,
+    onward: discussions.Onward | None = None,
 ) -> bool:
-    """Store the message if its conversation is an item's thread; whether it was one."""
+    """Store the message if its conversation is an item's thread (and note it for `onward`,
+    the item's source); whether it was one."""
     sent_by = activity.from_property
     message = TeamsMessage(
         message_id=str(activity.id),
@@ -62,7 +67,7 @@ async def keep_reply(
         at=_when(uow, activity),
     )
     return await discussions.record_reply(
-        uow, conversation_id=activity.conversation.id, message=message
+        uow, conversation_id=activity.conversation.id, message=message, onward=onward
     )
 
 
