@@ -204,7 +204,7 @@ async def record_thread(
     }
     await uow.execute(insert(MESSAGES).values(row))
     found = await _item_thread(uow, kind, claim.item_id)
-    return row, _place(found)
+    return row, place_of(found)
 
 
 async def find_thread(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Thread:
@@ -218,7 +218,7 @@ def thread_of(kind: ItemKind, item_id: str, found: Any) -> Thread:
             f"{kind.type_label} '{item_id}' has no discussion yet: start one with "
             f"POST /api/{kind.plural}/{item_id}/messages."
         )
-    return Thread(item_id, found["conversation_id"], found["root_message_id"], _place(found))
+    return Thread(item_id, found["conversation_id"], found["root_message_id"], place_of(found))
 
 
 async def record_comment(
@@ -409,7 +409,7 @@ def item_thread_statement(item_id: Any, channel_id: Any, kind: Any) -> AnySelect
     )
 
 
-def _place(found: Any) -> Place:
+def place_of(found: Any) -> Place:
     scope: ChannelScope = found["scope"]
     return Place(
         tenant_id=scope.tenant_id,

@@ -14,7 +14,7 @@ from bot.clock import FrozenClock
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.discussions.conftest import _member, connector
 from tests.discussions.helpers import Desk
-from tests.factories import Factory
+from tests.factories import CHANNEL, Factory
 from tests.sync.linking import bugs, link, run_jobs, sync_status
 from tests.teams.activities import ADA, GRACE, installed
 from tests.teams.connector import Connector
@@ -129,6 +129,12 @@ async def test_the_first_import_stores_the_comments_there_and_tells_no_thread(
     await link(desk.client, desk.ada, standin)
     assert desk.connector.sent() == []
     (bug,) = await bugs(desk.client, desk.ada)
+    listed = await (await desk.comments(bug["_id"], **{"$count": "true"})).json()
+    assert listed["@odata.count"] == 1  # listed before the item has a thread
+    [stored] = listed["value"]
+    assert stored["body"]["content"] == "Grace Hopper: Made before the link"
+    assert stored["replyToId"] is None
+    assert stored["webUrl"].startswith(f"https://teams.microsoft.com/l/channel/{CHANNEL}/")
     root = await desk.started(bug["_id"])
     [earlier] = await _comments(desk, bug["_id"])  # a reply in the thread started since
     assert earlier["body"]["content"] == "Grace Hopper: Made before the link"
