@@ -116,7 +116,11 @@ async def test_a_comment_made_there_is_listed_and_told_in_the_thread_once_and_no
     assert listed["body"]["content"] == "Grace Hopper: Reproduced on **build 12**"
     assert listed["replyToId"] == root["id"]
     assert listed["from"]["user"]["displayName"] == "Grace Hopper"
-    assert desk.connector.texts() == ["Grace Hopper: Reproduced on **build 12**"]
+    [told] = desk.connector.sent()  # in the item's thread, by the bot
+    assert f"{CHANNEL};messageid={root['id']}" in told.path
+    assert told.body["text"] == "Grace Hopper: Reproduced on **build 12**"
+    _, [_, kept] = await desk.stored()
+    assert kept.author_user_id is not None  # Grace is a member: linked by her email
     assert standin.exchanges_to("POST", "/comments") == []
     assert len(standin.comments(work_item)) == 1
 
@@ -186,3 +190,43 @@ async def test_deleting_the_item_while_its_comment_waits_sends_nothing_for_it(
     assert standin.in_recycle_bin(work_item)
     assert [x.status for x in standin.exchanges_to("POST", "/comments")] == [500]
     assert standin.comments(work_item) == []
+
+
+async def test_a_comment_made_while_the_sync_is_paused_is_sent_once_it_resumes(
+    desk: Desk, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    work_item, bug = await _linked_bug(desk, standin)
+    await desk.started(bug["_id"])
+    standin.revoke_token()
+    await desk.comment(bug["_id"], {"content": "Said while paused"})
+    await _poll(desk, clock)
+    project_id = bug["projectId"]["_id"]
+    assert (await sync_status(desk.client, desk.ada, project_id))["state"] == "paused"
+    assert standin.comments(work_item) == []
+    standin.add_token("new-pat")
+    saved = await desk.client.patch(
+        f"/api/projects/{project_id}", json={"token": "new-pat"}, headers=desk.ada.in_channel()
+    )
+    assert saved.status == 200, await saved.text()
+    await run_jobs(desk.client)
+    assert _texts_there(standin, work_item) == [
+        "<p><strong>Ada Lovelace</strong>:</p><p>Said while paused</p>"
+    ]
+
+
+async def test_a_project_that_only_reads_brings_comments_in_and_sends_none(
+    desk: Desk, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    (work_item,) = standin.seed(1, types=("Bug",))
+    await link(desk.client, desk.ada, standin, sync={"enabled": True, "direction": "in"})
+    (bug,) = await bugs(desk.client, desk.ada)
+    await desk.started(bug["_id"])
+    await desk.comment(bug["_id"], {"content": "Stays here"})
+    clock.advance(timedelta(seconds=5))
+    standin.comment(work_item, "Comes in", by=GRACE_THERE)
+    await _poll(desk, clock)
+    assert _texts_there(standin, work_item) == ["Comes in"]
+    assert [c["body"]["content"] for c in await _comments(desk, bug["_id"])] == [
+        "Ada Lovelace: Stays here",
+        "Grace Hopper: Comes in",
+    ]
