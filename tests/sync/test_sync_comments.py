@@ -16,7 +16,7 @@ from tests.discussions.conftest import _member, connector
 from tests.discussions.helpers import Desk
 from tests.factories import CHANNEL, Factory
 from tests.sync.linking import bugs, link, run_jobs, sync_status
-from tests.teams.activities import ADA, GRACE, installed
+from tests.teams.activities import ADA, BOT_ID, GRACE, installed
 from tests.teams.connector import Connector
 
 __all__ = ["connector"]
@@ -121,6 +121,10 @@ async def test_a_comment_made_there_is_listed_and_told_in_the_thread_once_and_no
     assert told.body["text"] == "Grace Hopper: Reproduced on **build 12**"
     _, [_, kept] = await desk.stored()
     assert kept.author_user_id is not None  # Grace is a member: linked by her email
+    echoed = desk.reply(root["id"], told.body["text"], message_id="1719999999999")
+    echoed["from"] = {"id": BOT_ID, "name": "Tracker"}  # were Teams to tell the bot
+    await desk.teams(echoed)
+    await _poll(desk, clock)
     assert standin.exchanges_to("POST", "/comments") == []
     assert len(standin.comments(work_item)) == 1
 

@@ -25,6 +25,8 @@ async def to_read(uow: UnitOfWork, ctx: ProjectContext, items: Sequence[SourceIt
     if ctx.source not in COMMENTED:
         return []
     synced = [item for item in items if item.item_type in ctx.kinds]
+    if not synced:
+        return []
     counts = {
         row["source_item_id"]: row["comment_count"]
         for row in await uow.rows(

@@ -66,8 +66,13 @@ async def keep_reply(
         mentions=graph_mentions(entities),
         at=_when(uow, activity),
     )
+    # What the bot posted itself (a comment from the item's source, told) never goes back out.
+    from_bot = bool(sent_by and str(sent_by.id or "").startswith(BOT_PREFIX))
     return await discussions.record_reply(
-        uow, conversation_id=activity.conversation.id, message=message, onward=onward
+        uow,
+        conversation_id=activity.conversation.id,
+        message=message,
+        onward=None if from_bot else onward,
     )
 
 
