@@ -234,3 +234,30 @@ async def test_a_project_that_only_reads_brings_comments_in_and_sends_none(
         "Ada Lovelace: Stays here",
         "Grace Hopper: Comes in",
     ]
+
+
+async def test_a_comment_whose_answer_was_lost_is_found_there_not_sent_twice_nor_told_back(
+    desk: Desk, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    work_item, bug = await _linked_bug(desk, standin)
+    await desk.started(bug["_id"])
+    standin.fail_next(status=502, after_change=True, path_part="/comments")
+    await desk.comment(bug["_id"], {"content": "Made there, answer lost"})
+    desk.connector.calls.clear()
+    await run_jobs(desk.client)
+    assert len(standin.comments(work_item)) == 1  # made, though the answer said otherwise
+    project_id = bug["projectId"]["_id"]
+    asked = await desk.client.post(
+        f"/api/projects/{project_id}/sync", headers=desk.ada.in_channel()
+    )
+    assert asked.status == 202
+    await run_jobs(desk.client)  # a pull meets it there before the push is tried again
+    await _poll(desk, clock)
+    await _poll(desk, clock)
+    assert _texts_there(standin, work_item) == [
+        "<p><strong>Ada Lovelace</strong>:</p><p>Made there, answer lost</p>"
+    ]
+    assert [x.status for x in standin.exchanges_to("POST", "/comments")] == [502]
+    [listed] = await _comments(desk, bug["_id"])
+    assert listed["body"]["content"] == "Ada Lovelace: Made there, answer lost"
+    assert desk.connector.sent() == []  # never told in the thread as the source's

@@ -83,6 +83,9 @@ class SyncComment(Base):
     item_id: Mapped[str] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
     source_comment_id: Mapped[str | None] = mapped_column(String(255))  # null: waiting to go out
     text: Mapped[str | None] = mapped_column(Text)  # what goes out; null for one that came in
+    # When it was first sent, while its id there is unknown: an answer lost (a 5xx once it was
+    # made, a hang, a crash) has it looked for there before it is sent again.
+    tried_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class SyncLogLine(Base):

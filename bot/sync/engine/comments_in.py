@@ -1,7 +1,8 @@
 """Comments made at the source, brought in with the items a pull reads: read only for items
 whose comment count moved there (or every changed item, when the source gives no count),
 stored once each by their id there, and told in the item's thread when it has one (never on
-the first import). A comment sent from here is known by its id and never comes back in."""
+the first import). A comment sent from here is known by its id and never comes back in; one
+whose answer was lost is left there for its push to find (`comment_tries`)."""
 
 from collections.abc import Sequence
 
@@ -11,11 +12,11 @@ from bot.db.tables import SyncComment, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.discussions import service as discussions
 from bot.messaging import Commented, Messenger
+from bot.sync.engine.comment_tries import UNKNOWN_AUTHOR, reads_as, waiting
 from bot.sync.engine.context import ProjectContext, fold
 from bot.sync.links import COMMENTED
 from bot.sync.source import Source, SourceComment, SourceItem
 
-UNKNOWN_AUTHOR = "Someone"
 MESSAGE_PREFIX = "source-"  # a comment from the source has no Teams id: its id stands in
 
 
@@ -68,8 +69,9 @@ async def store(
             )
         )
     )
+    tried = await waiting(uow, item_id=item_id, tried=True)
     for comment in comments:
-        if comment.id in known:
+        if comment.id in known or any(reads_as(comment, mine) for mine in tried):
             continue
         author = comment.author.display_name if comment.author else UNKNOWN_AUTHOR
         email = comment.author.email if comment.author else None

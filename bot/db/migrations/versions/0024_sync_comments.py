@@ -1,5 +1,6 @@
-"""sync_comments (each synced comment's id at the source, or its text while it waits to go out)
-and sync_records.comment_count (a pull reads an item's comments only when their count moved)
+"""sync_comments (each synced comment's id at the source, or its text while it waits to go out,
+and when it was first sent) and sync_records.comment_count (a pull reads an item's comments only
+when their count moved)
 
 Revision ID: 0024
 Revises: 0023
@@ -10,6 +11,8 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+
+import bot.db.types
 
 revision: str = "0024"
 down_revision: str | None = "0023"
@@ -25,6 +28,7 @@ def upgrade() -> None:
         sa.Column("item_id", sa.String(length=24), nullable=False),
         sa.Column("source_comment_id", sa.String(length=255), nullable=True),
         sa.Column("text", sa.Text(), nullable=True),
+        sa.Column("tried_at", bot.db.types.UTCDateTime(timezone=True), nullable=True),
         sa.ForeignKeyConstraint(
             ["item_id"],
             ["items.id"],
