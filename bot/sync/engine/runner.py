@@ -36,11 +36,12 @@ class SyncEngine:
         public_url: str,  # noqa: ANN001
         messenger: Messenger,
     ) -> None:
-        """`messenger` tells a channel its project's sync paused."""
+        """`messenger` tells a channel its project's sync paused, and an item's thread the
+        comments made at its source."""
         self._clock, self._messenger = clock, messenger
         self._secret_key, self._public_url = secret_key, public_url.rstrip("/")
         self._units = Units(sessions, clock, connectors, secret_key=secret_key)
-        self._reader = Reader(self._units)
+        self._reader = Reader(self._units, messenger)
         self._sender = Sender(self._units, self._reader)
 
     def register(self, worker: Worker) -> None:
