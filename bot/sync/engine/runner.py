@@ -95,6 +95,7 @@ class SyncEngine:
             if row.state == SyncState.FAILING:
                 row.state, row.last_error = SyncState.RUNNING.value, None
             asked_meanwhile = row.asked != opened.row.asked  # a hook came while this ran
+            await log.trim(uow, project_id=row.project_id)
         after = 0 if asked_meanwhile else opened.row.interval_seconds
         raise NotNow("next poll", after=timedelta(seconds=after))
 
