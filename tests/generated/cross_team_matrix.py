@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from bot.app import ROUTE_TABLES
 from bot.directory.queries import USERS
-from bot.directory.schemas import ChannelSettingsPatch
+from bot.directory.schemas import ChannelSettingsPatch, UserPatch
 from bot.discussions.schemas import CommentIn
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.schemas import DefinitionIn, DefinitionPatch, ExplainIn
@@ -80,6 +80,9 @@ class Probe:
     kind: Kind
     target: Target | None = None
     entity: EntitySet | None = None  # LIST: what `$filter` may name
+    # Its work is done at the target's source, which this world does not run: Team A's own
+    # request is answered the source's refusal (400 or 502), never a 404.
+    at_source: bool = False
 
 
 # The probes only read which properties and collections a `$filter` may name.
@@ -91,6 +94,7 @@ MATRIX: dict[str, Probe] = {
     "GET /api/channel/settings": Probe(Kind.READ),
     "PATCH /api/channel/settings": Probe(Kind.READ),
     "GET /api/users": Probe(Kind.LIST, Target.USER, USERS),
+    "PATCH /api/users/{id}": Probe(Kind.KEYED, Target.USER),
     "GET /api/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "GET /odata/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "POST /odata/bugs": Probe(Kind.CREATE, Target.BUG),
@@ -125,6 +129,7 @@ MATRIX: dict[str, Probe] = {
     "GET /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
     "PATCH /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
     "DELETE /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
+    "POST /api/projects/{id}/refresh": Probe(Kind.KEYED, Target.PROJECT, at_source=True),
     "GET /api/projects/{id}/sync": Probe(Kind.KEYED, Target.PROJECT),
     "POST /api/projects/{id}/sync": Probe(Kind.KEYED, Target.SYNCED_PROJECT),
     "POST /api/projects/{id}/sync/hook-secret": Probe(Kind.KEYED, Target.SYNCED_PROJECT),
@@ -190,6 +195,15 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
         "token": "probe-token",
     },
     ProjectPatch: {"displayName": "Probe renamed", "color": "#123456"},
+    UserPatch: {
+        "mapping": [
+            {
+                "source": "Jira",
+                "sourceId": "probe-account",
+                "projectHostname": "probe.atlassian.net",
+            }
+        ]
+    },
     # Priorities map free source values, so this one is never a duplicate of a default mapping.
     MappingIn: {
         "fieldId": OWN_PRIORITY,
@@ -225,6 +239,7 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     LevelPatch: (),
     ProjectIn: (),
     ProjectPatch: (),
+    UserPatch: (),
     MappingIn: ("fieldId", "projectId"),
     MappingPatch: ("fieldId",),
     DefinitionIn: (),

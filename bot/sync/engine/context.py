@@ -1,5 +1,5 @@
 """What the engine knows of one linked project while it works: its channel, its kinds' source
-types, its mappings both ways, and the channel's team members by email."""
+types, its mappings both ways, and the channel's team members as the source knows them."""
 
 from dataclasses import dataclass, field
 
@@ -11,13 +11,11 @@ from bot.db.tables import (
     FieldValue,
     Project,
     ProjectSync,
-    TeamMember,
-    User,
 )
 from bot.db.uow import UnitOfWork
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
-from bot.sync.source import SourcePerson
+from bot.sync.engine.people import People, load_people
 
 
 @dataclass
@@ -41,19 +39,10 @@ class ProjectContext:
     kinds: dict[str, ItemKind]  # the source's type name → our kind
     types: dict[ItemKind, str]  # our kind → the source's type name
     values: dict[tuple[ItemKind, str], Values]  # (kind, field) → its mappings
-    members: dict[str, tuple[str, str]]  # a member's email, folded → (user id, display name)
-    emails: dict[str, tuple[str, str]]  # user id → (email, display name)
-    # A member's Entra object id (Planner names people by it) → (user id, display name)
-    object_ids: dict[str, tuple[str, str]] = field(default_factory=dict)
-    people: dict[str, SourcePerson] = field(default_factory=dict)  # user id → as sent out
+    people: People  # the team's members as the source knows them
 
     def mapped(self, kind: ItemKind, field_name: str) -> Values:
         return self.values.setdefault((kind, field_name), Values())
-
-    def member_of(self, person: SourcePerson) -> tuple[str, str] | None:
-        """The team member a source user is: by email (Azure DevOps, Jira), else by Entra
-        object id (Planner)."""
-        return self.members.get(fold(person.email or "")) or self.object_ids.get(person.id)
 
 
 async def load(uow: UnitOfWork, project: Project, row: ProjectSync) -> ProjectContext:
@@ -88,32 +77,17 @@ async def load(uow: UnitOfWork, project: Project, row: ProjectSync) -> ProjectCo
         )
         mapped.inward[mapping["source_value_id"]] = mapping["field_id"]
         mapped.outward.setdefault(mapping["field_id"], mapping["source_value_id"])
-    people = await uow.rows(
-        select(User.id, User.email, User.display_name, User.source_id)
-        .join(TeamMember, TeamMember.user_id == User.id)
-        .where(TeamMember.team_id == team_id)
-    )
+    source = SourceKind(project.source)
+    people = await load_people(uow, team_id=team_id, source=source, hostname=project.hostname)
     return ProjectContext(
         project_id=project.id,
         channel_id=project.channel_id,
         team_id=team_id,
-        source=SourceKind(project.source),
+        source=source,
         hostname=project.hostname,
         source_id=project.source_id,
         kinds=kinds,
         types={kind: name for name, kind in kinds.items()},
         values=values,
-        members={fold(p["email"]): (p["id"], p["display_name"]) for p in people if p["email"]},
-        emails={p["id"]: (p["email"], p["display_name"]) for p in people if p["email"]},
-        object_ids={p["source_id"]: (p["id"], p["display_name"]) for p in people},
-        people={
-            p["id"]: SourcePerson(
-                id=p["source_id"], display_name=p["display_name"], email=p["email"]
-            )
-            for p in people
-        },
+        people=people,
     )
-
-
-def fold(email: str) -> str:
-    return email.strip().casefold()

@@ -40,8 +40,9 @@ async def change_of(
         .where(ItemAssignee.item_id == item.id)
         .order_by(ItemAssignee.position)
     )
-    # Each as the sources name them: email (Azure DevOps, Jira), Entra object id (Planner).
-    assignees = tuple(ctx.people[user] for user in people if user in ctx.people)
+    assignees = tuple(
+        person for person in (ctx.people.person(user) for user in people) if person is not None
+    )
     fields = SourceFields(
         title=item.name,
         body=item.body or "",
