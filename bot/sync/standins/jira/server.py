@@ -1,0 +1,364 @@
+"""A local Jira Cloud: one site with one project, served on loopback, with a Python API for
+tests and the demo (seed issues, change them "there", take transitions away, revoke the token,
+fail, hang, throttle, send signed webhooks) and a log of every exchange, which
+`tests/vendor_apis/openapi.py` checks against Jira's published description."""
+
+import asyncio
+import base64
+import binascii
+import json
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import aiohttp
+from aiohttp import web
+
+from bot.clock import Clock, SystemClock
+from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
+from bot.sync.standins.azure_devops.server import Exchange
+from bot.sync.standins.jira import hooks, views
+from bot.sync.standins.jira.routes import Api, JiraError
+from bot.sync.standins.jira.store import Comment, Issue, Store, User
+
+_CALLER = web.RequestKey("jira_caller", User)
+
+OWNER = User("5b10a2844c20165700ede21g", "Tracker Bot", "tracker@contoso.example")
+SOMEONE_ELSE = User("5b10ac8d82e05b22cc7d4ef5", "Riley Source", "riley@contoso.example")
+HIDDEN = User("70121:1c2b3d4e", "Quinn Private", "quinn@contoso.example", hides_email=True)
+
+
+class JiraStandin:
+    def __init__(
+        self,
+        *,
+        project: str = "FAB",
+        token: str = "standin-api-token",
+        clock: Clock | None = None,
+        page_limit: int = 100,
+        time_zone: str = "Australia/Sydney",
+    ) -> None:
+        self.project, self.project_id, self.token = project, "10000", token
+        self.email = OWNER.email
+        self.clock: Clock = clock or SystemClock()
+        self.page_limit = page_limit  # issues one search page holds at most
+        self.time_zone, self.zone = time_zone, ZoneInfo(time_zone)
+        self.store = Store(project=project, clock=self.clock, listener=self._changed)
+        self.users = {u.account_id: u for u in (OWNER, SOMEONE_ELSE, HIDDEN)}
+        self.exchanges: list[Exchange] = []
+        self.webhooks: list[hooks.Webhook] = []
+        self.hook_calls: list[hooks.HookCall] = []
+        self.faults = Faults()
+        self._tokens: dict[tuple[str, str], User] = {(OWNER.email, token): OWNER}
+        self._in_flight: set[asyncio.Task[None]] = set()
+        self._settled = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._http: aiohttp.ClientSession | None = None
+        self.base_url = ""
+
+    # Serving
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
+        app.add_routes(Api(self).routes())
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, host, port).start()
+        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
+        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+
+    async def close(self) -> None:
+        for hang in [*self.faults.held, *self.faults.hangs]:
+            hang.release()
+        await self.hooks_settled()
+        if self._http is not None:
+            await self._http.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def __aenter__(self) -> "JiraStandin":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+    # Credentials and people
+
+    def revoke_token(self) -> None:
+        """From now on the first token is answered 401."""
+        self._tokens.pop((OWNER.email, self.token), None)
+
+    def add_token(self, token: str, *, email: str = OWNER.email) -> None:
+        user = next(u for u in self.users.values() if u.email == email)
+        self._tokens[(email, token)] = user
+
+    def add_user(self, display_name: str, email: str, *, hides_email: bool = False) -> User:
+        user = User(f"acct-{len(self.users) + 1}", display_name, email, hides_email)
+        self.users[user.account_id] = user
+        return user
+
+    def user_by_email(self, email: str) -> User:
+        return next(u for u in self.users.values() if u.email == email)
+
+    def caller(self, request: web.Request) -> User:
+        return request[_CALLER]
+
+    # Issues "there"
+
+    @property
+    def issues(self) -> list[Issue]:
+        return list(self.store.issues.values())
+
+    @property
+    def statuses(self) -> list[Any]:
+        return self.store.statuses
+
+    def seed(
+        self,
+        count: int,
+        *,
+        types: Sequence[str] = ("Bug", "Task"),
+        values: Callable[[int], Mapping[str, Any]] | None = None,
+    ) -> list[str]:
+        """`count` issues (types in turn, "Issue <n>" from 0, plus `values(n)` as `change`
+        takes them); no webhooks are sent. Their keys."""
+        made = []
+        for n in range(count):
+            issue = self.store.create(types[n % len(types)], f"Issue {n}", notify=False)
+            self.store.change(issue, self._attributes(values(n) if values else {}), notify=False)
+            made.append(issue.key)
+        return made
+
+    def create(self, issue_type: str, summary: str, **values: Any) -> str:
+        issue = self.store.create(issue_type, summary, notify=False)
+        self.store.change(issue, self._attributes(values), notify=False)
+        self.store.notify("jira:issue_created", issue)
+        return issue.key
+
+    def change(self, key: str, **values: Any) -> None:
+        """Changed there by someone: attributes of `Issue` (`status` by name, `assignee` by
+        email)."""
+        self.store.change(self.store.issues[key], self._attributes(values))
+
+    def delete(self, key: str) -> None:
+        self.store.delete(key)
+
+    def comment(self, key: str, body: dict[str, Any], *, by: User = SOMEONE_ELSE) -> Comment:
+        return self.store.comment(self.store.issues[key], body, by.account_id)
+
+    def remove_transitions(self, *, to: str) -> None:
+        """The workflow no longer offers any transition to the status named `to`."""
+        target = self.store.status_named(to).id
+        self.store.transitions = [t for t in self.store.transitions if t.to != target]
+
+    def issue(self, key: str) -> Issue | None:
+        return self.store.issues.get(key)
+
+    def status_of(self, key: str) -> str:
+        return self.store.status(self.store.issues[key].status).name
+
+    def _attributes(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        attributes = dict(values)
+        if "status" in attributes:
+            attributes["status"] = self.store.status_named(attributes["status"]).id
+        if attributes.get("assignee"):
+            attributes["assignee"] = self.user_by_email(attributes["assignee"]).account_id
+        return attributes
+
+    # Views the routes share
+
+    def project_view(self) -> dict[str, Any]:
+        return {
+            "self": f"{self.base_url}/rest/api/3/project/{self.project_id}",
+            "id": self.project_id,
+            "key": self.project,
+            "name": "Fabrikam",
+            "projectTypeKey": "software",
+            "simplified": False,
+            "style": "classic",
+            "isPrivate": False,
+        }
+
+    def issue_view(self, issue: Issue, wanted: Any = None) -> dict[str, Any]:
+        statuses = {s.id: s for s in self.store.statuses}
+        project = {
+            k: v for k, v in self.project_view().items() if k in ("self", "id", "key", "name")
+        }
+        return views.issue(
+            self.base_url,
+            issue,
+            project=project,
+            statuses=statuses,
+            users=self.users,
+            wanted=wanted,
+        )
+
+    def comment_view(self, issue: Issue, comment: Comment) -> dict[str, Any]:
+        return views.comment(self.base_url, issue.id, comment, self.users[comment.author])
+
+    # Webhooks
+
+    def add_webhook(self, url: str, secret: str) -> None:
+        """As an administrator registers one: every issue change is sent to `url`, signed."""
+        self.webhooks.append(hooks.Webhook(url, secret))
+
+    async def send_webhook(self, url: str, secret: str, event: str, key: str) -> hooks.HookCall:
+        """One signed call now (the issue as it is), whatever is registered."""
+        issue = self.store.issues[key]
+        body = hooks.payload(event, self.issue_view(issue), at_ms=self._ms())
+        assert self._http is not None, "the stand-in is not started"
+        made = await hooks.call(self._http, hooks.Webhook(url, secret), event, body)
+        self.hook_calls.append(made)
+        return made
+
+    async def hooks_settled(self) -> None:
+        async with self._settled:
+            await self._settled.wait_for(lambda: not self._in_flight)
+
+    def _changed(self, event: str, issue: Issue) -> None:
+        if not self.webhooks:
+            return
+        body = hooks.payload(event, self.issue_view(issue), at_ms=self._ms())
+        for hook in self.webhooks:
+            task = asyncio.get_running_loop().create_task(self._call(hook, event, body))
+            self._in_flight.add(task)
+
+    async def _call(self, hook: hooks.Webhook, event: str, body: bytes) -> None:
+        try:
+            assert self._http is not None, "the stand-in is not started"
+            self.hook_calls.append(await hooks.call(self._http, hook, event, body))
+        finally:
+            async with self._settled:
+                self._in_flight.discard(asyncio.current_task())
+                self._settled.notify_all()
+
+    def _ms(self) -> int:
+        return int(self.clock.now().timestamp() * 1000)
+
+    # Faults
+
+    def fail_next(
+        self,
+        count: int = 1,
+        *,
+        status: int = 500,
+        retry_after: int | None = None,
+        after_change: bool = False,
+        path_part: str = "",
+    ) -> None:
+        """Answer the next `count` requests (whose path holds `path_part`) with `status`:
+        unserved, or, `after_change`, once served (the change made, its answer lost)."""
+        self.faults.failures.extend([Failure(status, retry_after, after_change, path_part)] * count)
+
+    def hang_next(self, *, after_change: bool = False, path_part: str = "") -> Hang:
+        hang = Hang(after_change=after_change, path_part=path_part)
+        self.faults.hangs.append(hang)
+        return hang
+
+    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None:
+        """`budget` requests per window by the clock; the rest get 429 with `Retry-After`."""
+        faults = self.faults
+        faults.budget, faults.window = budget, timedelta(seconds=window_seconds)
+        faults.started, faults.per_window, faults.allowed_at = self.clock.now(), {}, None
+
+    def stop_throttling(self) -> None:
+        self.faults.budget = None
+
+    @property
+    def throttle_violations(self) -> list[Violation]:
+        return list(self.faults.violations)
+
+    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
+        return [x for x in self.exchanges if x.method == method and path_part in x.path]
+
+    # Middlewares, outermost first
+
+    @web.middleware
+    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        arrived_at = self.clock.now()
+        text = await request.text()
+        try:
+            response = await handler(request)
+        except web.HTTPException as refused:
+            response = refused
+        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
+        self.exchanges.append(
+            Exchange(
+                request.method,
+                request.path,
+                dict(request.query),
+                dict(request.headers),
+                _parsed(text),
+                response.status,
+                dict(response.headers),
+                _parsed(body or ""),
+                arrived_at,
+            )
+        )
+        return response
+
+    @web.middleware
+    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        hang = take(self.faults.hangs, request.path)
+        failure = take(self.faults.failures, request.path)
+        if hang is not None and not hang.after_change:
+            await self._hold(hang)
+        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
+        if retry_after is not None:
+            if failure is not None:
+                self.faults.failures.appendleft(failure)
+            return JiraError(429, "Rate limit exceeded.").response(
+                {"Retry-After": str(retry_after)}
+            )
+        if failure is None or failure.after_change:
+            response: web.StreamResponse = await handler(request)
+        if hang is not None and hang.after_change:
+            await self._hold(hang)
+        if failure is None:
+            return response
+        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
+        return JiraError(failure.status, "Internal server error").response(headers)
+
+    async def _hold(self, hang: Hang) -> None:
+        self.faults.held.append(hang)
+        hang.arrived.set()
+        await hang.released.wait()
+
+    @web.middleware
+    async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        user = self._tokens.get(_basic(request.headers.get("Authorization", "")))
+        if user is None:
+            return JiraError(401, "Client must be authenticated to access this resource.").response(
+                {"WWW-Authenticate": 'Basic realm="protected-area"'}
+            )
+        request[_CALLER] = user
+        return await handler(request)
+
+    @web.middleware
+    async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except JiraError as refused:
+            return refused.response()
+
+
+def _basic(header: str) -> tuple[str, str]:
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic":
+        return ("", "")
+    try:
+        user, _, password = base64.b64decode(encoded, validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return ("", "")
+    return (user, password)
+
+
+def _parsed(text: str) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
