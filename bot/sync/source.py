@@ -79,6 +79,9 @@ class SourceChange:
     fields: SourceFields
     changed: frozenset[str]
     version: str | None = None  # None on a create
+    # Every source state mapped to the item's status (several may be): a source that moves a
+    # state only along its workflow (Jira) takes whichever of them it can reach.
+    states: frozenset[str] = frozenset()
 
 
 # What goes wrong, in the engine's terms; a connector raises only these.

@@ -25,6 +25,9 @@ from bot.sync.source import (
 )
 
 STALE_TRIES = 3  # a write whose guard fails is pulled and tried again, this many times in all
+# What a refusal leaves on the item: a workflow's missing transition (its code said so), else
+# the source's error; both clear once a later change goes through.
+REFUSED = (ItemSyncStatus.TRANSITION_NOTFOUND, ItemSyncStatus.SOURCE_ERROR)
 
 
 class Sender:
@@ -171,7 +174,7 @@ class Sender:
                     .where(
                         Item.id == item_id,
                         Item.sync_status.in_(
-                            [ItemSyncStatus.PENDING.value, ItemSyncStatus.SOURCE_ERROR.value]
+                            [s.value for s in REFUSED + (ItemSyncStatus.PENDING,)]
                         ),
                     )
                     .values(sync_status=None)
@@ -190,7 +193,7 @@ class Sender:
                 .where(
                     Item.id == item_id, Item.sync_status != ItemSyncStatus.MAPPING_NOTFOUND.value
                 )
-                .values(sync_status=ItemSyncStatus.SOURCE_ERROR.value)
+                .values(sync_status=_refusal_status(refused).value)
             )
             log.count(await self._units.row(uow, opened), "errors")
             outcomes.sync_change(OUT, "refused")
@@ -203,3 +206,9 @@ class Sender:
                 message=f"{opened.ctx.source} refused the change: "
                 f"{refused.code}: {refused.message}",
             )
+
+
+def _refusal_status(refused: SourceRefused) -> ItemSyncStatus:
+    if refused.code == ItemSyncStatus.TRANSITION_NOTFOUND.value:
+        return ItemSyncStatus.TRANSITION_NOTFOUND
+    return ItemSyncStatus.SOURCE_ERROR

@@ -4,7 +4,7 @@ and issues with their comments, each change stamping `updated` by the stand-in's
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from bot.clock import Clock
@@ -152,9 +152,14 @@ class Store:
         if "status" in values:
             done = self.status(issue.status).category == "done"
             issue.resolved = self.clock.now() if done else None
-        issue.updated = self.clock.now()
+        issue.updated = self._stamp(issue)
         if notify:
             self._listener("jira:issue_updated", issue)
+
+    def _stamp(self, issue: Issue) -> datetime:
+        """The time of a change: the clock's, or a millisecond after the last change when the
+        clock has not moved (a frozen clock in tests), so each change moves `updated`."""
+        return max(self.clock.now(), issue.updated + timedelta(milliseconds=1))
 
     def notify(self, event: str, issue: Issue) -> None:
         self._listener(event, issue)
@@ -167,6 +172,6 @@ class Store:
         self._next_comment += 1
         made = Comment(str(self._next_comment), author, body, self.clock.now())
         issue.comments.append(made)
-        issue.updated = made.created  # as Jira does: a comment is a change of the issue
+        issue.updated = self._stamp(issue)  # as Jira does: a comment is a change of the issue
         self._listener("comment_created", issue)
         return made
