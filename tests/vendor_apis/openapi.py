@@ -11,6 +11,9 @@ the service, and says so here:
   by the tests that read them, not here;
 - failed answers (400, 401, 404, 429, 5xx) carry an `ErrorCollection` (or, for 401, a text)
   whatever the operation declares, so only 2xx answers are checked against their schema;
+- times (`created`, `updated` of comments, issues' date fields) are written
+  `2026-12-07T06:00:00.000+0000`, the offset without a colon, which the description's
+  `date-time` (RFC 3339) does not allow: that form is taken as a `date-time` too;
 - `GET /rest/api/3/project/{projectIdOrKey}/statuses` and `GET /rest/api/3/user/search` answer
   bare arrays, as declared (unlike Azure DevOps, nothing is wrapped).
 """
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from jsonschema import Draft4Validator
+from jsonschema import Draft4Validator, FormatChecker
 
 from tests.vendor_apis.conformance import Exchange, _header, _pattern
 
@@ -120,11 +123,24 @@ class OpenApiDescription:
 
     def invalid(self, instance: Any, schema: Mapping[str, Any]) -> list[str]:
         root = {**_converted(dict(schema)), "components": self.components}
-        validator = Draft4Validator(root, format_checker=Draft4Validator.FORMAT_CHECKER)
+        validator = Draft4Validator(root, format_checker=_FORMATS)
         return [
             f"at {'/'.join(map(str, error.absolute_path)) or '(top)'}: {error.message}"
             for error in validator.iter_errors(instance)
         ]
+
+
+_FORMATS = FormatChecker()
+_JIRA_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?[+-]\d{4}$")
+
+
+@_FORMATS.checks("date-time")
+def _date_time(value: object) -> bool:
+    """RFC 3339, or Jira's own form of it (the offset without a colon)."""
+    if not isinstance(value, str):
+        return True
+    rfc = Draft4Validator.FORMAT_CHECKER.conforms(value, "date-time")
+    return rfc or _JIRA_TIME.match(value) is not None
 
 
 def _query_problems(where: str, op: Operation, exchange: Exchange) -> list[str]:

@@ -4,7 +4,8 @@ API token.
 Pulls search with JQL on `updated` (`POST /rest/api/3/search/jql`, paged by `nextPageToken`),
 from two minutes before the last change read, written in the account's time zone (`GET
 /rest/api/3/myself`): Jira compares JQL dates to the minute in that zone and indexes changes a
-little late, so the window overlaps the last one; an issue met twice in one pull is passed over.
+little late, so the window overlaps the last one; what it finds again unchanged (not after the
+last change read), or twice in one pull, is passed over.
 Jira has no guard against lost updates: a write reads the issue first and compares `updated`.
 A status moves only along the workflow: the transition offered from the current status to one
 mapped to the new status, else `Svc_TRANSITION_NOTFOUND` naming what the workflow offered.
@@ -149,16 +150,17 @@ class JiraSource:
     ) -> AsyncIterator[Changed]:
         """Pages of issues changed from `OVERLAP` before `cursor` (the last change read), oldest
         first; each page's cursor is its latest `updated`."""
-        last = datetime.fromisoformat(cursor) if cursor else None
+        last = since = datetime.fromisoformat(cursor) if cursor else None
         jql = await self._jql(item_types, query, last - OVERLAP if last else None)
         seen: set[str] = set()
         async for page in self._search(jql, fields.READ):
             items = [fields.source_item(i, site=self._site) for i in page if i.get("key")]
-            items = [item for item in items if item.id not in seen]
+            items = [item for item in items if item.id not in seen and _after(item, since)]
             seen.update(item.id for item in items)
             times = [item.changed_at for item in items if item.changed_at is not None]
             last = max([*times, *([last] if last else [])], default=None)
-            yield Changed(items, last.isoformat() if last else (cursor or ""))
+            if items:
+                yield Changed(items, last.isoformat() if last else (cursor or ""))
 
     async def ids_in_scope(self, *, item_types: Sequence[str], query: str | None) -> set[str]:
         ids: set[str] = set()
@@ -383,6 +385,11 @@ async def _writing(site: str, key: str) -> AsyncIterator[None]:
         lock = _LOCKS[(site, key)] = asyncio.Lock()
     async with lock:
         yield
+
+
+def _after(item: SourceItem, cursor: datetime | None) -> bool:
+    """Whether the item changed after the last change read: the overlap's repeats are not."""
+    return cursor is None or item.changed_at is None or item.changed_at > cursor
 
 
 def _quoted(text: str) -> str:
