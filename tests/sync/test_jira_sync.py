@@ -265,3 +265,28 @@ async def test_a_429_is_waited_out_for_its_retry_after_and_nothing_is_lost(
         raise AssertionError("the changes never all went out")
     assert any(x.status == 429 for x in jira.exchanges)
     assert jira.throttle_violations == []
+
+
+async def test_a_link_reads_the_statuses_and_a_refused_one_stores_nothing(
+    client, factory: Factory, jira: JiraStandin
+) -> None:
+    ada = await factory.member()
+    body = jira_body(jira, token="wrong-token")
+    body.pop("states")
+    refused = await client.post("/api/projects", json=body, headers=ada.in_channel())
+    assert refused.status == 400
+    said = await refused.text()
+    assert "email, token" in said and "wrong-token" not in said
+    odd = jira_body(jira, sync={"enabled": True, "itemTypes": {"Bug": "Epic"}})
+    odd.pop("states")
+    assert (await client.post("/api/projects", json=odd, headers=ada.in_channel())).status == 400
+    listed = await client.get("/api/projects", headers=ada.in_channel())
+    assert [p["source"] for p in (await listed.json())["value"]] == ["Svc.Native"]
+    linked = jira_body(jira)
+    linked.pop("states")
+    made = await client.post("/api/projects", json=linked, headers=ada.in_channel())
+    assert made.status == 201, await made.text()
+    states = (await made.json())["states"]
+    assert [(s["id"], s["name"], s["category"]) for s in states] == [
+        (s["id"], s["name"], s["category"]) for s in JIRA_STATES
+    ]

@@ -82,7 +82,8 @@ class JiraSource:
         )
 
     async def states(self, item_type: str) -> Sequence[SourceValue]:
-        """The project's statuses for the issue type, by status id, with their categories."""
+        """The project's statuses for the issue type, by status id, with their categories
+        (SourceNotFound when the project has no such type)."""
         client = self._client
         answer = await client.call(
             "GET",
@@ -93,13 +94,15 @@ class JiraSource:
         found = next(
             (t for t in answer or [] if str(t.get("name") or "").casefold() == wanted), None
         )
+        if found is None:
+            raise SourceNotFound(f"no issue type {item_type} in {self._project}")
         return [
             SourceValue(
                 str(s["id"]),
                 str(s.get("name") or s["id"]),
                 fields.CATEGORIES.get(str((s.get("statusCategory") or {}).get("key") or "")),
             )
-            for s in (found or {}).get("statuses") or []
+            for s in found.get("statuses") or []
             if s.get("id")
         ]
 
