@@ -6,7 +6,6 @@ import orjson
 
 from bot.sync.source import SourceError, SourceNotFound, SourceRefused, SourceUnauthorized
 
-THROTTLED = (429, 503)
 SHOWN = 200  # characters of a vendor's message kept
 
 
@@ -25,7 +24,7 @@ def vendor_message(body: str) -> str:
 
 def failure(status: int, body: str, *, what: str) -> Exception:
     """The error for a non-2xx answer to `what` (a request named without secrets); 429 and
-    503 are the client's (`SourceThrottled`, with the host held)."""
+    503 are `bot.sync.exchange`'s (`SourceThrottled`, with the host held)."""
     message = vendor_message(body)
     said = f"{what}: Jira answered {status}" + (f" ({message})" if message else "")
     if status in (401, 403):

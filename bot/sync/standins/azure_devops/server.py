@@ -4,13 +4,10 @@ and a log of every exchange, which `tests/vendor_apis/conformance.py` checks aga
 published description."""
 
 import asyncio
-import base64
-import binascii
-import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import aiohttp
@@ -19,32 +16,19 @@ from aiohttp import web
 from bot.clock import Clock, SystemClock
 from bot.sync.standins.azure_devops import hooks, views
 from bot.sync.standins.azure_devops.errors import AdoError
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
+from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation
 from bot.sync.standins.azure_devops.identities import Identity, parse_identity
 from bot.sync.standins.azure_devops.process import State, WorkItemType, find_type
 from bot.sync.standins.azure_devops.routes import Api
 from bot.sync.standins.azure_devops.store import Store, WorkItem
+from bot.sync.standins.wire import Exchange, basic_credentials, logging_to, misbehaving
 
 _TOKEN = web.RequestKey("ado_token", str)
 _CALLER = web.RequestKey("ado_caller", Identity)
 
 OWNER = "Tracker Bot <tracker@contoso.example>"
 SOMEONE_ELSE = "Riley Source <riley@contoso.example>"
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """One request and the answer it got, as they crossed the wire."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    request_headers: dict[str, str]
-    request_body: Any  # parsed JSON, or the text when it is not JSON, or None
-    status: int
-    response_headers: dict[str, str]
-    response_body: Any
-    at: datetime | None = None  # when the request arrived, by the stand-in's clock
+THROTTLED = "TF400733: The request has been throttled; retry after the time given."
 
 
 @dataclass(slots=True)
@@ -93,7 +77,14 @@ class AzureDevOpsStandin:
         return f"{self.base_url}/{self.organization}"
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
+        app = web.Application(
+            middlewares=[
+                logging_to(self.exchanges, self.clock),
+                misbehaving(self.faults, self.clock, _refusal, THROTTLED),
+                self._auth,
+                self._errors,
+            ]
+        )
         app.add_routes(Api(self).routes())
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -285,62 +276,6 @@ class AzureDevOpsStandin:
     # Middlewares, outermost first
 
     @web.middleware
-    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        arrived_at = self.clock.now()
-        text = await request.text()
-        try:
-            response = await handler(request)
-        except web.HTTPException as refused:
-            response = refused
-        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
-        self.exchanges.append(
-            Exchange(
-                request.method,
-                request.path,
-                dict(request.query),
-                dict(request.headers),
-                _parsed(text),
-                response.status,
-                dict(response.headers),
-                _parsed(body or ""),
-                arrived_at,
-            )
-        )
-        return response
-
-    @web.middleware
-    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """Hangs and failures happen before the request is served, or, `after_change`, once it
-        has been (the change is made; its answer is held or lost)."""
-        # A request meets the faults queued for it when it arrives.
-        hang = take(self.faults.hangs, request.path)
-        failure = take(self.faults.failures, request.path)
-        if hang is not None and not hang.after_change:
-            await self._hold(hang)
-        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
-        if retry_after is not None:
-            if failure is not None:  # a throttled request was not served: the failure waits
-                self.faults.failures.appendleft(failure)
-            return AdoError(
-                429,
-                "TF400733: The request has been throttled; retry after the time given.",
-                "RequestBlockedException",
-            ).response({"Retry-After": str(retry_after)})
-        if failure is None or failure.after_change:
-            response: web.StreamResponse = await handler(request)
-        if hang is not None and hang.after_change:
-            await self._hold(hang)
-        if failure is None:
-            return response
-        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
-        return AdoError(failure.status, "The service is unavailable.").response(headers)
-
-    async def _hold(self, hang: Hang) -> None:
-        self.faults.held.append(hang)
-        hang.arrived.set()
-        await hang.released.wait()
-
-    @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
         token = _basic_password(request.headers.get("Authorization", ""))
         known = self._tokens.get(token or "")
@@ -363,20 +298,10 @@ class AzureDevOpsStandin:
 
 def _basic_password(header: str) -> str | None:
     """The password of a Basic header (a PAT: the user name is ignored, as the service does)."""
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
-    try:
-        decoded = base64.b64decode(encoded, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    return decoded.partition(":")[2] or None
+    credentials = basic_credentials(header)
+    return (credentials[1] or None) if credentials else None
 
 
-def _parsed(text: str) -> Any:
-    if not text:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+def _refusal(status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+    type_key = "RequestBlockedException" if status == 429 else "VssServiceException"
+    return AdoError(status, message, type_key).response(headers)

@@ -4,9 +4,6 @@ fail, hang, throttle, send signed webhooks) and a log of every exchange, which
 `tests/vendor_apis/openapi.py` checks against Jira's published description."""
 
 import asyncio
-import base64
-import binascii
-import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
@@ -16,11 +13,11 @@ import aiohttp
 from aiohttp import web
 
 from bot.clock import Clock, SystemClock
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
-from bot.sync.standins.azure_devops.server import Exchange
+from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation
 from bot.sync.standins.jira import hooks, views
 from bot.sync.standins.jira.routes import Api, JiraError
 from bot.sync.standins.jira.store import Comment, Issue, Store, User
+from bot.sync.standins.wire import Exchange, basic_credentials, logging_to, misbehaving
 
 _CALLER = web.RequestKey("jira_caller", User)
 
@@ -60,7 +57,14 @@ class JiraStandin:
     # Serving
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
+        app = web.Application(
+            middlewares=[
+                logging_to(self.exchanges, self.clock),
+                misbehaving(self.faults, self.clock, _refusal, "Rate limit exceeded."),
+                self._auth,
+                self._errors,
+            ]
+        )
         app.add_routes(Api(self).routes())
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -276,59 +280,9 @@ class JiraStandin:
     # Middlewares, outermost first
 
     @web.middleware
-    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        arrived_at = self.clock.now()
-        text = await request.text()
-        try:
-            response = await handler(request)
-        except web.HTTPException as refused:
-            response = refused
-        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
-        self.exchanges.append(
-            Exchange(
-                request.method,
-                request.path,
-                dict(request.query),
-                dict(request.headers),
-                _parsed(text),
-                response.status,
-                dict(response.headers),
-                _parsed(body or ""),
-                arrived_at,
-            )
-        )
-        return response
-
-    @web.middleware
-    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        hang = take(self.faults.hangs, request.path)
-        failure = take(self.faults.failures, request.path)
-        if hang is not None and not hang.after_change:
-            await self._hold(hang)
-        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
-        if retry_after is not None:
-            if failure is not None:
-                self.faults.failures.appendleft(failure)
-            return JiraError(429, "Rate limit exceeded.").response(
-                {"Retry-After": str(retry_after)}
-            )
-        if failure is None or failure.after_change:
-            response: web.StreamResponse = await handler(request)
-        if hang is not None and hang.after_change:
-            await self._hold(hang)
-        if failure is None:
-            return response
-        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
-        return JiraError(failure.status, "Internal server error").response(headers)
-
-    async def _hold(self, hang: Hang) -> None:
-        self.faults.held.append(hang)
-        hang.arrived.set()
-        await hang.released.wait()
-
-    @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        user = self._tokens.get(_basic(request.headers.get("Authorization", "")))
+        credentials = basic_credentials(request.headers.get("Authorization", ""))
+        user = self._tokens.get(credentials) if credentials else None
         if user is None:
             return JiraError(401, "Client must be authenticated to access this resource.").response(
                 {"WWW-Authenticate": 'Basic realm="protected-area"'}
@@ -344,21 +298,5 @@ class JiraStandin:
             return refused.response()
 
 
-def _basic(header: str) -> tuple[str, str]:
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return ("", "")
-    try:
-        user, _, password = base64.b64decode(encoded, validate=True).decode().partition(":")
-    except (binascii.Error, UnicodeDecodeError):
-        return ("", "")
-    return (user, password)
-
-
-def _parsed(text: str) -> Any:
-    if not text:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+def _refusal(status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+    return JiraError(status, message).response(headers)
