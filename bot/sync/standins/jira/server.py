@@ -3,21 +3,17 @@ tests and the demo (seed issues, change them "there", take transitions away, rev
 fail, hang, throttle, send signed webhooks) and a log of every exchange, which
 `tests/vendor_apis/openapi.py` checks against Jira's published description."""
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import aiohttp
 from aiohttp import web
 
 from bot.clock import Clock, SystemClock
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation
 from bot.sync.standins.jira import hooks, views
 from bot.sync.standins.jira.routes import Api, JiraError
 from bot.sync.standins.jira.store import Comment, Issue, Store, User
-from bot.sync.standins.wire import Exchange, basic_credentials, logging_to, misbehaving
+from bot.sync.standins.wire import LocalSource, basic_credentials
 
 _CALLER = web.RequestKey("jira_caller", User)
 
@@ -26,7 +22,9 @@ SOMEONE_ELSE = User("5b10ac8d82e05b22cc7d4ef5", "Riley Source", "riley@contoso.e
 HIDDEN = User("70121:1c2b3d4e", "Quinn Private", "quinn@contoso.example", hides_email=True)
 
 
-class JiraStandin:
+class JiraStandin(LocalSource):
+    THROTTLED = "Rate limit exceeded."
+
     def __init__(
         self,
         *,
@@ -38,55 +36,25 @@ class JiraStandin:
     ) -> None:
         self.project, self.project_id, self.token = project, "10000", token
         self.email = OWNER.email
-        self.clock: Clock = clock or SystemClock()
+        super().__init__(clock or SystemClock())
         self.page_limit = page_limit  # issues one search page holds at most
         self.time_zone, self.zone = time_zone, ZoneInfo(time_zone)
         self.store = Store(project=project, clock=self.clock, listener=self._changed)
         self.users = {u.account_id: u for u in (OWNER, SOMEONE_ELSE, HIDDEN)}
-        self.exchanges: list[Exchange] = []
         self.webhooks: list[hooks.Webhook] = []
         self.hook_calls: list[hooks.HookCall] = []
-        self.faults = Faults()
         self._tokens: dict[tuple[str, str], User] = {(OWNER.email, token): OWNER}
-        self._in_flight: set[asyncio.Task[None]] = set()
-        self._settled = asyncio.Condition()
-        self._runner: web.AppRunner | None = None
-        self._http: aiohttp.ClientSession | None = None
-        self.base_url = ""
 
     # Serving
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application(
-            middlewares=[
-                logging_to(self.exchanges, self.clock),
-                misbehaving(self.faults, self.clock, _refusal, "Rate limit exceeded."),
-                self._auth,
-                self._errors,
-            ]
-        )
-        app.add_routes(Api(self).routes())
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, host, port).start()
-        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
-        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+    def routes(self) -> list[web.RouteDef]:
+        return Api(self).routes()
 
-    async def close(self) -> None:
-        for hang in [*self.faults.held, *self.faults.hangs]:
-            hang.release()
-        await self.hooks_settled()
-        if self._http is not None:
-            await self._http.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
+    def middlewares(self) -> list[Any]:
+        return [self._auth, self._errors]
 
-    async def __aenter__(self) -> "JiraStandin":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
+    def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+        return JiraError(status, message).response(headers)
 
     # Credentials and people
 
@@ -212,70 +180,22 @@ class JiraStandin:
         """One signed call now (the issue as it is), whatever is registered."""
         issue = self.store.issues[key]
         body = hooks.payload(event, self.issue_view(issue), at_ms=self._ms())
-        assert self._http is not None, "the stand-in is not started"
-        made = await hooks.call(self._http, hooks.Webhook(url, secret), event, body)
+        made = await hooks.call(self.http, hooks.Webhook(url, secret), event, body)
         self.hook_calls.append(made)
         return made
-
-    async def hooks_settled(self) -> None:
-        async with self._settled:
-            await self._settled.wait_for(lambda: not self._in_flight)
 
     def _changed(self, event: str, issue: Issue) -> None:
         if not self.webhooks:
             return
         body = hooks.payload(event, self.issue_view(issue), at_ms=self._ms())
         for hook in self.webhooks:
-            task = asyncio.get_running_loop().create_task(self._call(hook, event, body))
-            self._in_flight.add(task)
+            self.spawn(self._call(hook, event, body))
 
     async def _call(self, hook: hooks.Webhook, event: str, body: bytes) -> None:
-        try:
-            assert self._http is not None, "the stand-in is not started"
-            self.hook_calls.append(await hooks.call(self._http, hook, event, body))
-        finally:
-            async with self._settled:
-                self._in_flight.discard(asyncio.current_task())
-                self._settled.notify_all()
+        self.hook_calls.append(await hooks.call(self.http, hook, event, body))
 
     def _ms(self) -> int:
         return int(self.clock.now().timestamp() * 1000)
-
-    # Faults
-
-    def fail_next(
-        self,
-        count: int = 1,
-        *,
-        status: int = 500,
-        retry_after: int | None = None,
-        after_change: bool = False,
-        path_part: str = "",
-    ) -> None:
-        """Answer the next `count` requests (whose path holds `path_part`) with `status`:
-        unserved, or, `after_change`, once served (the change made, its answer lost)."""
-        self.faults.failures.extend([Failure(status, retry_after, after_change, path_part)] * count)
-
-    def hang_next(self, *, after_change: bool = False, path_part: str = "") -> Hang:
-        hang = Hang(after_change=after_change, path_part=path_part)
-        self.faults.hangs.append(hang)
-        return hang
-
-    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None:
-        """`budget` requests per window by the clock; the rest get 429 with `Retry-After`."""
-        faults = self.faults
-        faults.budget, faults.window = budget, timedelta(seconds=window_seconds)
-        faults.started, faults.per_window, faults.allowed_at = self.clock.now(), {}, None
-
-    def stop_throttling(self) -> None:
-        self.faults.budget = None
-
-    @property
-    def throttle_violations(self) -> list[Violation]:
-        return list(self.faults.violations)
-
-    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
-        return [x for x in self.exchanges if x.method == method and path_part in x.path]
 
     # Middlewares, outermost first
 
@@ -296,7 +216,3 @@ class JiraStandin:
             return await handler(request)
         except JiraError as refused:
             return refused.response()
-
-
-def _refusal(status: int, message: str, headers: dict[str, str] | None) -> web.Response:
-    return JiraError(status, message).response(headers)
