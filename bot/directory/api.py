@@ -9,8 +9,11 @@ from bot.directory.schemas import (
     ChannelSettingsOut,
     ChannelSettingsPatch,
     ContextOut,
+    MemberOut,
     UserPage,
+    UserPatch,
 )
+from bot.directory.source_people import mappings_of, set_mappings
 from bot.directory.teams import describe_channel
 from bot.directory.users import list_members
 from bot.web.collections import query_of, render_page
@@ -66,6 +69,28 @@ async def change_channel_settings(call: Call) -> ChannelSettingsOut:
 async def list_users(call: Call) -> dict[str, Any]:
     query = query_of(call, USERS)
     members, count, last_read = await list_members(call.uow, query=query)
-    rows = [member.model_dump(mode="json") for member in members]
+    mappings = await mappings_of(call.uow, [member.id for member in members])
+    rows = [
+        MemberOut.model_validate(
+            {**member.model_dump(), "mapping": mappings[member.id]}
+        ).model_dump(mode="json")
+        for member in members
+    ]
     more = last_read is not None
     return render_page(call, USERS, query, rows, count, more, last_read)
+
+
+@routes.route(
+    "PATCH",
+    "/api/users/{id}",
+    access=Access.CHANNEL,
+    body=UserPatch,
+    response=MemberOut,
+    errors=(404, 409),
+    summary="Set how a member of the team is known at the external sources: `mapping` replaces "
+    "the user's array (the sync engine matches people by it first)",
+)
+async def set_user_mapping(call: Call) -> MemberOut:
+    return await set_mappings(
+        call.uow, user_ref=call.request.match_info["id"], entries=call.body.mapping
+    )

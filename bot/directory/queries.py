@@ -22,4 +22,5 @@ USERS = EntitySet(
     },
     key=_KEY,
     default_order=(SortKey(_DISPLAY_NAME),),
+    select_only=frozenset({"mapping"}),
 )

@@ -3,7 +3,7 @@
 import re
 from enum import StrEnum
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Literal
 from zoneinfo import available_timezones
 
 from pydantic import AfterValidator, Field, StrictInt, StringConstraints, model_validator
@@ -30,6 +30,50 @@ class UserOut(ApiModel):
     email: str | None
     username: str = Field(description="User principal name")
     source: str = Field(description=f"`{USER_SOURCE}` for Teams users")
+
+
+# The external source kinds (bot.projects.sources.SourceKind, above this package).
+ExternalSource = Literal["Microsoft.Vsts", "Jira", "Microsoft.Planner"]
+_SourceText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
+
+
+class UserMappingOut(ApiModel):
+    """How the user is known at one external source (the seed's `mapping` element)."""
+
+    id: str = Field(alias="_id")
+    source: str = Field(description="The source kind")
+    local_id: str = Field(alias="localId", description="The user's `_id` here")
+    display_name: str = Field(alias="displayName", description="The user's name there")
+    source_id: str = Field(alias="sourceId", description="The user's id there")
+    email: str | None
+    username: str | None
+    project_hostname: str = Field(alias="projectHostname", description="The source's address")
+
+
+class UserMappingIn(ApiModel):
+    source: ExternalSource
+    source_id: _SourceText = Field(
+        alias="sourceId",
+        description="The user's id there: Azure DevOps identity id, Jira account id, Entra id",
+    )
+    project_hostname: _SourceText = Field(
+        alias="projectHostname", description="The source's address, as its projects give it"
+    )
+    display_name: _SourceText | None = Field(None, alias="displayName")
+    email: _SourceText | None = None
+    username: _SourceText | None = None
+
+
+class UserPatch(ApiModel):
+    """Set how a team member is known at the sources: `mapping` replaces the whole array."""
+
+    mapping: list[UserMappingIn] = Field(max_length=100)
+
+
+class MemberOut(UserOut):
+    mapping: list[UserMappingOut] = Field(
+        default_factory=list, description="How the user is known at the external sources"
+    )
 
 
 class TeamOut(ApiModel):
@@ -65,7 +109,7 @@ class ContextOut(ApiModel):
 class UserPage(CollectionPage):
     """An OData collection of users."""
 
-    value: list[UserOut]
+    value: list[MemberOut]
 
 
 def _clock_time(value: str) -> str:

@@ -33,7 +33,7 @@ async def test_lists_the_team_members_in_the_user_shape(client, factory: Factory
         "@odata.context": f"{BASE}/odata/$metadata#users",
         "@odata.count": 2,
         "value": [
-            me,
+            {**me, "mapping": []},
             {
                 "_id": grace.user.id,
                 "sourceId": grace.user.source_id,
@@ -41,6 +41,7 @@ async def test_lists_the_team_members_in_the_user_shape(client, factory: Factory
                 "email": "grace.hopper@contoso.test",
                 "username": "grace.hopper@contoso.test",
                 "source": "Microsoft.Graph.User",
+                "mapping": [],
             },
         ],
     }

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from bot.app import ROUTE_TABLES
 from bot.directory.queries import USERS
-from bot.directory.schemas import ChannelSettingsPatch
+from bot.directory.schemas import ChannelSettingsPatch, UserPatch
 from bot.discussions.schemas import CommentIn
 from bot.events.definitions.queries import DEFINITIONS
 from bot.events.schemas import DefinitionIn, DefinitionPatch, ExplainIn
@@ -91,6 +91,7 @@ MATRIX: dict[str, Probe] = {
     "GET /api/channel/settings": Probe(Kind.READ),
     "PATCH /api/channel/settings": Probe(Kind.READ),
     "GET /api/users": Probe(Kind.LIST, Target.USER, USERS),
+    "PATCH /api/users/{id}": Probe(Kind.KEYED, Target.USER),
     "GET /api/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "GET /odata/bugs": Probe(Kind.LIST, Target.BUG, BUGS),
     "POST /odata/bugs": Probe(Kind.CREATE, Target.BUG),
@@ -190,6 +191,15 @@ BODIES: dict[type[BaseModel], dict[str, Any]] = {
         "token": "probe-token",
     },
     ProjectPatch: {"displayName": "Probe renamed", "color": "#123456"},
+    UserPatch: {
+        "mapping": [
+            {
+                "source": "Jira",
+                "sourceId": "probe-account",
+                "projectHostname": "probe.atlassian.net",
+            }
+        ]
+    },
     # Priorities map free source values, so this one is never a duplicate of a default mapping.
     MappingIn: {
         "fieldId": OWN_PRIORITY,
@@ -225,6 +235,7 @@ REFERENCES: dict[type[BaseModel], tuple[str, ...]] = {
     LevelPatch: (),
     ProjectIn: (),
     ProjectPatch: (),
+    UserPatch: (),
     MappingIn: ("fieldId", "projectId"),
     MappingPatch: ("fieldId",),
     DefinitionIn: (),

@@ -33,10 +33,13 @@ def ado_body(standin: AzureDevOpsStandin, **overrides: Any) -> dict[str, Any]:
 async def link(
     client: TestClient, member: Member, standin: AzureDevOpsStandin, **overrides: Any
 ) -> dict[str, Any]:
-    """A project linked through the API, its first import run."""
-    response = await client.post(
-        "/api/projects", json=ado_body(standin, **overrides), headers=member.in_channel()
-    )
+    """A project linked to the local Azure DevOps through the API, its first import run."""
+    return await link_body(client, member, ado_body(standin, **overrides))
+
+
+async def link_body(client: TestClient, member: Member, body: dict[str, Any]) -> dict[str, Any]:
+    """A project made from `body` through the API, its first import run."""
+    response = await client.post("/api/projects", json=body, headers=member.in_channel())
     assert response.status == 201, await response.text()
     project: dict[str, Any] = await response.json()
     await run_jobs(client)
@@ -57,7 +60,13 @@ async def run_jobs(client: TestClient) -> None:
 
 
 async def bugs(client: TestClient, member: Member, **params: str) -> list[dict[str, Any]]:
-    response = await client.get("/odata/bugs", params=params, headers=member.in_channel())
+    return await items(client, member, "bugs", **params)
+
+
+async def items(
+    client: TestClient, member: Member, plural: str, **params: str
+) -> list[dict[str, Any]]:
+    response = await client.get(f"/odata/{plural}", params=params, headers=member.in_channel())
     assert response.status == 200, await response.text()
     return list((await response.json())["value"])
 

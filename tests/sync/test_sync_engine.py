@@ -46,21 +46,6 @@ async def test_link_imports_every_item_with_states_and_people_matched(
     assert status["pending"] == 0
 
 
-async def test_a_second_import_doubles_nothing(
-    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
-) -> None:
-    ada = await factory.member()
-    standin.seed(4)
-    project = await link(client, ada, standin)
-    again = await client.post(f"/api/projects/{project['_id']}/sync", headers=ada.in_channel())
-    assert again.status == 202
-    clock.advance(timedelta(minutes=2))
-    await run_jobs(client)
-    assert len(await bugs(client, ada)) == 2  # the other two are tasks
-    tasks = await client.get("/odata/tasks", headers=ada.in_channel())
-    assert len((await tasks.json())["value"]) == 2
-
-
 async def test_a_change_here_reaches_the_source_with_a_guarded_patch(
     client, factory: Factory, standin: AzureDevOpsStandin
 ) -> None:

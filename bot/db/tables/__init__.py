@@ -9,6 +9,7 @@ from bot.db.tables.directory import (
     TeamMember,
     Tenant,
     User,
+    UserMapping,
 )
 from bot.db.tables.discussions import DiscussionMessage, ItemThread
 from bot.db.tables.events import DeliveryAttempt, DueAlert, EventDefinition, EventDelivery
@@ -60,4 +61,5 @@ __all__ = [
     "ThreadRefresh",
     "WaitingPersonalChat",
     "User",
+    "UserMapping",
 ]

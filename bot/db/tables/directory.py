@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, String
+from sqlalchemy import JSON, Boolean, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.tables.base import ID, Base
@@ -67,6 +67,24 @@ class User(Base):
     source: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class UserMapping(Base):
+    """How a user is known at an external source (the user's `mapping` array): matched by the
+    sync engine (by email, or Entra object id for Planner) or set by hand. One local user per
+    source user at a host."""
+
+    __tablename__ = "user_mappings"
+    __table_args__ = (UniqueConstraint("source", "project_hostname", "source_user_id"),)
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    source: Mapped[str] = mapped_column(String(32))  # the source kind
+    project_hostname: Mapped[str] = mapped_column(String(255))  # the source's address, folded
+    source_user_id: Mapped[str] = mapped_column(String(255))  # the user's id there
+    display_name: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str | None] = mapped_column(String(255))
+    username: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class TeamMember(Base):

@@ -1,5 +1,5 @@
 """What the engine knows of one linked project while it works: its channel, its kinds' source
-types, its mappings both ways, and the channel's team members by email."""
+types, its mappings both ways, and the channel's team members as the source knows them."""
 
 from dataclasses import dataclass, field
 
@@ -11,12 +11,11 @@ from bot.db.tables import (
     FieldValue,
     Project,
     ProjectSync,
-    TeamMember,
-    User,
 )
 from bot.db.uow import UnitOfWork
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
+from bot.sync.engine.people import People, load_people
 
 
 @dataclass
@@ -40,8 +39,7 @@ class ProjectContext:
     kinds: dict[str, ItemKind]  # the source's type name → our kind
     types: dict[ItemKind, str]  # our kind → the source's type name
     values: dict[tuple[ItemKind, str], Values]  # (kind, field) → its mappings
-    members: dict[str, tuple[str, str]]  # a member's email, folded → (user id, display name)
-    emails: dict[str, tuple[str, str]]  # user id → (email, display name)
+    people: People  # the team's members as the source knows them
 
     def mapped(self, kind: ItemKind, field_name: str) -> Values:
         return self.values.setdefault((kind, field_name), Values())
@@ -79,25 +77,17 @@ async def load(uow: UnitOfWork, project: Project, row: ProjectSync) -> ProjectCo
         )
         mapped.inward[mapping["source_value_id"]] = mapping["field_id"]
         mapped.outward.setdefault(mapping["field_id"], mapping["source_value_id"])
-    people = await uow.rows(
-        select(User.id, User.email, User.display_name)
-        .join(TeamMember, TeamMember.user_id == User.id)
-        .where(TeamMember.team_id == team_id, User.email.is_not(None))
-    )
+    source = SourceKind(project.source)
+    people = await load_people(uow, team_id=team_id, source=source, hostname=project.hostname)
     return ProjectContext(
         project_id=project.id,
         channel_id=project.channel_id,
         team_id=team_id,
-        source=SourceKind(project.source),
+        source=source,
         hostname=project.hostname,
         source_id=project.source_id,
         kinds=kinds,
         types={kind: name for name, kind in kinds.items()},
         values=values,
-        members={fold(p["email"]): (p["id"], p["display_name"]) for p in people if p["email"]},
-        emails={p["id"]: (p["email"], p["display_name"]) for p in people if p["email"]},
+        people=people,
     )
-
-
-def fold(email: str) -> str:
-    return email.strip().casefold()

@@ -1,6 +1,6 @@
 """An item read from the source, applied here: created or updated by its source id, its state
-and priority through the mappings, its people matched by email, each field judged against what
-was last seen there (a change on both sides: the later wins, a tie goes to the source)."""
+and priority through the mappings, its people matched (`people.py`), each field judged against
+what was last seen there (a change on both sides: the later wins, a tie goes to the source)."""
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -16,7 +16,7 @@ from bot.items.assignees import set_assignees
 from bot.items.service import next_internal_ids
 from bot.schemas import ItemKind, Trigger
 from bot.sync.engine import creates
-from bot.sync.engine.context import ProjectContext, fold
+from bot.sync.engine.context import ProjectContext
 from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import SourceItem
 from bot.timestamps import parse_timestamp
@@ -70,6 +70,7 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
     )
     seen = seen_of(source_item)
     wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
+    await ctx.people.keep(uow)
     now = uow.clock.now()
     if record is None:
         record = await creates.claim(
@@ -86,10 +87,12 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
     there_at = source_item.changed_at or now
     dirty = dict(record.dirty)
     values: dict[str, Any] = {}
+    # A person the source names who matched no member before (their mapping set since) does now.
+    newly_matched = len(unmatched) < len(record.unmatched or [])
     for name, value in seen.items():
         if name not in source_item.fields.present and name != "title":
             continue
-        if record.seen.get(name) == value:
+        if record.seen.get(name) == value and not (name == "assignees" and newly_matched):
             continue  # unchanged there: what is here stands
         if name in dirty and await _holds(uow, item, wanted.get(name, {}), name, assignees):
             dirty.pop(name)  # the value sent from here, read back: no conflict
@@ -154,11 +157,11 @@ def _wanted(
             wanted["severity"] = {"severity": severities.names[severity_id]}
     matched, unmatched = [], []
     for person in f.assignees:
-        member = ctx.members.get(fold(person.email or ""))
+        member = ctx.people.match(person)
         if member is None:
             unmatched.append(person.display_name)
         else:
-            matched.append(member[0])
+            matched.append(member.user_id)
     return wanted, unmatched, matched
 
 

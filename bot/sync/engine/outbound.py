@@ -10,7 +10,7 @@ from bot.db.tables import Item, ItemAssignee, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.schemas import ItemKind
 from bot.sync.engine.context import ProjectContext
-from bot.sync.source import SourceChange, SourceFields, SourcePerson
+from bot.sync.source import SourceChange, SourceFields
 
 # The item's fields by the API's name (as events carry them) → SourceFields names.
 FIELDS = {
@@ -41,11 +41,7 @@ async def change_of(
         .order_by(ItemAssignee.position)
     )
     assignees = tuple(
-        SourcePerson(
-            id=ctx.emails[user][0], display_name=ctx.emails[user][1], email=ctx.emails[user][0]
-        )
-        for user in people
-        if user in ctx.emails
+        person for person in (ctx.people.person(user) for user in people) if person is not None
     )
     fields = SourceFields(
         title=item.name,

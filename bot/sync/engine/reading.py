@@ -10,7 +10,7 @@ from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.items import events, read
 from bot.schemas import ItemKind, Trigger
 from bot.sync import log
-from bot.sync.engine import context, inbound
+from bot.sync.engine import inbound
 from bot.sync.engine.units import IN, Opened, Units
 from bot.sync.source import SourceItem
 
@@ -74,10 +74,11 @@ class Reader:
 
     async def _actor(self, uow: UnitOfWork, opened: Opened, item: SourceItem):  # noqa: ANN202
         person = item.changed_by
-        member = opened.ctx.members.get(context.fold(person.email or "")) if person else None
+        member = opened.ctx.people.match(person) if person else None
         if member is None:
             return None
-        found = await uow.row(select(*ACTOR_COLUMNS).where(User.id == member[0]))
+        await opened.ctx.people.keep(uow)
+        found = await uow.row(select(*ACTOR_COLUMNS).where(User.id == member.user_id))
         return actor_of_row(found) if found else None
 
     async def deletions(self, opened: Opened) -> None:

@@ -1,0 +1,84 @@
+"""What the engine's test table needs of a source, in neutral terms: each source (Azure DevOps,
+Jira, Planner) brings a rig over its local stand-in, and the table's tests run unchanged on all.
+
+Items are tasks (the one kind every source syncs), titled "Item <n>"; a state is named by its
+category (New, Active, Done) and the rig picks that source's own state for it."""
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from bot.fields.schemas import Category
+from tests.factories import Member
+
+
+class Exchange(Protocol):
+    """One request the stand-in served, as its log keeps it."""
+
+    method: str
+    path: str
+    status: int
+    at: datetime | None
+    response_headers: dict[str, str]
+
+
+class SourceRig(Protocol):
+    kind: str  # the project's `source`
+
+    def link_body(self, **overrides: Any) -> dict[str, Any]:
+        """`POST /api/projects` for this source's project, sync on, with working credentials."""
+        ...
+
+    def seed(
+        self,
+        count: int,
+        *,
+        states: Sequence[Category] = (),
+        assignees: Sequence[Member | None] = (),
+    ) -> list[str]:
+        """`count` tasks there, "Item 0".."Item <count-1>" (the n-th in `states[n]`, assigned to
+        `assignees[n]` when given), each changed at its own time; no hook is called. Their ids."""
+        ...
+
+    def rename(self, item_id: str, title: str) -> None:
+        """Someone else renames it there."""
+        ...
+
+    def title(self, item_id: str) -> str | None:
+        """Its title there; None once it is deleted."""
+        ...
+
+    def category(self, item_id: str) -> Category:
+        """The category of its state there."""
+        ...
+
+    def delete(self, item_id: str) -> None:
+        """Someone else deletes it there."""
+        ...
+
+    def fail_next(self, count: int = 1, *, status: int = 500) -> None:
+        """The next `count` requests are answered `status`, unserved."""
+        ...
+
+    def throttle(self, budget: int, *, window_seconds: float) -> None:
+        """`budget` requests per window; the rest get 429 with `Retry-After`."""
+        ...
+
+    def revoke(self) -> None:
+        """The credentials the project was linked with are refused from now on (401)."""
+        ...
+
+    def new_credentials(self) -> dict[str, Any]:
+        """Working credentials, as `PATCH /api/projects/{id}` takes them."""
+        ...
+
+    def secrets(self) -> list[str]:
+        """Every credential value the project was linked with (none may ever show)."""
+        ...
+
+    @property
+    def exchanges(self) -> Sequence[Exchange]: ...
+
+    def writes(self) -> list[Exchange]:
+        """The requests that changed an item there (reads and searches left out), oldest first."""
+        ...
