@@ -58,9 +58,10 @@ class JiraStandin(LocalSource):
 
     # Credentials and people
 
-    def revoke_token(self) -> None:
-        """From now on the first token is answered 401."""
-        self._tokens.pop((OWNER.email, self.token), None)
+    def revoke_token(self, token: str | None = None) -> None:
+        """From now on the token (default: the first one) is answered 401."""
+        gone = token or self.token
+        self._tokens = {k: v for k, v in self._tokens.items() if k[1] != gone}
 
     def add_token(self, token: str, *, email: str = OWNER.email) -> None:
         user = next(u for u in self.users.values() if u.email == email)
