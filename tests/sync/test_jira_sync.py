@@ -10,7 +10,7 @@ from aiohttp.test_utils import TestClient
 from bot.clock import FrozenClock
 from bot.keys import WORKER
 from bot.sync.jira.adf import to_adf
-from bot.sync.standins.jira import JiraStandin, signature
+from bot.sync.standins.jira import HIDDEN, JiraStandin, signature
 from tests.factories import Factory, Member
 from tests.sync.jira_fixtures import jira, make_jira
 from tests.sync.linking import bugs, run_jobs, sync_status
@@ -290,3 +290,33 @@ async def test_a_link_reads_the_statuses_and_a_refused_one_stores_nothing(
     assert [(s["id"], s["name"], s["category"]) for s in states] == [
         (s["id"], s["name"], s["category"]) for s in JIRA_STATES
     ]
+
+
+async def test_a_user_whose_email_jira_hides_is_matched_by_hand_both_ways(
+    client, factory: Factory, jira: JiraStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member("Ada Lovelace")
+    (first, second) = jira.seed(2, types=("Bug",), values=lambda n: {"assignee": HIDDEN.email})
+    await link_jira(client, ada, jira)
+    assert {bug["sync"]["unmatched"][0] for bug in await bugs(client, ada)} == {"Quinn Private"}
+    mapped = await client.patch(
+        f"/api/users/{ada.user.id}",
+        json={
+            "mapping": [
+                {"source": "Jira", "sourceId": HIDDEN.account_id, "projectHostname": jira.base_url}
+            ]
+        },
+        headers=ada.in_channel(),
+    )
+    assert mapped.status == 200, await mapped.text()
+    clock.advance(timedelta(minutes=1))
+    jira.change(first, summary="Touched there")
+    jira.change(second, assignee=None)
+    clock.advance(timedelta(seconds=61))
+    await run_jobs(client)
+    by_key = {bug["sourceId"]: bug for bug in await bugs(client, ada)}
+    assert [a["_id"] for a in by_key[first]["assignedTo"]] == [ada.user.id]
+    await patch_bug(client, ada, by_key[second]["_id"], assignedTo=[ada.user.id])
+    await run_jobs(client)
+    assert jira.issue(second).assignee == HIDDEN.account_id  # type: ignore[union-attr]
+    assert jira.exchanges_to("GET", "/user/search") == []

@@ -272,10 +272,14 @@ class JiraSource:
         )
 
     async def _assignee(self, change: SourceChange) -> str | None:
-        """The account id of the first assignee (found by email), when assignees go out."""
+        """The account id of the first assignee, when assignees go out: the person's id when
+        the member is known here by their Jira account (a match kept, or made by hand), else
+        found by email (`GET /rest/api/3/user/search`)."""
         if "assignees" not in change.changed or not change.fields.assignees:
             return None
         first = change.fields.assignees[0]
+        if "@" not in first.id:  # an account id: Jira's never holds an "@"
+            return first.id
         email = (first.email or first.id).strip().casefold()
         if email not in self._accounts:
             client = self._client
