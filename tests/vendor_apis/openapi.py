@@ -24,11 +24,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from jsonschema import Draft4Validator, FormatChecker
 
-from tests.vendor_apis.conformance import Exchange, _header, _pattern
+from tests.vendor_apis.conformance import Exchange, _header, _pattern, checked
 
 JIRA = Path(__file__).parent / "jira" / "swagger-v3.v3.json"
 _DROPPED = {"description", "example", "examples", "readOnly", "writeOnly", "discriminator",
@@ -77,20 +76,8 @@ class OpenApiDescription:
                 )
 
     def check(self, exchange: Exchange) -> list[str]:
-        path = unquote(exchange.path)
-        matching = [op for op in self.operations if op.pattern.match(path)]
-        if not matching:
-            return [f"{exchange.method} {path}: no path template of the description matches"]
-        allowed = [op for op in matching if op.method == exchange.method]
-        if not allowed:
-            methods = sorted({op.method for op in matching})
-            return [f"{exchange.method} {path}: the description allows only {methods} there"]
-        problems: list[str] = []
-        for op in sorted(allowed, key=lambda op: op.literal, reverse=True):
-            problems = self._check(op, exchange)
-            if not problems:
-                return []
-        return problems
+        """What in the exchange the description does not allow; empty when it conforms."""
+        return checked(self.operations, exchange, lambda op: self._check(op, exchange))
 
     def _check(self, op: Operation, exchange: Exchange) -> list[str]:
         where = f"{exchange.method} {op.template}"
