@@ -2,6 +2,7 @@
 search paged by nextPageToken and minute-precise on `updated` in the caller's time zone,
 transitions only as the workflow offers them, and signed webhooks."""
 
+import asyncio
 import hashlib
 import hmac
 from datetime import timedelta
@@ -12,7 +13,10 @@ from aiohttp import web
 
 from bot.clock import FrozenClock
 from bot.sync.standins.jira import JiraStandin
+from bot.sync.standins.jira.__main__ import serve
 from tests.sync.jira_fixtures import jira, make_jira
+from tests.vendor_apis.openapi import problems_of
+from tests.waiting import finished
 
 __all__ = ["jira", "make_jira"]
 
@@ -124,3 +128,20 @@ async def test_webhooks_are_signed_with_the_secret(jira: JiraStandin) -> None:
     ((body, signature),) = received
     assert signature == "sha256=" + hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
     assert b"jira:issue_updated" in body
+
+
+async def test_the_stand_in_serves_on_its_own_for_trying_it_out() -> None:
+    stop = asyncio.Event()
+    ready: asyncio.Future[JiraStandin] = asyncio.get_running_loop().create_future()
+    serving = asyncio.ensure_future(
+        serve(port=0, seed=3, token="try-it", stop=stop, ready=ready.set_result)
+    )
+    try:
+        standin = await finished(ready, "the stand-in to serve")
+        body = {"jql": "project = FAB", "maxResults": 10}
+        status, page = await call(standin, "POST", "/search/jql", token="try-it", json=body)
+        assert status == 200 and len(page["issues"]) == 3
+        assert problems_of(standin.exchanges) == []
+    finally:
+        stop.set()
+        await finished(serving, "the stand-in to stop")

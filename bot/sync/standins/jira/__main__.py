@@ -4,21 +4,24 @@ the API token)."""
 
 import argparse
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.sync.standins.jira.server import JiraStandin
 
 
-async def serve(*, port: int, seed: int, token: str, stop: asyncio.Event) -> None:
+async def serve(
+    *,
+    port: int,
+    seed: int,
+    token: str,
+    stop: asyncio.Event,
+    ready: Callable[[JiraStandin], None] = lambda _: None,
+) -> None:
     standin = JiraStandin(token=token)
     await standin.start(port=port)
     try:
         standin.seed(seed)
-        print(
-            f"Jira at {standin.base_url}, project {standin.project}, "
-            f"email {standin.email}, token {token}",
-            flush=True,
-        )
+        ready(standin)
         await stop.wait()
     finally:
         await standin.close()
@@ -30,8 +33,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=20, help="issues to start with")
     parser.add_argument("--token", default="standin-api-token", help="the API token")
     args = parser.parse_args(argv)
+
+    def tell(standin: JiraStandin) -> None:
+        print(
+            f"Jira at {standin.base_url}, project {standin.project}, "
+            f"email {standin.email}, token {args.token}",
+            flush=True,
+        )
+
     try:
-        asyncio.run(serve(port=args.port, seed=args.seed, token=args.token, stop=asyncio.Event()))
+        asyncio.run(
+            serve(
+                port=args.port, seed=args.seed, token=args.token, stop=asyncio.Event(), ready=tell
+            )
+        )
     except KeyboardInterrupt:
         pass
 
