@@ -320,3 +320,31 @@ async def test_a_user_whose_email_jira_hides_is_matched_by_hand_both_ways(
     await run_jobs(client)
     assert jira.issue(second).assignee == HIDDEN.account_id  # type: ignore[union-attr]
     assert jira.exchanges_to("GET", "/user/search") == []
+
+
+async def test_an_item_made_here_in_a_status_the_workflow_cannot_reach_is_made_there_once(
+    client, factory: Factory, jira: JiraStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    jira.seed(1, types=("Bug",))
+    project = await link_jira(client, ada, jira)
+    jira.remove_transitions(to="Done")
+    made = await client.post(
+        "/odata/bugs",
+        json={"name": "New here", "projectId": project["_id"], "status": "Completed"},
+        headers=ada.in_channel(),
+    )
+    assert made.status == 201, await made.text()
+    await run_jobs(client)
+    clock.advance(timedelta(seconds=61))
+    await run_jobs(client)
+    (issue,) = [i for i in jira.issues if i.summary == "New here"]
+    assert jira.status_of(issue.key) == "To Do"
+    (bug,) = [b for b in await bugs(client, ada) if b["name"] == "New here"]
+    assert bug["sourceId"] == issue.key
+    assert (bug["status"], bug["sync"]["status"]) == ("Completed", "Svc_TRANSITION_NOTFOUND")
+    assert (
+        len(jira.exchanges_to("POST", "/rest/api/3/issue"))
+        - len(jira.exchanges_to("POST", "/rest/api/3/issue/"))
+        == 1
+    )

@@ -105,6 +105,10 @@ class Sender:
                         await self._reader.apply(uow, opened, found, fire=True)
                 continue
             except SourceRefused as refused:
+                if refused.item is not None:  # made or written there all the same: linked
+                    moved = _refusal_status(refused) is ItemSyncStatus.TRANSITION_NOTFOUND
+                    sent = change.changed - {"state"} if moved else change.changed
+                    await self._in_step(opened, item_id, refused.item, dirty, sent=sent)
                 await self._refused(opened, item_id, refused)
                 return
             except SourceNotFound:
@@ -191,7 +195,9 @@ class Sender:
             await uow.execute(
                 update(Item)
                 .where(
-                    Item.id == item_id, Item.sync_status != ItemSyncStatus.MAPPING_NOTFOUND.value
+                    Item.id == item_id,
+                    Item.sync_status.is_(None)  # in step until now (`refused.item` linked)
+                    | (Item.sync_status != ItemSyncStatus.MAPPING_NOTFOUND.value),
                 )
                 .values(sync_status=_refusal_status(refused).value)
             )

@@ -209,7 +209,7 @@ class JiraSource:
         if "state" in change.changed:
             made = await self._issue(key)
             if made is not None:
-                await self._move(key, made, change)
+                await self._moved(key, made, change)
         return await self._current(key)
 
     async def find_created(self, change: SourceChange, *, since: datetime) -> Sequence[SourceItem]:
@@ -239,8 +239,16 @@ class JiraSource:
                     what=f"update issue {item_id}",
                 )
             if "state" in change.changed:
-                await self._move(item_id, issue, change)
+                await self._moved(item_id, issue, change)
             return await self._current(item_id)
+
+    async def _moved(self, key: str, issue: dict[str, Any], change: SourceChange) -> None:
+        """`_move`, its refusal carrying the issue as it is (made, its fields written)."""
+        try:
+            await self._move(key, issue, change)
+        except SourceRefused as refused:
+            item = await self._current(key)
+            raise SourceRefused(refused.code, refused.message, item=item) from None
 
     async def _move(self, key: str, issue: dict[str, Any], change: SourceChange) -> None:
         """The transition from the issue's status to one mapped to the new status (the first in
