@@ -43,7 +43,8 @@ from bot.sync.source import (
     SourceStale,
 )
 
-PAGE = 100  # issues one search page asks for (Jira's most with fields)
+PAGE = 100  # issues one search page asks for with an item's fields
+IDS_PAGE = 5000  # issues one search page holds at most when only ids are asked for
 COMMENTS_PAGE = 100
 OVERLAP = timedelta(minutes=2)  # a pull starts this long before the last change read
 JQL_TIME = "%Y-%m-%d %H:%M"
@@ -131,12 +132,14 @@ class JiraSource:
             clauses.append(f"({query.strip()})")
         return " AND ".join(clauses) + " ORDER BY updated ASC, key ASC"
 
-    async def _search(self, jql: str, wanted: list[str]) -> AsyncIterator[list[dict[str, Any]]]:
+    async def _search(
+        self, jql: str, wanted: list[str], *, page: int = PAGE
+    ) -> AsyncIterator[list[dict[str, Any]]]:
         """The search's pages of issues, following `nextPageToken`."""
         client = self._client
         token: str | None = None
         while True:
-            body: dict[str, Any] = {"jql": jql, "maxResults": PAGE, "fields": wanted}
+            body: dict[str, Any] = {"jql": jql, "maxResults": page, "fields": wanted}
             if token:
                 body["nextPageToken"] = token
             answer = await client.call(
@@ -167,7 +170,8 @@ class JiraSource:
 
     async def ids_in_scope(self, *, item_types: Sequence[str], query: str | None) -> set[str]:
         ids: set[str] = set()
-        async for page in self._search(await self._jql(item_types, query, None), ["id"]):
+        jql = await self._jql(item_types, query, None)
+        async for page in self._search(jql, ["id"], page=IDS_PAGE):
             ids.update(str(i["key"]) for i in page if i.get("key"))
         return ids
 
