@@ -104,6 +104,9 @@ async def test_pulls_page_by_token_oldest_first_each_issue_once(
     pages = [page async for page in source.changed_since(None, item_types=TYPES, query=None)]
     assert [[i.id for i in p.items] for p in pages] == [["FAB-1", "FAB-2"], ["FAB-3"]]
     assert await source.ids_in_scope(item_types=TYPES, query=None) == {"FAB-1", "FAB-2", "FAB-3"}
+    # Cut short after the first page, a pull goes on from there: FAB-3 shares its time.
+    resumed = [p async for p in source.changed_since(pages[0].cursor, item_types=TYPES, query=None)]
+    assert "FAB-3" in [i.id for p in resumed for i in p.items]
     cursor = pages[-1].cursor
     clock.advance(timedelta(minutes=10))
     standin.change("FAB-2", summary="Later")

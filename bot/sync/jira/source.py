@@ -47,6 +47,7 @@ PAGE = 100  # issues one search page asks for with an item's fields
 IDS_PAGE = 5000  # issues one search page holds at most when only ids are asked for
 COMMENTS_PAGE = 100
 OVERLAP = timedelta(minutes=2)  # a pull starts this long before the last change read
+TIE = timedelta(milliseconds=1)  # `updated`'s precision
 JQL_TIME = "%Y-%m-%d %H:%M"
 USER_NOT_FOUND = "Svc_USER_NOTFOUND"
 
@@ -134,8 +135,9 @@ class JiraSource:
 
     async def _search(
         self, jql: str, wanted: list[str], *, page: int = PAGE
-    ) -> AsyncIterator[list[dict[str, Any]]]:
-        """The search's pages of issues, following `nextPageToken`."""
+    ) -> AsyncIterator[tuple[list[dict[str, Any]], bool]]:
+        """The search's pages of issues, following `nextPageToken`, each with whether it is
+        the last."""
         client = self._client
         token: str | None = None
         while True:
@@ -146,32 +148,36 @@ class JiraSource:
                 "POST", client.url("search", "jql"), body=body, what="search the issues"
             )
             answer = answer if isinstance(answer, dict) else {}
-            yield list(answer.get("issues") or [])
             token = answer.get("nextPageToken")
-            if answer.get("isLast", True) or not token:
+            final = bool(answer.get("isLast", True)) or not token
+            yield list(answer.get("issues") or []), final
+            if final:
                 return
 
     async def changed_since(
         self, cursor: str | None, *, item_types: Sequence[str], query: str | None
     ) -> AsyncIterator[Changed]:
         """Pages of issues changed from `OVERLAP` before `cursor` (the last change read), oldest
-        first; each page's cursor is its latest `updated`."""
+        first; each page's cursor is its latest `updated` (inside the answer, just before it:
+        issues sharing that time on the next page are read again rather than passed over)."""
         last = since = datetime.fromisoformat(cursor) if cursor else None
         jql = await self._jql(item_types, query, last - OVERLAP if last else None)
         seen: set[str] = set()
-        async for page in self._search(jql, fields.READ):
+        async for page, final in self._search(jql, fields.READ):
             items = [fields.source_item(i, site=self._site) for i in page if i.get("key")]
             items = [item for item in items if item.id not in seen and _after(item, since)]
             seen.update(item.id for item in items)
             times = [item.changed_at for item in items if item.changed_at is not None]
             last = max([*times, *([last] if last else [])], default=None)
-            if items:
-                yield Changed(items, last.isoformat() if last else (cursor or ""))
+            if items and last is not None:
+                yield Changed(items, (last if final else last - TIE).isoformat())
+            elif items:
+                yield Changed(items, cursor or "")
 
     async def ids_in_scope(self, *, item_types: Sequence[str], query: str | None) -> set[str]:
         ids: set[str] = set()
         jql = await self._jql(item_types, query, None)
-        async for page in self._search(jql, ["id"], page=IDS_PAGE):
+        async for page, _ in self._search(jql, ["id"], page=IDS_PAGE):
             ids.update(str(i["key"]) for i in page if i.get("key"))
         return ids
 
@@ -219,7 +225,7 @@ class JiraSource:
     async def find_created(self, change: SourceChange, *, since: datetime) -> Sequence[SourceItem]:
         jql = await self._jql([change.item_type], None, since)
         found = []
-        async for page in self._search(jql, fields.READ):
+        async for page, _ in self._search(jql, fields.READ):
             found += [fields.source_item(i, site=self._site) for i in page]
         return [item for item in found if item.fields.title == change.fields.title]
 
