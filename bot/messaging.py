@@ -66,7 +66,18 @@ class SyncPaused:
     reason: str  # the source's refusal
 
 
-Said = RuleSwitchedOff | NotificationsFailing | Assigned | Digest | SyncPaused
+@dataclass(frozen=True, slots=True)
+class SyncStatesAdded:
+    """The source has states the project had not seen: its items in them are `Invalid` until
+    the states are mapped (told once, when the states are first read)."""
+
+    project: str  # its display name
+    project_id: str
+    source: str
+    states: tuple[str, ...]  # their names
+
+
+Said = RuleSwitchedOff | NotificationsFailing | Assigned | Digest | SyncPaused | SyncStatesAdded
 
 
 @dataclass(frozen=True, slots=True)

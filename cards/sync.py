@@ -1,5 +1,6 @@
-"""Sync in the chat: a channel's synced projects (the `sync` command) and the notice that a
-project's sync paused (where a synced item lives is on its card: `cards.synced`)."""
+"""Sync in the chat: a channel's synced projects (the `sync` command) and the notices that a
+project's sync paused or that its source has new states (where a synced item lives is on its
+card: `cards.synced`)."""
 
 from collections.abc import Sequence
 from datetime import datetime
@@ -128,6 +129,27 @@ def sync_paused_card(*, project: str, project_id: str, source: str, reason: str)
                 text_run("Type ", isSubtle=True),
                 text_run("sync", fontType=MONOSPACE, isSubtle=True),
                 text_run(" to see the channel's synced projects.", isSubtle=True),
+            ),
+        ]
+    )
+
+
+def sync_states_added_card(
+    *, project: str, project_id: str, source: str, states: Sequence[str]
+) -> Card:
+    """Posted once in the channel when the source lists states the project had not seen."""
+    name = source_name(source)
+    listed = ", ".join(shorten(state, NAME_MAX) for state in states[:SHOWN_MAX])
+    more = len(states) - SHOWN_MAX
+    return envelope(
+        [
+            heading(f"New states at {name}"),
+            rich_text(text_run(shorten(project, NAME_MAX), weight="bolder")),
+            plain(listed + (f" and {more} more" if more > 0 else "")),
+            subtle(
+                "They have no mapping yet: items in them show as Invalid until each is mapped to a "
+                f"status (POST /odata/_fieldMappings with projectId {project_id}).",
+                wrap=True,
             ),
         ]
     )

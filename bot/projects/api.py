@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from bot.keys import SYNC_CONNECTORS
+from bot.keys import MESSENGER, SYNC_CONNECTORS
 from bot.projects import service as projects
 from bot.projects.queries import PROJECTS
 from bot.projects.schemas import (
@@ -92,6 +92,26 @@ async def update_project(call: Call) -> dict[str, Any]:
         patch=call.body,
         secret_key=call.settings.secret(),
         connectors=call.request.app[SYNC_CONNECTORS],
+        messenger=call.request.app[MESSENGER],
+    )
+
+
+@routes.route(
+    "POST",
+    "/api/projects/{id}/refresh",
+    access=Access.CHANNEL,
+    response=ProjectSaved,
+    errors=(400, 404, 502),
+    summary="Read an Azure DevOps or Jira project's states from its source again: states gone "
+    "there go with their mappings, new ones arrive unmapped (the channel is told)",
+)
+async def refresh_project(call: Call) -> dict[str, Any]:
+    return await saving.refresh_states(
+        call.uow,
+        project_id=call.request.match_info["id"],
+        secret_key=call.settings.secret(),
+        connectors=call.request.app[SYNC_CONNECTORS],
+        messenger=call.request.app[MESSENGER],
     )
 
 

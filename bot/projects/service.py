@@ -316,7 +316,22 @@ async def source_statuses(
     return [{"id": s.id, "name": s.name, "category": s.category} for s in statuses]
 
 
-async def _replace_states(uow: UnitOfWork, project: Project, states: list[SourceState]) -> None:
+async def take_source_states(
+    uow: UnitOfWork, project: Project, states: list[SourceState]
+) -> list[SourceState]:
+    """The catalogue as the source lists it now (sync.md, States): states it no longer has go
+    with their mappings; new ones arrive unmapped, so their items are `Invalid` until someone
+    maps them. The states added."""
+    before = {state["id"] for state in project.states}
+    if _stored_states(states) == project.states:
+        return []
+    await _replace_states(uow, project, states, map_added=False)
+    return [state for state in states if state.id not in before]
+
+
+async def _replace_states(
+    uow: UnitOfWork, project: Project, states: list[SourceState], *, map_added: bool = True
+) -> None:
     before = {state["id"] for state in project.states}
     after = {state.id: state for state in states}
     removed = before - after.keys()
@@ -340,10 +355,11 @@ async def _replace_states(uow: UnitOfWork, project: Project, states: list[Source
                 .values(source_value_name=state.name)
             )
     project.states = _stored_states(states)
-    added = tuple(
-        s for s in states_of(SourceKind(project.source), project.states) if s.id not in before
-    )
-    await add_default_mappings(uow, project=project, states=added, severities=False)
+    if map_added:
+        added = tuple(
+            s for s in states_of(SourceKind(project.source), project.states) if s.id not in before
+        )
+        await add_default_mappings(uow, project=project, states=added, severities=False)
     await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
 
 

@@ -7,6 +7,7 @@ from bot.errors import BadGateway, BadRequest, Invalid
 from bot.projects.sources import SourceKind
 from bot.sync.connectors import Connectors, Link, NoConnector
 from bot.sync.source import (
+    Source,
     SourceError,
     SourceNotFound,
     SourceProject,
@@ -35,19 +36,12 @@ async def check(
     try:
         source = connectors.open(link)
         found = await source.check()
-        states: dict[str, dict[str, str]] = {}
-        for item_type in item_types:
-            try:
-                read = await source.states(item_type)
-            except SourceNotFound:  # the project was found: the type is what it lacks
-                raise Invalid(
-                    "sync.itemTypes", f"no type '{item_type}' in '{link.source_id}' at {link.kind}"
-                ) from None
-            for state in read:
-                category = state.category.value if state.category else "Active"
-                states.setdefault(
-                    state.id, {"id": state.id, "name": state.name, "category": category}
-                )
+        try:
+            states = await read_states(source, item_types)
+        except MissingType as missing:  # the project was found: the type is what it lacks
+            raise Invalid(
+                "sync.itemTypes", f"no type '{missing}' in '{link.source_id}' at {link.kind}"
+            ) from None
     except NoConnector as exc:
         raise Invalid("sync.enabled", str(exc)) from None
     except SourceUnauthorized:
@@ -56,4 +50,23 @@ async def check(
         raise Invalid("sourceId", f"no project '{link.source_id}' at {link.kind}") from None
     except SourceError as exc:
         raise BadGateway(f"{link.kind} could not be reached: {exc.message}") from None
-    return found, list(states.values())
+    return found, states
+
+
+class MissingType(Exception):
+    """The source's project has no item type of this name."""
+
+
+async def read_states(source: Source, item_types: Sequence[str]) -> list[dict[str, str]]:
+    """The project's states at the source, the union over `item_types`, in the source's order
+    (MissingType for a type it lacks)."""
+    states: dict[str, dict[str, str]] = {}
+    for item_type in item_types:
+        try:
+            read = await source.states(item_type)
+        except SourceNotFound:
+            raise MissingType(item_type) from None
+        for state in read:
+            category = state.category.value if state.category else "Active"
+            states.setdefault(state.id, {"id": state.id, "name": state.name, "category": category})
+    return list(states.values())

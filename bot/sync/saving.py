@@ -7,10 +7,11 @@ from bot.db.tables import Project, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.mappings.defaults import add_priority_mappings
+from bot.messaging import Messenger
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
 from bot.projects.sources import SourceKind
-from bot.sync import checks, links, unlinking
+from bot.sync import checks, links, states, unlinking
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.kinds import link_once, poll_at
 from bot.sync.schemas import Direction, SyncState
@@ -30,7 +31,7 @@ async def create_project(
         links.merge(row, sent, body.source)
         secrets = _sent_secrets(body.model_dump(by_alias=False))
         _, states = await _check(
-            connectors, body.source, body.hostname or "", body.source_id, secrets, row
+            connectors, body.source, body.hostname or "", body.source_id, secrets, row.item_types
         )
         if not body.states and body.source.brings_states:
             body = body.model_copy(update={"states": [SourceState(**s) for s in states]})
@@ -39,6 +40,7 @@ async def create_project(
     if sent is not None:
         row = links.new_sync(project, uow.clock.now())
         links.merge(row, sent, SourceKind(project.source))
+        row.states_read_at = uow.clock.now() if row.enabled else None
         uow.add(row)
         await uow.flush()
         if row.enabled:
@@ -53,9 +55,10 @@ async def update_project(
     patch: ProjectPatch,
     secret_key: str,
     connectors: Connectors,
+    messenger: Messenger,
 ) -> dict[str, Any]:
     """Change a project; its `sync` is merged, and a link that changed is checked at the source
-    (a refusal rolls everything back)."""
+    (a refusal rolls everything back) and its states read again, unless they were sent."""
     project = await projects.update_project(
         uow, project_id=project_id, patch=patch, secret_key=secret_key
     )
@@ -83,7 +86,11 @@ async def update_project(
             )
     elif not was_enabled or any(name in changed for name in RECHECKED):
         secrets = projects.held_secrets(secret_key, project)
-        await _check(connectors, source, project.hostname, project.source_id, secrets, row)
+        _, read = await _check(
+            connectors, source, project.hostname, project.source_id, secrets, row.item_types
+        )
+        if source.brings_states and "states" not in changed:
+            await states.keep(uow, project=project, row=row, states=read, messenger=messenger)
         if not was_enabled:
             hook_secret = await _turned_on(uow, project, row, secret_key)
         elif row.state == SyncState.PAUSED:  # new credentials: resume, sending what waited
@@ -108,13 +115,37 @@ async def new_hook_secret(uow: UnitOfWork, *, project_id: str, secret_key: str) 
     return secret
 
 
+async def refresh_states(
+    uow: UnitOfWork,
+    *,
+    project_id: str,
+    secret_key: str,
+    connectors: Connectors,
+    messenger: Messenger,
+) -> dict[str, Any]:
+    """Read an Azure DevOps or Jira project's states from its source again, now."""
+    project = await projects.get_project(uow, project_id=project_id, for_update=True)
+    source = SourceKind(project.source)
+    if not source.brings_states:
+        raise Invalid("source", f"{source} projects have no states to read from a source")
+    row = await links.sync_row(uow, project.id, for_update=True)
+    item_types = row.item_types if row is not None else links.DEFAULT_ITEM_TYPES
+    secrets = projects.held_secrets(secret_key, project)
+    _, read = await _check(
+        connectors, source, project.hostname, project.source_id, secrets, item_types
+    )
+    await states.keep(uow, project=project, row=row, states=read, messenger=messenger)
+    await uow.flush()
+    return await _saved(uow, project, None)
+
+
 async def _check(
     connectors: Connectors,
     source: SourceKind,
     hostname: str,
     source_id: str,
     secrets: dict[str, str],
-    row: ProjectSync,
+    item_types: dict[str, str],
 ) -> tuple[Any, list[dict[str, str]]]:
     if source is SourceKind.NATIVE:
         raise Invalid("sync.enabled", "the channel's native project does not sync")
@@ -122,7 +153,7 @@ async def _check(
     if missing:
         raise Invalid(missing[0], f"required to sync with {source}")
     link = Link(kind=source, hostname=hostname, source_id=source_id, secrets=secrets)
-    return await checks.check(connectors, link, list(row.item_types.values()))
+    return await checks.check(connectors, link, list(item_types.values()))
 
 
 async def _turned_on(

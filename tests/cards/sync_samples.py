@@ -8,7 +8,7 @@ from bot.sync.schemas import ProjectSyncShown, SyncCounts, SyncError, SyncState
 from bot.sync.whereabouts import synced_at
 from cards.item import item_card
 from cards.layout import Card
-from cards.sync import sync_card, sync_paused_card
+from cards.sync import sync_card, sync_paused_card, sync_states_added_card
 from tests.cards.samples import LONG, WHEN, details, statuses
 
 URL = "https://tracker.example.test/bugs/000000000000000000abc00c"
@@ -103,5 +103,11 @@ def sync_cards() -> dict[str, Card]:
         ),
         "sync paused notice longest": sync_paused_card(
             project=LONG[:255], project_id=f"{10:024x}", source=LONG, reason=LONG * 10
+        ),
+        "sync new states": sync_states_added_card(
+            project="Fabrikam", project_id=f"{10:024x}", source="Jira", states=["In Review"]
+        ),
+        "sync new states longest": sync_states_added_card(
+            project=LONG[:255], project_id=f"{10:024x}", source=LONG, states=[LONG] * 40
         ),
     }

@@ -80,6 +80,9 @@ class Probe:
     kind: Kind
     target: Target | None = None
     entity: EntitySet | None = None  # LIST: what `$filter` may name
+    # Its work is done at the target's source, which this world does not run: Team A's own
+    # request is answered the source's refusal (400 or 502), never a 404.
+    at_source: bool = False
 
 
 # The probes only read which properties and collections a `$filter` may name.
@@ -126,6 +129,7 @@ MATRIX: dict[str, Probe] = {
     "GET /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
     "PATCH /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
     "DELETE /api/projects/{id}": Probe(Kind.KEYED, Target.PROJECT),
+    "POST /api/projects/{id}/refresh": Probe(Kind.KEYED, Target.PROJECT, at_source=True),
     "GET /api/projects/{id}/sync": Probe(Kind.KEYED, Target.PROJECT),
     "POST /api/projects/{id}/sync": Probe(Kind.KEYED, Target.SYNCED_PROJECT),
     "POST /api/projects/{id}/sync/hook-secret": Probe(Kind.KEYED, Target.SYNCED_PROJECT),

@@ -43,6 +43,8 @@ class ProjectSync(Base):
         JSON
     )  # imported, pushed, pulled, conflicts, errors
     told_paused: Mapped[bool] = mapped_column(Boolean)  # the channel is told once
+    # When the source's states were last read (saving, refresh, or the poll: at least daily).
+    states_read_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 

@@ -5,12 +5,15 @@ decided once, in `_failed`: 401/403 pauses the project, the rest is retried late
 from collections.abc import Callable
 from datetime import timedelta
 
+from sqlalchemy import select
+
 from bot import outcomes
 from bot.clock import Clock
+from bot.db.tables import Project
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, RetryLater, Worker
 from bot.messaging import Messenger
-from bot.sync import links, log
+from bot.sync import checks, links, log, states
 from bot.sync.connectors import Connectors
 from bot.sync.engine import paused
 from bot.sync.engine.kinds import LINK, POLL, PUSH, ItemJob, ProjectJob, poll_at
@@ -80,6 +83,8 @@ class SyncEngine:
                 await self._reader.pull(opened, importing=False)
                 if opened.row.polls % 2 == 1:
                     await self._reader.deletions(opened)
+            if opened.ctx.source.brings_states and states.due(opened.row, self._clock.now()):
+                await self._read_states(opened)
         except (SourceError, SourceUnauthorized) as exc:
             await self._failed(opened, exc, retry=NotNow, direction=direction)
             return
@@ -100,6 +105,33 @@ class SyncEngine:
             await self._sender.push_one(opened, job.payload.item_id)
         except (SourceError, SourceUnauthorized) as exc:
             await self._failed(opened, exc, retry=RetryLater, direction=OUT)
+
+    async def _read_states(self, opened: Opened) -> None:
+        """The source's states, read again (at least daily; new ones arrive unmapped)."""
+        try:
+            read = await checks.read_states(opened.source, list(opened.row.item_types.values()))
+        except checks.MissingType as missing:
+            read, lacking = None, str(missing)
+        async with self._units.unit(opened) as uow:
+            project = await uow.entity(
+                select(Project).where(Project.id == opened.row.project_id).with_for_update()
+            )
+            if project is None:
+                return  # deleted meanwhile
+            row = await self._units.row(uow, opened)
+            if read is not None:
+                await states.keep(
+                    uow, project=project, row=row, states=read, messenger=self._messenger
+                )
+                return
+            row.states_read_at = uow.clock.now()  # said once a day, not at every poll
+            await log.write(
+                uow,
+                project_id=row.project_id,
+                level=log.WARNING,
+                message=f"No type '{lacking}' at {project.source} any more: its states were not "
+                "read. Change the project's itemTypes.",
+            )
 
     # Hooks
 

@@ -9,13 +9,14 @@ from bot.messaging import (
     RuleSwitchedOff,
     Said,
     SyncPaused,
+    SyncStatesAdded,
 )
 from bot.teams.commands.card_data import details_model, list_row
 from bot.teams.links import item_link
 from cards.assigned import assigned_card, assigned_list_card
 from cards.digest import Told, digest_card
 from cards.rules import notifications_failing_card, rule_switched_off_card
-from cards.sync import sync_paused_card
+from cards.sync import sync_paused_card, sync_states_added_card
 
 
 def card_of(said: Said, *, public_url: str) -> dict[str, Any]:
@@ -35,6 +36,10 @@ def card_of(said: Said, *, public_url: str) -> dict[str, Any]:
         case SyncPaused(project=project, project_id=project_id, source=source, reason=reason):
             return sync_paused_card(
                 project=project, project_id=project_id, source=source, reason=reason
+            )
+        case SyncStatesAdded(project=project, project_id=project_id, source=source, states=states):
+            return sync_states_added_card(
+                project=project, project_id=project_id, source=source, states=states
             )
         case Digest(lines=lines, channel_id=channel_id):
             return digest_card(
