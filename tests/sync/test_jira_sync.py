@@ -348,3 +348,24 @@ async def test_an_item_made_here_in_a_status_the_workflow_cannot_reach_is_made_t
         - len(jira.exchanges_to("POST", "/rest/api/3/issue/"))
         == 1
     )
+
+
+async def test_a_status_added_in_jira_arrives_unmapped_on_refresh(
+    client, factory: Factory, jira: JiraStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    (key,) = jira.seed(1, types=("Bug",))
+    project = await link_jira(client, ada, jira)
+    blocked = jira.add_status("Blocked")
+    refreshed = await client.post(
+        f"/api/projects/{project['_id']}/refresh", headers=ada.in_channel()
+    )
+    assert refreshed.status == 200, await refreshed.text()
+    states = {s["id"]: (s["name"], s["category"]) for s in (await refreshed.json())["states"]}
+    assert states[blocked] == ("Blocked", "Active")
+    clock.advance(timedelta(minutes=1))
+    jira.change(key, status="Blocked")
+    clock.advance(timedelta(seconds=61))
+    await run_jobs(client)
+    (bug,) = await bugs(client, ada)
+    assert (bug["status"], bug["sync"]["status"]) == ("Invalid", "Svc_MAPPING_NOTFOUND")

@@ -12,7 +12,7 @@ from aiohttp import web
 from bot.clock import Clock, SystemClock
 from bot.sync.standins.jira import hooks, views
 from bot.sync.standins.jira.routes import Api, JiraError
-from bot.sync.standins.jira.store import Comment, Issue, Store, User
+from bot.sync.standins.jira.store import Comment, Issue, Status, Store, Transition, User
 from bot.sync.standins.wire import LocalSource, basic_credentials
 
 _CALLER = web.RequestKey("jira_caller", User)
@@ -120,6 +120,14 @@ class JiraStandin(LocalSource):
 
     def comment(self, key: str, body: dict[str, Any], *, by: User = SOMEONE_ELSE) -> Comment:
         return self.store.comment(self.store.issues[key], body, by.account_id)
+
+    def add_status(self, name: str, *, category: str = "indeterminate") -> str:
+        """A status added to the workflow there (after the others, reachable from any status,
+        as an administrator adds one); its id."""
+        status_id = str(10000 + len(self.store.statuses))
+        self.store.statuses.append(Status(status_id, name, category))
+        self.store.transitions.append(Transition(f"{status_id}1", name, status_id))
+        return status_id
 
     def remove_transitions(self, *, to: str) -> None:
         """The workflow no longer offers any transition to the status named `to`."""
