@@ -7,10 +7,10 @@ import asyncio
 import base64
 import binascii
 import json
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import aiohttp
 from aiohttp import web
@@ -81,6 +81,10 @@ class LocalSource:
         raise NotImplementedError
 
     def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+        raise NotImplementedError
+
+    def seed(self, count: int) -> Sequence[object]:
+        """`count` items there to start with; their ids."""
         raise NotImplementedError
 
     # Serving
@@ -240,3 +244,24 @@ class LocalSource:
     def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
         """The logged exchanges of one method whose path holds `path_part`, oldest first."""
         return [x for x in self.exchanges if x.method == method and path_part in x.path]
+
+
+Served = TypeVar("Served", bound=LocalSource)
+
+
+async def serve_until(
+    standin: Served,
+    *,
+    port: int,
+    seed: int,
+    stop: asyncio.Event,
+    ready: Callable[[Served], None],
+) -> None:
+    """Serve the stand-in on `port` with `seed` items until `stop` is set (`python -m …`)."""
+    await standin.start(port=port)
+    try:
+        standin.seed(seed)
+        ready(standin)
+        await stop.wait()
+    finally:
+        await standin.close()

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from bot.sync.standins.jira.server import JiraStandin
+from bot.sync.standins.wire import serve_until
 
 
 async def serve(
@@ -17,14 +18,7 @@ async def serve(
     stop: asyncio.Event,
     ready: Callable[[JiraStandin], None] = lambda _: None,
 ) -> None:
-    standin = JiraStandin(token=token)
-    await standin.start(port=port)
-    try:
-        standin.seed(seed)
-        ready(standin)
-        await stop.wait()
-    finally:
-        await standin.close()
+    await serve_until(JiraStandin(token=token), port=port, seed=seed, stop=stop, ready=ready)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
