@@ -77,7 +77,17 @@ class SyncStatesAdded:
     states: tuple[str, ...]  # their names
 
 
-Said = RuleSwitchedOff | NotificationsFailing | Assigned | Digest | SyncPaused | SyncStatesAdded
+@dataclass(frozen=True, slots=True)
+class Commented:
+    """A comment made elsewhere (at an item's source), told as a reply in the item's thread:
+    its HTML body, the author's name leading (`bot.discussions.service.comment_body`)."""
+
+    body: str
+
+
+# What is said with a card, and what is said with words alone.
+Carded = RuleSwitchedOff | NotificationsFailing | Assigned | Digest | SyncPaused | SyncStatesAdded
+Said = Carded | Commented
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +101,8 @@ class Messenger(Protocol):
         """A new thread in the channel (its Teams id) saying `said`, sent once `uow` commits."""
 
     async def tell(self, uow: UnitOfWork, *, conversation_id: str, said: Said) -> None:
-        """A message in a conversation (a person's 1:1 chat), sent once `uow` commits."""
+        """A message in a conversation (a person's 1:1 chat, an item's thread), sent once
+        `uow` commits."""
 
     async def start(self, *, channel_id: str, said: Said) -> Sent:
         """A new thread in the channel, now; raises `PermanentFailure` when Teams never will."""

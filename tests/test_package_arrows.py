@@ -64,10 +64,12 @@ ALLOWED: dict[str, set[str]] = {
     "changes": STORE,
     "me": STORE | {"directory", "fields", "projects", "mappings", "files", "items"},
     "events": STORE | {"directory", "fields", "projects", "mappings", "files", "items"},
-    "sync": STORE | {"directory", "fields", "projects", "mappings", "files", "items", "events"},
     # Reacts to the events engine (observers wired in `create_app`).
     "notifications": STORE | {"directory", "fields", "items", "events"},
     "discussions": STORE | {"directory", "fields", "items", "events", "notifications"},
+    # Stores the comments made at a source in the items' discussions.
+    "sync": STORE
+    | {"directory", "fields", "projects", "mappings", "files", "items", "events", "discussions"},
     "demo": STORE | DOMAIN | {"auth", "workspace"},
     # The typed keys of what `create_app` puts on the application.
     "keys": STORE | DOMAIN | {"auth"},

@@ -103,13 +103,12 @@ async def _page(
         query=query,
         replies_only=replies_only,
     )
-    thread = listing.thread
     base = call.settings.public_url
     body: dict[str, Any] = {"@odata.context": shapes.context(base, name)}
     if listing.count is not None:
         body["@odata.count"] = listing.count
     body["value"] = [
-        shapes.message(row, thread.place, root_id=thread.root_id) for row in listing.rows
+        shapes.message(row, listing.place, root_id=listing.root_id) for row in listing.rows
     ]
     if listing.more:
         body["@odata.nextLink"] = envelope.next_link(URL(base).join(call.request.rel_url), query)

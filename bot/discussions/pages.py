@@ -3,7 +3,7 @@ item's look-up. The statements are built once per shape (which list, which optio
 channel and kind bound per request: building them afresh was a large share of a page's time."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Select, bindparam, select
@@ -15,8 +15,9 @@ from bot.db.uow import UnitOfWork
 from bot.discussions.service import (
     MESSAGE,
     MESSAGES,
-    Thread,
+    Place,
     item_thread_statement,
+    place_of,
     scope_of,
     thread_of,
 )
@@ -32,7 +33,8 @@ _STATEMENTS: LeastRecentlyUsed[tuple[Any, ...], Prepared] = LeastRecentlyUsed(25
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    thread: Thread
+    place: Place
+    root_id: str | None  # None: the item has no thread (its comments came from its source)
     rows: list[Any]
     count: int | None
     more: bool
@@ -50,9 +52,28 @@ async def list_messages(
         found = await uow.row(_item_statement(query, replies_only), values)
     if found is None:
         raise NotFound(f"{kind.type_label} '{item_id}' not found.")
-    thread = thread_of(kind, item_id, {**found, "scope": scope_of(uow)})
+    where = {**found, "scope": scope_of(uow)}
+    if where["conversation_id"] is None and replies_only:
+        listing = await _before_the_thread(uow, query, values, where)
+        if listing is not None:
+            return listing
+    thread = thread_of(kind, item_id, where)  # not discussed at all: a 404 that says so
     rows, more = page(await uow.rows(_page_statement(query, replies_only), values), query)
-    return Listing(thread, rows, found["total"] if query.count else None, more)
+    count = found["total"] if query.count else None
+    return Listing(thread.place, thread.root_id, rows, count, more)
+
+
+async def _before_the_thread(
+    uow: UnitOfWork, query: Query, values: dict[str, Any], where: dict[str, Any]
+) -> Listing | None:
+    """The comments of an item with no thread: those its source brought in (every message it
+    has; they become the thread's replies once it starts). None when it has none."""
+    counted = await uow.row(_item_statement(replace(query, count=True), False), values)
+    total = counted["total"] if counted is not None else 0
+    if not total:
+        return None
+    rows, more = page(await uow.rows(_page_statement(query, False), values), query)
+    return Listing(place_of(where), None, rows, total if query.count else None, more)
 
 
 def _messages(replies_only: bool) -> Select[Any]:

@@ -3,7 +3,8 @@ replies, edits and deletions as Teams reports them; pages of it."""
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from html import escape
+from typing import Any, Protocol, cast
 
 from sqlalchemy import Table, delete, insert, select, update
 
@@ -19,6 +20,7 @@ from bot.db.tables import (
 )
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.db.upserts import insert_unless_present
+from bot.discussions.plain import plain_text
 from bot.errors import Conflict, DomainError, ItemNotFound, NotFound
 from bot.ids import is_id, new_id
 from bot.schemas import ItemKind
@@ -88,6 +90,20 @@ class TeamsMessage:
     body: str  # HTML
     mentions: list[dict[str, Any]]
     at: datetime
+
+
+def comment_body(author_name: str, text: str) -> str:
+    """A comment's HTML in the thread, as the bot posts it: "<author>: <text>"."""
+    return escape(f"{author_name}: {text}")
+
+
+class Onward(Protocol):
+    """Where a comment made here goes on to (the sync engine: the item's source), noted in the
+    comment's own transaction; `message_id` is the stored message's row id."""
+
+    async def __call__(
+        self, uow: UnitOfWork, *, item_id: str, message_id: str, text: str
+    ) -> None: ...
 
 
 async def claim_thread(
@@ -161,6 +177,12 @@ async def record_thread(
     )
     if not done:  # another start took the claim over meanwhile
         raise AlreadyStarted()
+    # Comments stored before the thread (from the item's source) are its replies from now on.
+    await uow.execute(
+        update(MESSAGES)
+        .where(MESSAGE.item_id == claim.item_id, MESSAGE.reply_to_id.is_(None))
+        .values(reply_to_id=root_id)
+    )
     now = uow.clock.now()
     row: dict[str, Any] = {
         "id": new_id(),
@@ -182,7 +204,7 @@ async def record_thread(
     }
     await uow.execute(insert(MESSAGES).values(row))
     found = await _item_thread(uow, kind, claim.item_id)
-    return row, _place(found)
+    return row, place_of(found)
 
 
 async def find_thread(uow: UnitOfWork, *, kind: ItemKind, item_id: str) -> Thread:
@@ -196,13 +218,20 @@ def thread_of(kind: ItemKind, item_id: str, found: Any) -> Thread:
             f"{kind.type_label} '{item_id}' has no discussion yet: start one with "
             f"POST /api/{kind.plural}/{item_id}/messages."
         )
-    return Thread(item_id, found["conversation_id"], found["root_message_id"], _place(found))
+    return Thread(item_id, found["conversation_id"], found["root_message_id"], place_of(found))
 
 
 async def record_comment(
-    uow: UnitOfWork, *, thread: Thread, message_id: str, body: str
+    uow: UnitOfWork,
+    *,
+    thread: Thread,
+    message_id: str,
+    body: str,
+    text: str,
+    onward: Onward | None = None,
 ) -> dict[str, Any]:
-    """Store a reply the bot posted for the caller, with the caller as its author."""
+    """Store a reply the bot posted for the caller (`text`, as `body` in Teams), with the caller
+    as its author; noted for `onward`."""
     actor = uow.actor
     assert actor is not None, "a comment has an author"
     still = await uow.value(select(ItemThread.item_id).where(ItemThread.item_id == thread.item_id))
@@ -216,7 +245,34 @@ async def record_comment(
         author_user_id=actor.user_id,
     )
     await uow.execute(insert(MESSAGES).values(row))
+    if onward is not None:
+        await onward(uow, item_id=thread.item_id, message_id=row["id"], text=text)
     return row
+
+
+async def record_source_comment(
+    uow: UnitOfWork,
+    *,
+    item_id: str,
+    message_id: str,
+    author_name: str,
+    author_user_id: str | None,
+    body: str,
+    at: datetime,
+) -> tuple[str, str | None]:
+    """Store a comment made at the item's source as a reply in its discussion (`message_id`
+    standing for a Teams id it does not have); its row id, and its thread's conversation when
+    the item has a thread."""
+    thread = await uow.row(
+        select(ItemThread.conversation_id, ItemThread.root_message_id).where(
+            ItemThread.item_id == item_id, ItemThread.conversation_id.is_not(None)
+        )
+    )
+    message = TeamsMessage(message_id, None, author_name, body, [], at)
+    root = thread["root_message_id"] if thread else None
+    row = _reply_row(item_id, root, message, author_user_id=author_user_id)
+    await uow.execute(insert(MESSAGES).values(row))
+    return row["id"], thread["conversation_id"] if thread else None
 
 
 # What Teams reports: replies, edits, deletions.
@@ -232,8 +288,15 @@ async def thread_item(uow: UnitOfWork, *, conversation_id: str) -> str | None:
     )
 
 
-async def record_reply(uow: UnitOfWork, *, conversation_id: str, message: TeamsMessage) -> bool:
-    """Store a reply posted in Teams; a redelivered one once. False: not a discussion."""
+async def record_reply(
+    uow: UnitOfWork,
+    *,
+    conversation_id: str,
+    message: TeamsMessage,
+    onward: Onward | None = None,
+) -> bool:
+    """Store a reply posted in Teams; a redelivered one once (and noted for `onward` once).
+    False: not a discussion."""
     thread = await uow.row(
         select(ItemThread.item_id, ItemThread.root_message_id).where(
             ItemThread.conversation_id == conversation_id
@@ -245,7 +308,14 @@ async def record_reply(uow: UnitOfWork, *, conversation_id: str, message: TeamsM
     if message.author_id:
         author = await uow.value(select(User.id).where(User.source_id == message.author_id))
     row = _reply_row(thread["item_id"], thread["root_message_id"], message, author_user_id=author)
-    await uow.execute(insert_unless_present(MESSAGES, key=("item_id", "message_id")).values(row))
+    stored = await uow.execute(
+        insert_unless_present(MESSAGES, key=("item_id", "message_id"))
+        .values(row)
+        .returning(MESSAGE.id)
+    )
+    if stored and onward is not None:
+        text = plain_text(message.body)
+        await onward(uow, item_id=thread["item_id"], message_id=row["id"], text=text)
     return True
 
 
@@ -277,7 +347,7 @@ def _in_thread(conversation_id: str, message_id: str) -> Any:
 
 
 def _reply_row(
-    item_id: str, root_id: str, message: TeamsMessage, *, author_user_id: str | None
+    item_id: str, root_id: str | None, message: TeamsMessage, *, author_user_id: str | None
 ) -> dict[str, Any]:
     return {
         "id": new_id(),
@@ -339,7 +409,7 @@ def item_thread_statement(item_id: Any, channel_id: Any, kind: Any) -> AnySelect
     )
 
 
-def _place(found: Any) -> Place:
+def place_of(found: Any) -> Place:
     scope: ChannelScope = found["scope"]
     return Place(
         tenant_id=scope.tenant_id,

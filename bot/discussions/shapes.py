@@ -11,6 +11,7 @@ from bot.timestamps import format_timestamp
 from cards.thread import CONNECTOR_CARD
 
 TEAMS_LINK = "https://teams.microsoft.com/l/message"
+CHANNEL_LINK = "https://teams.microsoft.com/l/channel"
 LINKS_KEPT = 256  # threads whose link parts are kept: a page's messages share one
 LOCALE = "en-us"
 
@@ -26,6 +27,15 @@ def web_url(place: Place, *, message_id: str, root_id: str) -> str:
     return f"{channel}/{quote(message_id, safe='')}?{query}"
 
 
+def channel_url(place: Place) -> str:
+    """The Teams deep link to the channel: where a message with no thread there points."""
+    name = quote(place.channel_name, safe="")
+    query = urlencode(
+        {"groupId": place.group_id or "", "tenantId": place.tenant_id or ""}, quote_via=quote
+    )
+    return f"{CHANNEL_LINK}/{quote(place.channel_id, safe=':@')}/{name}?{query}"
+
+
 @lru_cache(maxsize=LINKS_KEPT)
 def _thread_link(place: Place, root_id: str) -> tuple[str, str]:
     """What every message of a thread's links shares: made once per thread, not per message."""
@@ -39,8 +49,9 @@ def _thread_link(place: Place, root_id: str) -> tuple[str, str]:
     return f"{TEAMS_LINK}/{quote(place.channel_id, safe=':@')}", urlencode(query, quote_via=quote)
 
 
-def message(row: Any, place: Place, *, root_id: str) -> dict[str, Any]:
-    """One stored message (root or reply) as the API shows it."""
+def message(row: Any, place: Place, *, root_id: str | None) -> dict[str, Any]:
+    """One stored message (root or reply) as the API shows it; with no `root_id` (the item has
+    no thread: a comment from its source), its link is the channel's."""
     modified = row["modified_at"]
     edited, deleted = row["edited_at"], row["deleted_at"]
     return {
@@ -58,7 +69,11 @@ def message(row: Any, place: Place, *, root_id: str) -> dict[str, Any]:
         "chatId": None,
         "importance": "normal",
         "locale": LOCALE,
-        "webUrl": web_url(place, message_id=row["message_id"], root_id=root_id),
+        "webUrl": (
+            web_url(place, message_id=row["message_id"], root_id=root_id)
+            if root_id is not None
+            else channel_url(place)
+        ),
         "policyViolation": None,
         "from": sender(row["author_kind"], row["author_id"], row["author_name"]),
         "body": {"contentType": "html", "content": row["body"]},

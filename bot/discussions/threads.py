@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from html import escape
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -70,6 +69,8 @@ class Discussions:
     wait: timedelta
     public_url: str
     cache: VersionedCache | None = None
+    # Where comments made here go on to (the sync engine sends them to the item's source).
+    onward: discussions.Onward | None = None
 
     async def start(
         self, *, actor: Actor, channel: ChannelScope, kind: ItemKind, item_id: str
@@ -145,7 +146,7 @@ class Discussions:
         """Post "<caller's name>: <content>" in the item's thread; store it as the caller's."""
         async with self._unit(actor, channel, write=False) as uow:
             thread = await discussions.find_thread(uow, kind=kind, item_id=item_id)
-        body = escape(f"{actor.display_name}: {content}")
+        body = discussions.comment_body(actor.display_name, content)
         posted = await self._waited(
             self.teams.reply(
                 conversation_id=thread.conversation_id,
@@ -156,7 +157,12 @@ class Discussions:
             raise BadGateway("Microsoft Teams did not say which message it posted.")
         async with self._unit(actor, channel) as uow:
             row = await discussions.record_comment(
-                uow, thread=thread, message_id=posted.activity_id, body=body
+                uow,
+                thread=thread,
+                message_id=posted.activity_id,
+                body=body,
+                text=content,
+                onward=self.onward,
             )
         return shapes.message(row, thread.place, root_id=thread.root_id)
 

@@ -26,6 +26,8 @@ from bot.sync.schemas import (
 )
 
 HOOKED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)  # the sources that call our hook route
+# The sources whose comments travel both ways (Planner keeps its own in group conversations).
+COMMENTED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)
 EMPTY_COUNTS = {"imported": 0, "pushed": 0, "pulled": 0, "conflicts": 0, "errors": 0}
 
 

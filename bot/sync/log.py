@@ -1,9 +1,10 @@
-"""The project's sync log: what the engine did and what went wrong, newest first; and its
-counts. A line never holds a credential or a hook secret."""
+"""The project's sync log: what the engine did and what went wrong, newest first, its last
+`KEPT` lines kept (each poll trims it); and its counts. A line never holds a credential or a hook
+secret."""
 
 from typing import cast
 
-from sqlalchemy import Table, select
+from sqlalchemy import Table, and_, delete, or_, select
 
 from bot.db.tables import ProjectSync, SyncLogLine
 from bot.db.uow import UnitOfWork
@@ -11,6 +12,7 @@ from bot.ids import new_id
 from bot.sync.schemas import LOG_LINES, SyncLogOut
 
 INFO, WARNING, ERROR = "info", "warning", "error"
+KEPT = 1000  # lines per project (the API shows the last LOG_LINES)
 _LINES = cast(Table, SyncLogLine.__table__)
 
 
@@ -57,3 +59,23 @@ async def last_lines(uow: UnitOfWork, *, project_id: str) -> list[SyncLogOut]:
         .limit(LOG_LINES)
     )
     return [SyncLogOut.model_validate(dict(row)) for row in rows]
+
+
+async def trim(uow: UnitOfWork, *, project_id: str) -> None:
+    """Only the project's newest `KEPT` lines kept."""
+    first_gone = await uow.row(
+        select(SyncLogLine.at, SyncLogLine.id)
+        .where(SyncLogLine.project_id == project_id)
+        .order_by(SyncLogLine.at.desc(), SyncLogLine.id.desc())
+        .offset(KEPT)
+        .limit(1)
+    )
+    if first_gone is None:
+        return
+    at, line_id = first_gone["at"], first_gone["id"]
+    await uow.execute(
+        delete(SyncLogLine).where(
+            SyncLogLine.project_id == project_id,
+            or_(SyncLogLine.at < at, and_(SyncLogLine.at == at, SyncLogLine.id <= line_id)),
+        )
+    )

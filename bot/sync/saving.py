@@ -11,7 +11,7 @@ from bot.messaging import Messenger
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
 from bot.projects.sources import SourceKind
-from bot.sync import checks, links, states, unlinking
+from bot.sync import checks, links, log, states, unlinking
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.kinds import link_once, poll_at
 from bot.sync.schemas import Direction, SyncState
@@ -59,6 +59,8 @@ async def update_project(
 ) -> dict[str, Any]:
     """Change a project; its `sync` is merged, and a link that changed is checked at the source
     (a refusal rolls everything back) and its states read again, unless they were sent."""
+    held = await projects.get_project(uow, project_id=project_id, for_update=True)
+    was_at = _address(held)
     project = await projects.update_project(
         uow, project_id=project_id, patch=patch, secret_key=secret_key
     )
@@ -91,11 +93,16 @@ async def update_project(
         )
         if source.brings_states and "states" not in changed:
             await states.keep(uow, project=project, row=row, states=read, messenger=messenger)
+        moved = (project.hostname, project.source_id) != (was_at.hostname, was_at.source_id)
+        if row.hook_ids and moved:  # its hooks are made anew at the new address
+            await _hooks_left(uow, was_at, row, secret_key, connectors)
         if not was_enabled:
             hook_secret = await _turned_on(uow, project, row, secret_key)
         elif row.state == SyncState.PAUSED:  # new credentials: resume, sending what waited
             row.state = SyncState.RUNNING if row.imported else SyncState.IMPORTING
             row.last_error, row.told_paused = None, False
+            await _start(uow, project, row)
+        elif not row.hook_ids:
             await _start(uow, project, row)
     await uow.flush()
     return await _saved(uow, project, hook_secret)
@@ -137,6 +144,28 @@ async def refresh_states(
     await states.keep(uow, project=project, row=row, states=read, messenger=messenger)
     await uow.flush()
     return await _saved(uow, project, None)
+
+
+def _address(project: Project) -> Project:
+    """Where the project is reached, and with what: to remove hooks made there once it moves."""
+    return Project(
+        source=project.source,
+        hostname=project.hostname,
+        source_id=project.source_id,
+        credentials=project.credentials,
+    )
+
+
+async def _hooks_left(
+    uow: UnitOfWork, at: Project, row: ProjectSync, secret_key: str, connectors: Connectors
+) -> None:
+    """The hooks made at the project's former address removed (the link makes new ones)."""
+    left = await unlinking.remove_hooks(
+        project=at, row=row, secret_key=secret_key, connectors=connectors
+    )
+    message = f"Moved from {at.hostname} ({at.source_id}): its hooks are made again."
+    level = log.INFO if left is None else log.WARNING
+    await log.write(uow, project_id=row.project_id, level=level, message=f"{message} {left or ''}")
 
 
 async def _check(

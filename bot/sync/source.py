@@ -52,10 +52,16 @@ class SourceItem:
     changed_at: datetime | None  # when it last changed there; None when the source keeps no time
     changed_by: SourcePerson | None = None
     url: str | None = None  # where a person opens it
+    # How many comments it has there, when the read says so without listing them (Azure
+    # DevOps `System.CommentCount`): its comments are read only when the count moved. None:
+    # the source does not say, and they are read whenever the item changed.
+    comment_count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SourceComment:
+    """A comment on an item there: its id there (what keeps it from coming in twice)."""
+
     id: str
     author: SourcePerson | None
     text: str  # the body's text, converted from the source's rich text
@@ -186,9 +192,13 @@ class Source(Protocol):
         """Delete it there (Azure DevOps: to the recycle bin); gone already is not an error."""
         ...
 
-    async def comments(self, item_id: str) -> Sequence[SourceComment]: ...
+    async def comments(self, item_id: str) -> Sequence[SourceComment]:
+        """The item's comments there, oldest first."""
+        ...
 
-    async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment: ...
+    async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
+        """Comment on the item there, `text` said by `author_name` (the comment as made)."""
+        ...
 
     async def register_hooks(self, url: str, secret: str) -> HookRegistration:
         """Ask the source to call `url` on changes (Azure DevOps service hooks); a source

@@ -75,7 +75,8 @@ class TrackerBot(TeamsActivityHandler):
                 in_thread = await thread_messages.in_thread(uow, activity)
             if in_thread:
                 async with self._work() as uow:
-                    await thread_messages.keep_reply(uow, activity, entities)
+                    onward = self._discussions.onward if self._discussions else None
+                    await thread_messages.keep_reply(uow, activity, entities, onward=onward)
             if not thread_messages.mentions_bot(entities, bot_id):
                 await self._note_unmentioned(TeamsAddress.of(turn_context).team_id)
                 return  # people talking among themselves: no answer

@@ -17,7 +17,7 @@ from bot.db.tables.fields import FieldMapping, FieldValue, Project
 from bot.db.tables.files import Attachment
 from bot.db.tables.items import Item, ItemAssignee, ItemCounter, PendingEvent
 from bot.db.tables.jobs import Job
-from bot.db.tables.sync import ProjectSync, SyncLogLine, SyncRecord
+from bot.db.tables.sync import ProjectSync, SyncComment, SyncLogLine, SyncRecord
 from bot.db.tables.teams import (
     ConversationReference,
     RosterSync,
@@ -51,6 +51,7 @@ __all__ = [
     "Project",
     "ProjectSync",
     "RosterSync",
+    "SyncComment",
     "SyncLogLine",
     "SyncRecord",
     "Team",

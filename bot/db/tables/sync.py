@@ -66,6 +66,28 @@ class SyncRecord(Base):
     message: Mapped[str | None] = mapped_column(Text)
     unmatched: Mapped[list[str]] = mapped_column(JSON)  # source users no member matched
     deleted: Mapped[bool] = mapped_column(Boolean)  # deleted here; the source's copy goes next
+    # How many comments it had there when they were last read (a pull reads them again only
+    # when the source's count moved); null: never read, or the source keeps no count.
+    comment_count: Mapped[int | None] = mapped_column(Integer)
+
+
+class SyncComment(Base):
+    """A comment of a synced item that travels: one that came from the source, or one made here
+    (its text as the source takes it), waiting to go out until it has its id there. Each
+    comment's id at the source is kept once per item, so none is imported or sent twice."""
+
+    __tablename__ = "sync_comments"
+    __table_args__ = (UniqueConstraint("item_id", "source_comment_id"),)
+    message_id: Mapped[str] = mapped_column(
+        ForeignKey("discussion_messages.id", ondelete="CASCADE"), primary_key=True
+    )
+    # Deleting the item deletes its comments, and with them any still waiting to go out.
+    item_id: Mapped[str] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    source_comment_id: Mapped[str | None] = mapped_column(String(255))  # null: waiting to go out
+    text: Mapped[str | None] = mapped_column(Text)  # what goes out; null for one that came in
+    # When it was first sent, while its id there is unknown: an answer lost (a 5xx once it was
+    # made, a hang, a crash) has it looked for there before it is sent again.
+    tried_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class SyncLogLine(Base):

@@ -22,6 +22,7 @@ CLOSED_DATE = "Microsoft.VSTS.Common.ClosedDate"
 CHANGED_DATE = "System.ChangedDate"
 CHANGED_BY = "System.ChangedBy"
 WORK_ITEM_TYPE = "System.WorkItemType"
+COMMENT_COUNT = "System.CommentCount"
 
 # A `SourceFields` name and the work item field behind it (the description's is per type).
 REFERENCE = {
@@ -125,7 +126,12 @@ def source_item(
         changed_at=parse_time(values.get(CHANGED_DATE)),
         changed_by=person(values.get(CHANGED_BY)),
         url=web_url,
+        comment_count=_count(values.get(COMMENT_COUNT)),
     )
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 def _written(name: str, fields: SourceFields) -> object:

@@ -8,16 +8,18 @@ from bot.db.tables import Item, SyncRecord, User
 from bot.db.uow import UnitOfWork
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.items import events, read
+from bot.messaging import Messenger
 from bot.schemas import ItemKind, Trigger
 from bot.sync import log
-from bot.sync.engine import inbound
+from bot.sync.engine import comments_in, inbound
 from bot.sync.engine.units import IN, Opened, Units
 from bot.sync.source import SourceItem
 
 
 class Reader:
-    def __init__(self, units: Units) -> None:
-        self._units = units
+    def __init__(self, units: Units, messenger: Messenger) -> None:
+        """`messenger` tells the items' threads the comments made at the source."""
+        self._units, self._messenger = units, messenger
 
     async def pull(self, opened: Opened, *, importing: bool) -> None:
         row = opened.row
@@ -25,12 +27,27 @@ class Reader:
         changed = opened.source.changed_since(
             cursor, item_types=list(row.item_types.values()), query=row.query
         )
+        # The first import stores the comments there; only those made later are told.
+        messenger = None if importing else self._messenger
         async for page in changed:
+            # Read before the page is stored: a failure reads the page's comments again.
+            async with self._units.unit(opened, write=False) as uow:
+                to_read = await comments_in.to_read(uow, opened.ctx, page.items)
+            comments = await comments_in.read(opened.source, to_read)
             async with self._units.unit(opened, from_source=True) as uow:
                 made = 0  # a resumed import reads its last page's items again: not counted twice
                 for item in page.items:
                     applied = await self.apply(uow, opened, item, fire=not importing)
                     made += applied is not None and applied.created
+                    if applied is not None:
+                        await comments_in.store(
+                            uow,
+                            opened.ctx,
+                            item_id=applied.item_id,
+                            source_item=item,
+                            comments=comments.get(item.id),
+                            messenger=messenger,
+                        )
                 held = await self._units.row(uow, opened)
                 if importing:
                     held.import_cursor = page.cursor

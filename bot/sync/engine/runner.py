@@ -36,11 +36,12 @@ class SyncEngine:
         public_url: str,  # noqa: ANN001
         messenger: Messenger,
     ) -> None:
-        """`messenger` tells a channel its project's sync paused."""
+        """`messenger` tells a channel its project's sync paused, and an item's thread the
+        comments made at its source."""
         self._clock, self._messenger = clock, messenger
         self._secret_key, self._public_url = secret_key, public_url.rstrip("/")
         self._units = Units(sessions, clock, connectors, secret_key=secret_key)
-        self._reader = Reader(self._units)
+        self._reader = Reader(self._units, messenger)
         self._sender = Sender(self._units, self._reader)
 
     def register(self, worker: Worker) -> None:
@@ -94,6 +95,7 @@ class SyncEngine:
             if row.state == SyncState.FAILING:
                 row.state, row.last_error = SyncState.RUNNING.value, None
             asked_meanwhile = row.asked != opened.row.asked  # a hook came while this ran
+            await log.trim(uow, project_id=row.project_id)
         after = 0 if asked_meanwhile else opened.row.interval_seconds
         raise NotNow("next poll", after=timedelta(seconds=after))
 

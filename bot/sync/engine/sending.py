@@ -1,6 +1,6 @@
 """Sending changes made here to the source: one item at a time, with the source's guard (a stale
-write is read back and tried again), a lost create found rather than made twice, and a refusal
-kept on the item."""
+write is read back and tried again), a lost create found rather than made twice, a refusal
+kept on the item; then the comments made on it here."""
 
 from datetime import datetime
 from typing import Any
@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from bot import outcomes
-from bot.db.tables import Item, Job, SyncRecord
+from bot.db.tables import Item, Job, SyncComment, SyncRecord
 from bot.jobs import queue
 from bot.sync import log
-from bot.sync.engine import creates, inbound, outbound
+from bot.sync.engine import comments_out, creates, inbound, outbound
 from bot.sync.engine.kinds import PUSH
 from bot.sync.engine.reading import Reader
 from bot.sync.engine.units import OUT, Opened, Units
@@ -44,7 +44,10 @@ class Sender:
                 .where(
                     SyncRecord.project_id == opened.row.project_id,
                     (Item.sync_status == ItemSyncStatus.PENDING.value)
-                    | SyncRecord.deleted.is_(True),
+                    | SyncRecord.deleted.is_(True)
+                    | SyncRecord.item_id.in_(
+                        select(SyncComment.item_id).where(SyncComment.source_comment_id.is_(None))
+                    ),
                 )
             )
             queued = set(
@@ -61,6 +64,11 @@ class Sender:
                 await self.push_one(opened, item_id)
 
     async def push_one(self, opened: Opened, item_id: str) -> None:
+        """The item's changes, then its comments waiting (once it is there)."""
+        await self._push_fields(opened, item_id)
+        await comments_out.send_waiting(self._units, opened, item_id)
+
+    async def _push_fields(self, opened: Opened, item_id: str) -> None:
         source, ctx = opened.source, opened.ctx
         for _ in range(STALE_TRIES):
             async with self._units.unit(opened, write=False) as uow:

@@ -1,7 +1,6 @@
 """The messaging extension: "Find a bug/task" search, "Create a bug from this message", and
 unfurling the app's own item links."""
 
-import html
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -12,6 +11,7 @@ from botbuilder.schema import Activity, ActivityTypes, ThumbnailCard
 from odata_query import ast
 from pydantic import ValidationError
 
+from bot.discussions.plain import plain_text
 from bot.errors import BadRequest, DomainError, NotFound
 from bot.fields.schemas import StatusOut
 from bot.items import read, shortcuts
@@ -42,15 +42,6 @@ TITLE_MAX = 255
 IN_A_CHANNEL = "Use this in a channel where the app is installed: bugs belong to a channel."
 NOT_AN_ITEM_LINK = "This link names no bug or task of this app."
 DIALOG_TITLE = "Create a bug"
-_TAG = re.compile(r"<[^>]*>")
-_BREAK = re.compile(r"<\s*(br|/p|/div|/li)\s*/?>", re.IGNORECASE)
-
-
-def plain_text(markup: str) -> str:
-    """A Teams message body (HTML) as plain text, its paragraphs kept as lines."""
-    text = html.unescape(_TAG.sub("", _BREAK.sub("\n", markup)))
-    lines = (" ".join(line.split()) for line in text.splitlines())
-    return "\n".join(line for line in lines if line)
 
 
 def _result(attachments: list[dict[str, Any]]) -> dict[str, Any]:

@@ -49,9 +49,14 @@ async def in_thread(uow: UnitOfWork, activity: Activity) -> bool:
 
 
 async def keep_reply(
-    uow: UnitOfWork, activity: Activity, entities: Sequence[Mapping[str, Any]]
+    uow: UnitOfWork,
+    activity: Activity,
+    entities: Sequence[Mapping[str, Any]],
+    *,
+    onward: discussions.Onward | None = None,
 ) -> bool:
-    """Store the message if its conversation is an item's thread; whether it was one."""
+    """Store the message if its conversation is an item's thread (and note it for `onward`,
+    the item's source); whether it was one."""
     sent_by = activity.from_property
     message = TeamsMessage(
         message_id=str(activity.id),
@@ -61,8 +66,13 @@ async def keep_reply(
         mentions=graph_mentions(entities),
         at=_when(uow, activity),
     )
+    # What the bot posted itself (a comment from the item's source, told) never goes back out.
+    from_bot = bool(sent_by and str(sent_by.id or "").startswith(BOT_PREFIX))
     return await discussions.record_reply(
-        uow, conversation_id=activity.conversation.id, message=message
+        uow,
+        conversation_id=activity.conversation.id,
+        message=message,
+        onward=None if from_bot else onward,
     )
 
 

@@ -4,7 +4,7 @@
 from typing import Any
 
 from bot.db.uow import UnitOfWork
-from bot.messaging import Said, Sent
+from bot.messaging import Commented, Said, Sent
 from bot.teams.outbound.notifier import Notifier, message, queue_new_thread, queue_reply
 from bot.teams.outbound.sayings import card_of
 
@@ -27,4 +27,6 @@ class TeamsMessenger:
         )
 
     def _message(self, said: Said) -> dict[str, Any]:
+        if isinstance(said, Commented):  # words, as a comment posted through the API is
+            return {"type": "message", "text": said.body, "textFormat": "xml"}
         return message(card=card_of(said, public_url=self._public_url))

@@ -4,10 +4,10 @@ from typing import Any
 
 from bot.messaging import (
     Assigned,
+    Carded,
     Digest,
     NotificationsFailing,
     RuleSwitchedOff,
-    Said,
     SyncPaused,
     SyncStatesAdded,
 )
@@ -19,7 +19,7 @@ from cards.rules import notifications_failing_card, rule_switched_off_card
 from cards.sync import sync_paused_card, sync_states_added_card
 
 
-def card_of(said: Said, *, public_url: str) -> dict[str, Any]:
+def card_of(said: Carded, *, public_url: str) -> dict[str, Any]:
     """The card; `public_url` is the base of the items' links."""
     match said:
         case RuleSwitchedOff(rule=rule, reason=reason):
