@@ -12,41 +12,10 @@ from bot.keys import WORKER
 from bot.sync.jira.adf import to_adf
 from bot.sync.standins.jira import HIDDEN, JiraStandin, signature
 from tests.factories import Factory, Member
-from tests.sync.jira_fixtures import jira, make_jira
+from tests.sync.jira_fixtures import JIRA_STATES, jira, jira_body, link_jira, make_jira
 from tests.sync.linking import bugs, run_jobs, sync_status
 
 __all__ = ["jira", "make_jira"]
-
-JIRA_STATES = [
-    {"id": "10000", "name": "To Do", "category": "New"},
-    {"id": "10001", "name": "In Progress", "category": "Active"},
-    {"id": "10002", "name": "In Review", "category": "Active"},
-    {"id": "10003", "name": "Done", "category": "Done"},
-]
-
-
-def jira_body(standin: JiraStandin, **overrides: Any) -> dict[str, Any]:
-    return {
-        "displayName": "Fabrikam",
-        "source": "Jira",
-        "sourceId": standin.project,
-        "hostname": standin.base_url,
-        "email": standin.email,
-        "token": standin.token,
-        "states": JIRA_STATES,
-        "sync": {"enabled": True},
-        **overrides,
-    }
-
-
-async def link_jira(client: TestClient, member: Member, standin: JiraStandin) -> dict[str, Any]:
-    response = await client.post(
-        "/api/projects", json=jira_body(standin), headers=member.in_channel()
-    )
-    assert response.status == 201, await response.text()
-    project: dict[str, Any] = await response.json()
-    await run_jobs(client)
-    return project
 
 
 async def patch_bug(client: TestClient, member: Member, bug_id: str, **values: Any) -> None:
