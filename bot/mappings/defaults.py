@@ -69,7 +69,10 @@ def _row(
 
 # A source's priorities, most urgent first, as the channel's priorities map them at the first
 # link (docs/sync.md): the n-th goes to the channel's n-th, the rest to its last.
-SOURCE_PRIORITIES = {SourceKind.AZURE_DEVOPS: ("1", "2", "3", "4")}
+SOURCE_PRIORITIES = {
+    SourceKind.AZURE_DEVOPS: ("1", "2", "3", "4"),
+    SourceKind.JIRA: ("Highest", "High", "Medium", "Low", "Lowest"),
+}
 
 
 async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:

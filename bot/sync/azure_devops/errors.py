@@ -12,7 +12,6 @@ from bot.sync.source import (
     SourceUnauthorized,
 )
 
-THROTTLED = (429, 503)
 SHOWN = 200  # characters of a vendor's message kept
 
 

@@ -3,12 +3,16 @@
 import pytest
 
 from bot.clock import FrozenClock
+from tests.sync.jira_fixtures import MakeJira, make_jira
 from tests.sync.standin_fixtures import MakeAzureDevOps
 from tests.sync.table.azure_devops import AzureDevOpsRig
+from tests.sync.table.jira import JiraRig
 from tests.sync.table.rig import SourceRig
 
+__all__ = ["make_jira"]
+
 # Each names a fixture `<name>_rig` that starts the source's stand-in and wraps it.
-SOURCES = ["azure_devops"]
+SOURCES = ["azure_devops", "jira"]
 
 
 @pytest.fixture(params=SOURCES)
@@ -21,3 +25,8 @@ async def azure_devops_rig(
     make_azure_devops: MakeAzureDevOps, clock: FrozenClock
 ) -> AzureDevOpsRig:
     return AzureDevOpsRig(await make_azure_devops(clock=clock))
+
+
+@pytest.fixture
+async def jira_rig(make_jira: MakeJira, clock: FrozenClock) -> JiraRig:
+    return JiraRig(await make_jira(clock=clock))

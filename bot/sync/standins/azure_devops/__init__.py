@@ -6,8 +6,8 @@ from bot.sync.standins.azure_devops.server import (
     OWNER,
     SOMEONE_ELSE,
     AzureDevOpsStandin,
-    Exchange,
 )
+from bot.sync.standins.wire import Exchange
 
 __all__ = [
     "OWNER",

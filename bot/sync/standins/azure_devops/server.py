@@ -3,48 +3,27 @@ API for tests and the demo (seed, change items "there", revoke the token, fail, 
 and a log of every exchange, which `tests/vendor_apis/conformance.py` checks against the
 published description."""
 
-import asyncio
-import base64
-import binascii
-import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 
 from bot.clock import Clock, SystemClock
 from bot.sync.standins.azure_devops import hooks, views
 from bot.sync.standins.azure_devops.errors import AdoError
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
 from bot.sync.standins.azure_devops.identities import Identity, parse_identity
 from bot.sync.standins.azure_devops.process import State, WorkItemType, find_type
 from bot.sync.standins.azure_devops.routes import Api
 from bot.sync.standins.azure_devops.store import Store, WorkItem
+from bot.sync.standins.wire import LocalSource, basic_credentials
 
 _TOKEN = web.RequestKey("ado_token", str)
 _CALLER = web.RequestKey("ado_caller", Identity)
 
 OWNER = "Tracker Bot <tracker@contoso.example>"
 SOMEONE_ELSE = "Riley Source <riley@contoso.example>"
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """One request and the answer it got, as they crossed the wire."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    request_headers: dict[str, str]
-    request_body: Any  # parsed JSON, or the text when it is not JSON, or None
-    status: int
-    response_headers: dict[str, str]
-    response_body: Any
-    at: datetime | None = None  # when the request arrived, by the stand-in's clock
 
 
 @dataclass(slots=True)
@@ -54,7 +33,9 @@ class _Token:
     revoked: bool = False
 
 
-class AzureDevOpsStandin:
+class AzureDevOpsStandin(LocalSource):
+    THROTTLED = "TF400733: The request has been throttled; retry after the time given."
+
     def __init__(
         self,
         *,
@@ -70,20 +51,13 @@ class AzureDevOpsStandin:
         self.team = f"{project} Team"
         self.team_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ado:{organization}/{self.team}"))
         self.token = token
-        self.clock: Clock = clock or SystemClock()
+        super().__init__(clock or SystemClock())
         self.wiql_limit = wiql_limit
         self.store = Store(project=project, clock=self.clock, listener=self._changed)
         self.subscriptions: dict[str, dict[str, Any]] = {}
-        self.exchanges: list[Exchange] = []
         self.hook_calls: list[hooks.HookCall] = []
-        self.faults = Faults()
         self._tokens = {token: _Token(parse_identity(OWNER), hooks=True)}
         self._notifications = 0
-        self._in_flight: set[asyncio.Task[None]] = set()
-        self._settled = asyncio.Condition()
-        self._runner: web.AppRunner | None = None
-        self._http: aiohttp.ClientSession | None = None
-        self.base_url = ""
 
     # Serving
 
@@ -92,30 +66,15 @@ class AzureDevOpsStandin:
         """What a project's `hostname` names: `http://127.0.0.1:<port>/<organization>`."""
         return f"{self.base_url}/{self.organization}"
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
-        app.add_routes(Api(self).routes())
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, host, port).start()
-        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
-        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+    def routes(self) -> list[web.RouteDef]:
+        return Api(self).routes()
 
-    async def close(self) -> None:
-        for hang in [*self.faults.held, *self.faults.hangs]:
-            hang.release()
-        await self.hooks_settled()
-        if self._http is not None:
-            await self._http.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
+    def middlewares(self) -> list[Any]:
+        return [self._auth, self._errors]
 
-    async def __aenter__(self) -> "AzureDevOpsStandin":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
+    def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+        type_key = "RequestBlockedException" if status == 429 else "VssServiceException"
+        return AdoError(status, message, type_key).response(headers)
 
     # Credentials
 
@@ -193,62 +152,7 @@ class AzureDevOpsStandin:
         item = self.store.items.get(item_id) or self.store.recycle_bin[item_id]
         return [views.comment(c, self.org_url, self.project_id) for c in item.comments]
 
-    # Faults
-
-    def fail_next(
-        self,
-        count: int = 1,
-        *,
-        status: int = 500,
-        retry_after: int | None = None,
-        after_change: bool = False,
-        path_part: str = "",
-    ) -> None:
-        """Answer the next `count` requests (whose path holds `path_part`) with `status` (a
-        5xx): without serving them, or, `after_change`, once they are served (the change is
-        made, its answer lost)."""
-        failure = Failure(status, retry_after, after_change, path_part)
-        self.faults.failures.extend([failure] * count)
-
-    def hang_next(self, *, after_change: bool = False, path_part: str = "") -> Hang:
-        """Hold the next request (whose path holds `path_part`) until the returned hang is
-        released: before it is served, or, `after_change`, once it is (the change is made; its
-        answer waits)."""
-        hang = Hang(after_change=after_change, path_part=path_part)
-        self.faults.hangs.append(hang)
-        return hang
-
-    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None:
-        """Allow `budget` requests per window (windows from now, by the clock); the rest get 429
-        with `Retry-After` the whole seconds left in the window."""
-        self.faults.budget = budget
-        self.faults.window = timedelta(seconds=window_seconds)
-        self.faults.started = self.clock.now()
-        self.faults.per_window = {}
-        self.faults.allowed_at = None
-
-    def stop_throttling(self) -> None:
-        self.faults.budget = None
-
-    @property
-    def requests_per_window(self) -> dict[int, int]:
-        """Requests that arrived in each throttle window (0 = the first), 429s included."""
-        return dict(self.faults.per_window)
-
-    @property
-    def throttle_violations(self) -> list[Violation]:
-        return list(self.faults.violations)
-
-    def exchanges_to(self, method: str, path_part: str = "") -> list[Exchange]:
-        """The logged exchanges of one method whose path holds `path_part`, oldest first."""
-        return [x for x in self.exchanges if x.method == method and path_part in x.path]
-
     # Service hooks
-
-    async def hooks_settled(self) -> None:
-        """Return once no service-hook call is in flight."""
-        async with self._settled:
-            await self._settled.wait_for(lambda: not self._in_flight)
 
     def _changed(self, event_type: str, item: WorkItem, before: dict[str, Any]) -> None:
         wanted = [s for s in self.subscriptions.values() if hooks.matches(s, event_type, item)]
@@ -270,75 +174,12 @@ class AzureDevOpsStandin:
                 base_url=self.org_url,
                 at=self.clock.now(),
             )
-            task = asyncio.get_running_loop().create_task(self._call(subscription, payload))
-            self._in_flight.add(task)
+            self.spawn(self._call(subscription, payload))
 
     async def _call(self, subscription: dict[str, Any], payload: dict[str, Any]) -> None:
-        try:
-            assert self._http is not None, "the stand-in is not started"
-            self.hook_calls.append(await hooks.call(self._http, subscription, payload))
-        finally:
-            async with self._settled:
-                self._in_flight.discard(asyncio.current_task())
-                self._settled.notify_all()
+        self.hook_calls.append(await hooks.call(self.http, subscription, payload))
 
     # Middlewares, outermost first
-
-    @web.middleware
-    async def _log(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        arrived_at = self.clock.now()
-        text = await request.text()
-        try:
-            response = await handler(request)
-        except web.HTTPException as refused:
-            response = refused
-        body = getattr(response, "text", None) if isinstance(response, web.Response) else None
-        self.exchanges.append(
-            Exchange(
-                request.method,
-                request.path,
-                dict(request.query),
-                dict(request.headers),
-                _parsed(text),
-                response.status,
-                dict(response.headers),
-                _parsed(body or ""),
-                arrived_at,
-            )
-        )
-        return response
-
-    @web.middleware
-    async def _misbehave(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """Hangs and failures happen before the request is served, or, `after_change`, once it
-        has been (the change is made; its answer is held or lost)."""
-        # A request meets the faults queued for it when it arrives.
-        hang = take(self.faults.hangs, request.path)
-        failure = take(self.faults.failures, request.path)
-        if hang is not None and not hang.after_change:
-            await self._hold(hang)
-        retry_after = self.faults.throttle_answer(request.method, request.path, self.clock.now())
-        if retry_after is not None:
-            if failure is not None:  # a throttled request was not served: the failure waits
-                self.faults.failures.appendleft(failure)
-            return AdoError(
-                429,
-                "TF400733: The request has been throttled; retry after the time given.",
-                "RequestBlockedException",
-            ).response({"Retry-After": str(retry_after)})
-        if failure is None or failure.after_change:
-            response: web.StreamResponse = await handler(request)
-        if hang is not None and hang.after_change:
-            await self._hold(hang)
-        if failure is None:
-            return response
-        headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after else None
-        return AdoError(failure.status, "The service is unavailable.").response(headers)
-
-    async def _hold(self, hang: Hang) -> None:
-        self.faults.held.append(hang)
-        hang.arrived.set()
-        await hang.released.wait()
 
     @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -363,20 +204,5 @@ class AzureDevOpsStandin:
 
 def _basic_password(header: str) -> str | None:
     """The password of a Basic header (a PAT: the user name is ignored, as the service does)."""
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
-    try:
-        decoded = base64.b64decode(encoded, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    return decoded.partition(":")[2] or None
-
-
-def _parsed(text: str) -> Any:
-    if not text:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
+    credentials = basic_credentials(header)
+    return (credentials[1] or None) if credentials else None
