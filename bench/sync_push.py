@@ -147,6 +147,19 @@ class _Worker:
         await asyncio.gather(self.task, return_exceptions=True)
 
 
+class _NoChannel:
+    """The bench's worker runs pushes only: none pauses or comments, so nothing is told."""
+
+    async def post(self, uow: Any, *, channel_id: str, said: Any) -> None:
+        raise AssertionError("a push in the bench told a channel")
+
+    async def tell(self, uow: Any, *, conversation_id: str, said: Any) -> None:
+        raise AssertionError("a push in the bench told a thread")
+
+    async def start(self, *, channel_id: str, said: Any) -> Any:
+        raise AssertionError("a push in the bench started a thread")
+
+
 @asynccontextmanager
 async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
     allowed = ssrf.AllowList.parse(settings.sync_allowed_hosts)
@@ -167,7 +180,12 @@ async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
         connectors.register(SourceKind.AZURE_DEVOPS, azure_devops)
         worker = Worker(sessions, clock, slots=settings.jobs_concurrency)
         SyncEngine(
-            sessions, clock, connectors, secret_key=settings.secret(), public_url=""
+            sessions,
+            clock,
+            connectors,
+            secret_key=settings.secret(),
+            public_url="",
+            messenger=_NoChannel(),
         ).register(worker)
         yield _Worker(worker)
 

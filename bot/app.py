@@ -81,6 +81,7 @@ from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import outbox
 from bot.sync.engine.runner import SyncEngine
+from bot.sync.jira import open_source as open_jira
 from bot.sync.planner import open_source as open_planner
 from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
@@ -247,6 +248,17 @@ async def _sync_sources(app: web.Application) -> AsyncIterator[None]:
                 clock=app[CLOCK],
             )
 
+        def jira(link: Link) -> Source:
+            return open_jira(
+                http,
+                hostname=link.hostname,
+                source_id=link.source_id,
+                email=link.secrets.get("email", ""),
+                token=link.secrets.get("token", ""),
+                allowed=allowed,
+                clock=app[CLOCK],
+            )
+
         def planner(link: Link) -> Source:
             return open_planner(
                 http,
@@ -260,6 +272,7 @@ async def _sync_sources(app: web.Application) -> AsyncIterator[None]:
             )
 
         app[SYNC_CONNECTORS].register(SourceKind.AZURE_DEVOPS, azure_devops)
+        app[SYNC_CONNECTORS].register(SourceKind.JIRA, jira)
         app[SYNC_CONNECTORS].register(SourceKind.PLANNER, planner)
         yield
 

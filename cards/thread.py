@@ -4,13 +4,16 @@ attachment. Nothing posts a connector card: Teams does not render one in every c
 cannot be refreshed.
 """
 
+from dataclasses import replace
 from datetime import datetime
 from html import escape, unescape
 from typing import Any
 
 from bot.items.schemas import TaskDetails
+from bot.sync import whereabouts
 from cards.item import fact_columns, facts, item_summary, kind_of, open_url
 from cards.layout import Card, envelope, rich_text, shorten, text_block, text_run
+from cards.synced import synced_lines
 
 # The content type the API reports for the root's attachment (the seed's), never one posted.
 CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
@@ -25,11 +28,17 @@ def root_card(
     item: TaskDetails, *, item_url: str, now: datetime | None = None, mention: str | None = None
 ) -> Card:
     """The thread's head: the item as its card shows it (its due date marked once past `now`),
-    who made and last changed it, and a link to open it. With `mention` (the app's name), a line
-    asking people to @mention the app in their replies: where Teams delivers only the messages
-    that mention it, no other reply reaches it to be kept."""
+    where a synced item lives, who made and last changed it, and a link to
+    open it. With `mention` (the app's name), a line asking people to @mention the app in their
+    replies: where Teams delivers only the messages that mention it, no other reply reaches it
+    to be kept."""
     kind = kind_of(item)
     body = item_summary(item, now)
+    synced = whereabouts.synced_at(item)
+    if synced is not None and synced.source_item_id is not None:
+        # Where it lives, which never changes; not its sync state, which changes between the
+        # root's updates (those follow the item's changes).
+        body += synced_lines(replace(synced, status=None, message=None))
     who = _who(item)
     if who:
         body.append(rich_text(text_run(who, size="small", isSubtle=True), spacing="small"))

@@ -71,6 +71,7 @@ def _row(
 # link (docs/sync.md): the n-th band goes to the channel's n-th, the rest to its last.
 SOURCE_PRIORITIES: dict[SourceKind, tuple[tuple[str, ...], ...]] = {
     SourceKind.AZURE_DEVOPS: (("1",), ("2",), ("3",), ("4",)),
+    SourceKind.JIRA: (("Highest",), ("High",), ("Medium",), ("Low",), ("Lowest",)),
     SourceKind.PLANNER: (("0", "1"), ("2", "3", "4"), ("5", "6", "7"), ("8", "9", "10")),
 }
 

@@ -85,6 +85,9 @@ class SourceChange:
     fields: SourceFields
     changed: frozenset[str]
     version: str | None = None  # None on a create
+    # Every source state mapped to the item's status (several may be): a source that moves a
+    # state only along its workflow (Jira) takes whichever of them it can reach.
+    states: frozenset[str] = frozenset()
 
 
 # What goes wrong, in the engine's terms; a connector raises only these.
@@ -120,12 +123,15 @@ class SourceStale(Exception):
 
 
 class SourceRefused(Exception):
-    """The source refused this item's change (400): its code and message, kept on the item."""
+    """The source refused this item's change (400): its code and message, kept on the item.
+    `item`: the item as the source holds it when part of the change went through all the same
+    (Jira: an issue made, or its fields written, but no transition to its status)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, item: SourceItem | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.item = item
 
 
 @dataclass(frozen=True, slots=True)

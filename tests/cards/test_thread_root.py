@@ -5,6 +5,7 @@ import json
 
 from cards.thread import deleted_root_card, root_card, root_description
 from tests.cards.samples import actions, details, facts, text_of
+from tests.cards.sync_samples import synced_item
 
 URL = "https://tracker.example/bugs/0123456789abcdef01234567"
 HINT = "Mention @Tracker in your reply so it is kept here."
@@ -88,3 +89,12 @@ def test_markup_in_the_description_is_escaped() -> None:
     )
     assert "<img" not in json.dumps(card)
     assert card["text"] == "&lt;b&gt;hi&lt;/b&gt;"
+
+
+def test_the_root_of_a_synced_item_says_where_it_lives_not_its_passing_state() -> None:
+    assert "Synced with \nAzure DevOps 42" in text_of(root_card(synced_item(), item_url=URL))
+    refused = root_card(synced_item(status="Svc_SOURCE_ERROR", message="No."), item_url=URL)
+    assert "Synced with \nAzure DevOps 42" in text_of(refused) and "No." not in text_of(refused)
+    waiting = root_card(synced_item(source_id=None, status="Svc_PENDING"), item_url=URL)
+    assert "Azure DevOps" not in text_of(waiting)
+    assert "Synced with" not in text_of(root_card(details(), item_url=URL))

@@ -14,10 +14,10 @@ follows the service, and says so here:
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote
 
 from jsonschema import Draft4Validator
@@ -90,20 +90,9 @@ class Description:
     def check(self, exchange: Exchange) -> list[str]:
         """What in the exchange the description does not allow; empty when it conforms."""
         path = unquote(exchange.path)
-        matching = [op for op in self.operations if op.pattern.match(path)]
-        if not matching:
-            return [f"{exchange.method} {path}: no path template of the description matches"]
-        allowed = [op for op in matching if op.method == exchange.method]
-        if not allowed:
-            methods = sorted({op.method for op in matching})
-            return [f"{exchange.method} {path}: the description allows only {methods} there"]
-        candidates = sorted(allowed, key=lambda op: op.literal, reverse=True)
-        problems: list[str] = []
-        for op in candidates:
-            problems = self._check_operation(op, path, exchange)
-            if not problems:
-                return []
-        return problems
+        return checked(
+            self.operations, exchange, lambda op: self._check_operation(op, path, exchange)
+        )
 
     def check_event(self, payload: Any) -> list[str]:
         """A service hook's call body against the description's `Event`."""
@@ -123,6 +112,38 @@ class Description:
         if 200 <= exchange.status < 300:
             problems += _response_problems(where, op, exchange)
         return problems
+
+
+Op = TypeVar("Op", bound="Matched")
+
+
+class Matched(Protocol):
+    method: str
+    pattern: re.Pattern[str]
+
+    @property
+    def literal(self) -> int: ...
+
+
+def checked(
+    operations: Iterable[Op], exchange: Exchange, check: Callable[[Op], list[str]]
+) -> list[str]:
+    """The exchange against the operations its path and method match, the most specific path
+    first: empty when one allows it, else what the last one found wrong."""
+    path = unquote(exchange.path)
+    matching = [op for op in operations if op.pattern.match(path)]
+    if not matching:
+        return [f"{exchange.method} {path}: no path template of the description matches"]
+    allowed = [op for op in matching if op.method == exchange.method]
+    if not allowed:
+        methods = sorted({op.method for op in matching})
+        return [f"{exchange.method} {path}: the description allows only {methods} there"]
+    problems: list[str] = []
+    for op in sorted(allowed, key=lambda op: op.literal, reverse=True):
+        problems = check(op)
+        if not problems:
+            return []
+    return problems
 
 
 def _query_problems(where: str, op: Operation, exchange: Exchange) -> list[str]:

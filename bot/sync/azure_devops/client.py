@@ -1,12 +1,11 @@
-"""HTTP to one Azure DevOps organization: PAT auth, api-version, pacing, errors in the port's terms.
+"""HTTP to one Azure DevOps organization: PAT auth, api-version, errors in the port's terms.
 
-Every request goes through the SSRF-guarded client (`bot.sync.address.source_http`) and the
-process's `HostPacer`: while a host asked to be left alone, nothing is sent and the call raises
-`SourceThrottled` with the time left. The token travels only in the Authorization header; no
-message, log line or error names it (a vendor's message that echoes it is redacted too).
+Every request goes through the SSRF-guarded client (`bot.sync.address.source_http`) and
+`bot.sync.exchange.send` (the process's `HostPacer`, 429s). The token travels only in the
+Authorization header; no message, log line or error names it (a vendor's message that echoes it
+is redacted too).
 """
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,13 +14,9 @@ import orjson
 from yarl import URL
 
 from bot.clock import Clock
-from bot.errors import Invalid
-from bot.jobs.retry_after import retry_after
-from bot.sync.azure_devops.errors import THROTTLED, failure
-from bot.sync.pacer import LONGEST_WAIT, HostPacer
-from bot.sync.source import SourceError, SourceThrottled
-
-log = logging.getLogger(__name__)
+from bot.sync.azure_devops.errors import failure
+from bot.sync.exchange import send
+from bot.sync.pacer import HostPacer
 
 API_VERSION = "7.1"
 JSON = "application/json"
@@ -42,7 +37,6 @@ class AzureDevOpsClient:
         self._http, self._clock, self._pacer = http, clock, pacer
         self._authorization = aiohttp.encode_basic_auth("", token)
         self._token = token
-        self._host = f"{base_url.host}:{base_url.port}"
 
     def url(self, *segments: str) -> URL:
         """The base URL with these path segments (each encoded as one segment)."""
@@ -63,48 +57,24 @@ class AzureDevOpsClient:
         what: str,
     ) -> Any:
         """The answer's JSON (None when empty); `what` names the request in errors."""
-        left = self._pacer.wait_left(self._host, clock=self._clock)
-        if left is not None:
-            raise SourceThrottled(
-                f"{what}: Azure DevOps asked to wait; {left.total_seconds():.0f} s left",
-                retry_after=left.total_seconds(),
-            )
         query = {**(params or {}), "api-version": api_version}
         data = orjson.dumps(body) if body is not None else None
         headers = {"Accept": JSON, "Authorization": self._authorization}
         if data is not None:
             headers["Content-Type"] = content_type
-        try:
-            async with self._http.request(
-                method,
-                url.update_query(query),
-                data=data,
-                headers=headers,
-                allow_redirects=False,
-            ) as response:
-                status, answer = response.status, await response.read()
-                waited = response.headers.get("Retry-After")
-        except Invalid as refused:  # the SSRF guard, at connection time
-            raise SourceError(self._clean(f"{what}: {refused.why_said}")) from None
-        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-            raise SourceError(self._clean(f"{what}: {type(exc).__name__} {exc}")) from None
-        if status in THROTTLED:
-            asked = retry_after(waited, now=self._clock.now(), cap=LONGEST_WAIT)
-            wait = self._pacer.hold(self._host, asked, clock=self._clock)
-            log.info(
-                "azure devops %s: %s, holding the host %.1f s", what, status, wait.total_seconds()
-            )
-            raise SourceThrottled(
-                f"{what}: Azure DevOps answered {status}", retry_after=wait.total_seconds()
-            )
-        if not 200 <= status < 300:
-            raise failure(status, self._clean(answer.decode("utf-8", "replace")), what=what)
-        if not answer.strip():
-            return None
-        try:
-            return orjson.loads(answer)
-        except orjson.JSONDecodeError:
-            raise SourceError(f"{what}: Azure DevOps answered {status} with no JSON") from None
+        return await send(
+            self._http,
+            method,
+            url.update_query(query),
+            data=data,
+            headers=headers,
+            pacer=self._pacer,
+            clock=self._clock,
+            vendor="Azure DevOps",
+            what=what,
+            failure=lambda status, text: failure(status, text, what=what),
+            clean=self._clean,
+        )
 
     def _clean(self, text: str) -> str:
         return text.replace(self._token, "***") if self._token else text

@@ -1,12 +1,18 @@
-"""Azure DevOps' failed answers as the port's errors (`bot.sync.failures`)."""
+"""Azure DevOps' failed answers as the port's errors (`bot.sync.source`)."""
 
 from typing import Any
 
 import orjson
 
-from bot.sync.failures import SHOWN, THROTTLED, port_error
+from bot.sync.source import (
+    SourceError,
+    SourceNotFound,
+    SourceRefused,
+    SourceStale,
+    SourceUnauthorized,
+)
 
-__all__ = ["THROTTLED", "failure", "vendor_message"]
+SHOWN = 200  # characters of a vendor's message kept
 
 
 def vendor_message(body: str) -> tuple[str, str]:
@@ -25,4 +31,12 @@ def failure(status: int, body: str, *, what: str) -> Exception:
     503 are the client's (`SourceThrottled`, with the host held)."""
     code, message = vendor_message(body)
     said = f"{what}: Azure DevOps answered {status}" + (f" ({message})" if message else "")
-    return port_error(status, code, message, said=said)
+    if status in (401, 403):
+        return SourceUnauthorized(said)
+    if status == 404:
+        return SourceNotFound(said)
+    if status == 412:
+        return SourceStale(said)
+    if 400 <= status < 500 and status != 408:  # 400 and the rest: this request, refused
+        return SourceRefused(code or f"HTTP {status}", message or said)
+    return SourceError(said)  # 408, 5xx: worth trying again

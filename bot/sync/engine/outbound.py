@@ -60,8 +60,13 @@ async def change_of(
         changed = frozenset(record.dirty)
     # A value with no mapping stays here: sending it would clear the source's.
     changed -= {name for name in ("state", "priority", "severity") if getattr(fields, name) is None}
+    reaching = frozenset(state for state, v in statuses.inward.items() if v == item.status_id)
     return SourceChange(
-        item_type=ctx.types[kind], fields=fields, changed=changed, version=record.version
+        item_type=ctx.types[kind],
+        fields=fields,
+        changed=changed,
+        version=record.version,
+        states=reaching,
     )
 
 

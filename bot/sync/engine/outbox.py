@@ -85,7 +85,10 @@ async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[st
         update(Item)
         .where(
             Item.id.in_([row["id"] for row in rows]),
-            (Item.sync_status.is_(None)) | (Item.sync_status == ItemSyncStatus.SOURCE_ERROR.value),
+            (Item.sync_status.is_(None))
+            | Item.sync_status.in_(
+                [ItemSyncStatus.SOURCE_ERROR.value, ItemSyncStatus.TRANSITION_NOTFOUND.value]
+            ),
         )
         .values(sync_status=ItemSyncStatus.PENDING.value)
     )

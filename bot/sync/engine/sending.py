@@ -25,6 +25,9 @@ from bot.sync.source import (
 )
 
 STALE_TRIES = 3  # a write whose guard fails is pulled and tried again, this many times in all
+# What a refusal leaves on the item: a workflow's missing transition (its code said so), else
+# the source's error; both clear once a later change goes through.
+REFUSED = (ItemSyncStatus.TRANSITION_NOTFOUND, ItemSyncStatus.SOURCE_ERROR)
 
 
 class Sender:
@@ -110,6 +113,10 @@ class Sender:
                         await self._reader.apply(uow, opened, found, fire=True)
                 continue
             except SourceRefused as refused:
+                if refused.item is not None:  # made or written there all the same: linked
+                    moved = _refusal_status(refused) is ItemSyncStatus.TRANSITION_NOTFOUND
+                    sent = change.changed - {"state"} if moved else change.changed
+                    await self._in_step(opened, item_id, refused.item, dirty, sent=sent)
                 await self._refused(opened, item_id, refused)
                 return
             except SourceNotFound:
@@ -179,7 +186,7 @@ class Sender:
                     .where(
                         Item.id == item_id,
                         Item.sync_status.in_(
-                            [ItemSyncStatus.PENDING.value, ItemSyncStatus.SOURCE_ERROR.value]
+                            [s.value for s in REFUSED + (ItemSyncStatus.PENDING,)]
                         ),
                     )
                     .values(sync_status=None)
@@ -196,9 +203,11 @@ class Sender:
             await uow.execute(
                 update(Item)
                 .where(
-                    Item.id == item_id, Item.sync_status != ItemSyncStatus.MAPPING_NOTFOUND.value
+                    Item.id == item_id,
+                    Item.sync_status.is_(None)  # in step until now (`refused.item` linked)
+                    | (Item.sync_status != ItemSyncStatus.MAPPING_NOTFOUND.value),
                 )
-                .values(sync_status=ItemSyncStatus.SOURCE_ERROR.value)
+                .values(sync_status=_refusal_status(refused).value)
             )
             log.count(await self._units.row(uow, opened), "errors")
             outcomes.sync_change(OUT, "refused")
@@ -211,3 +220,9 @@ class Sender:
                 message=f"{opened.ctx.source} refused the change: "
                 f"{refused.code}: {refused.message}",
             )
+
+
+def _refusal_status(refused: SourceRefused) -> ItemSyncStatus:
+    if refused.code == ItemSyncStatus.TRANSITION_NOTFOUND.value:
+        return ItemSyncStatus.TRANSITION_NOTFOUND
+    return ItemSyncStatus.SOURCE_ERROR

@@ -1,21 +1,27 @@
-"""Graph's (and Entra's) failed answers as the port's errors (`bot.sync.failures`)."""
+"""Graph's (and Entra's) failed answers as the port's errors (`bot.sync.source`)."""
 
 from typing import Any
 
 import orjson
 
-from bot.sync.failures import SHOWN, THROTTLED, port_error
+from bot.sync.source import (
+    SourceError,
+    SourceNotFound,
+    SourceRefused,
+    SourceStale,
+    SourceUnauthorized,
+)
 
-__all__ = ["THROTTLED", "failure", "graph_message"]
+SHOWN = 200  # characters of a vendor's message kept
 
 
-def graph_message(body: bytes) -> tuple[str, str]:
+def graph_message(body: str) -> tuple[str, str]:
     """The code and message of Graph's `{"error": {code, message}}` or Entra's
     `{error, error_description}` (empty when there is none)."""
     try:
         parsed: Any = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return "", body[:SHOWN].decode("utf-8", "replace").strip()
+        return "", body[:SHOWN].strip()
     if not isinstance(parsed, dict):
         return "", ""
     error = parsed.get("error")
@@ -24,8 +30,24 @@ def graph_message(body: bytes) -> tuple[str, str]:
     return str(error or ""), str(parsed.get("error_description") or "")[:SHOWN]
 
 
-def failure(status: int, body: bytes, *, what: str) -> Exception:
-    """The error for a non-2xx answer to `what`; 429 and 503 are the client's."""
+def failure(status: int, body: str, *, what: str) -> Exception:
+    """The error for a non-2xx answer to `what`; 429 and 503 are `bot.sync.exchange`'s."""
     code, message = graph_message(body)
     said = f"{what}: Planner answered {status}" + (f" ({message})" if message else "")
-    return port_error(status, code, message, said=said)
+    if status in (401, 403):
+        return SourceUnauthorized(said)
+    if status == 404:
+        return SourceNotFound(said)
+    if status == 412:
+        return SourceStale(said)
+    if 400 <= status < 500 and status != 408:
+        return SourceRefused(code or f"HTTP {status}", message or said)
+    return SourceError(said)
+
+
+def token_failure(status: int, body: str, *, what: str) -> Exception:
+    """The token endpoint's refusal: 400 and 401 are a wrong tenant, client or secret."""
+    if status in (400, 401):
+        _, message = graph_message(body)
+        return SourceUnauthorized(f"{what}: Entra answered {status} ({message})")
+    return failure(status, body, what=what)

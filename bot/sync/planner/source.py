@@ -76,7 +76,7 @@ class PlannerSource:
         answer = await client.call(
             "GET", client.url("planner", "plans", self._plan), what="read the plan"
         )
-        plan = answer.body if isinstance(answer.body, dict) else {}
+        plan = answer if isinstance(answer, dict) else {}
         return SourceProject(id=str(plan.get("id") or self._plan), name=str(plan.get("title")))
 
     async def states(self, item_type: str) -> Sequence[SourceValue]:
@@ -94,7 +94,7 @@ class PlannerSource:
         found: list[dict[str, Any]] = []
         while url is not None:
             answer = await client.call("GET", url, what="list the plan's tasks")
-            page = answer.body if isinstance(answer.body, dict) else {}
+            page = answer if isinstance(answer, dict) else {}
             found += [
                 task
                 for task in page.get("value") or []
@@ -151,7 +151,7 @@ class PlannerSource:
         answer = await client.call(
             "GET", client.url("planner", "tasks", item_id), what=f"read task {item_id}"
         )
-        return answer.body if isinstance(answer.body, dict) else {}
+        return answer if isinstance(answer, dict) else {}
 
     async def _details(self, item_id: str) -> dict[str, Any]:
         client = self._client
@@ -160,7 +160,7 @@ class PlannerSource:
             client.url("planner", "tasks", item_id, "details"),
             what=f"read the details of task {item_id}",
         )
-        return answer.body if isinstance(answer.body, dict) else {}
+        return answer if isinstance(answer, dict) else {}
 
     async def _with_details(self, task: dict[str, Any]) -> SourceItem | None:
         try:
@@ -180,7 +180,7 @@ class PlannerSource:
         answer = await client.call(
             "POST", client.url("planner", "tasks"), body=body, what="create a task"
         )
-        task = answer.body if isinstance(answer.body, dict) else {}
+        task = answer if isinstance(answer, dict) else {}
         details = await self._details(str(task["id"]))
         if change.fields.body:
             details = await self._describe(str(task["id"]), change, details.get("@odata.etag"))
@@ -197,7 +197,7 @@ class PlannerSource:
             client.url("planner", "plans", self._plan, "buckets"),
             what="read the plan's buckets",
         )
-        listed = answer.body.get("value") or [] if isinstance(answer.body, dict) else []
+        listed = answer.get("value") or [] if isinstance(answer, dict) else []
         return str(listed[0]["id"]) if listed else None
 
     async def find_created(self, change: SourceChange, *, since: datetime) -> Sequence[SourceItem]:
@@ -248,7 +248,7 @@ class PlannerSource:
                 representation=True,
                 what=f"update task {item_id}",
             )
-            task = answer.body if isinstance(answer.body, dict) else None
+            task = answer if isinstance(answer, dict) else None
         if writes_details:
             details = await self._describe(item_id, change, details_etag)
         return fields.source_item(
@@ -268,8 +268,8 @@ class PlannerSource:
             representation=True,
             what=f"update the description of task {item_id}",
         )
-        if isinstance(answer.body, dict):
-            return answer.body
+        if isinstance(answer, dict):
+            return answer
         return await self._details(item_id)
 
     async def delete(self, item_id: str) -> None:

@@ -16,7 +16,7 @@ export function channelScope(teamId, channelId) {
 }
 export const personalScope = (entityId) => ({ "x-svc-entityId": entityId || "me" });
 
-function headersOf(scope, extra = {}) {
+export function headersOf(scope, extra = {}) {
   const headers = { ...scope, ...extra };
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   return headers;

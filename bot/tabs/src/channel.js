@@ -4,7 +4,7 @@ import { Board } from "./board.js";
 import { h, replace } from "./dom.js";
 import { KINDS, loadChoices } from "./fields.js";
 import { List } from "./list.js";
-import { watch } from "./live.js";
+import { follow } from "./live.js";
 import { newItem, openItem } from "./panel.js";
 
 export async function channelTab(root, context) {
@@ -62,7 +62,7 @@ export async function channelTab(root, context) {
     shown = new List(body, { kind, scope, choices, onOpen: open });
     await shown.load();
   }
-  const stop = watch(`/odata/${KINDS[kind].plural}`, scope, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
+  const stop = follow(scope, kind, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
   root.setAttribute("aria-busy", "false");
   performance.mark("tabs:ready");
 }

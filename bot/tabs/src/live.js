@@ -1,8 +1,12 @@
-// Live: a change made elsewhere shows without a reload. Until the server streams a channel's
-// changes, a small poll: the newest change time and the count; either differs → redraw.
-import { call } from "./api.js";
+// Live: a change made elsewhere shows without a reload. The channel tab follows the channel's
+// change stream (GET /api/changes/stream: server-sent events, read with fetch() because
+// EventSource cannot send the Bearer token Teams on the web needs); the personal tab, which
+// spans channels, polls: the newest change time and the count; either differs → redraw.
+import { call, headersOf } from "./api.js";
 
 const POLL_MS = 1000;
+const BUSY_RETRY_MS = 300;
+const RECONNECT_MS = [500, 1000, 2000, 5000, 15000];
 
 export function watch(path, scope, onChange, isBusy) {
   let last = null;
@@ -22,4 +26,85 @@ export function watch(path, scope, onChange, isBusy) {
   };
   tick();
   return () => { stopped = true; };
+}
+
+// Redraws (onChange) when the stream tells of a change to `kind`'s list; while the view is busy
+// (a drag, an open dialog) the redraw waits. A cut stream reconnects with the last event id it
+// saw, and the server answers `reload` when changes were missed meanwhile.
+export function follow(scope, kind, onChange, isBusy) {
+  let stopped = false;
+  let pending = false;
+  let drawing = false;
+  let lastId = null;
+  let controller = null;
+
+  const draw = async () => {
+    if (stopped || !pending || drawing) return;
+    if (isBusy()) { setTimeout(draw, BUSY_RETRY_MS); return; }
+    pending = false;
+    drawing = true;
+    try {
+      if ((await onChange()) === false) pending = true;
+    } catch {
+      pending = true;
+    } finally {
+      drawing = false;
+    }
+    if (pending) setTimeout(draw, BUSY_RETRY_MS);
+  };
+  const told = (event, data) => {
+    const about = event === "change" || event === "list" ? JSON.parse(data).itemKind === kind : event === "reload";
+    if (!about) return;
+    pending = true;
+    draw();
+  };
+  const read = async () => {
+    controller = new AbortController();
+    const headers = headersOf(scope, { Accept: "text/event-stream" });
+    if (lastId) headers["Last-Event-ID"] = lastId;
+    const response = await fetch("/api/changes/stream", { headers, credentials: "same-origin", signal: controller.signal });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value.replace(/\r\n?/g, "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let event = "message";
+        const data = [];
+        for (const line of block.split("\n")) {
+          const colon = line.indexOf(":");
+          if (colon === 0) continue; // a comment: the server's keep-alive
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "event") event = text;
+          else if (field === "data") data.push(text);
+          else if (field === "id") lastId = text;
+        }
+        if (data.length) told(event, data.join("\n"));
+      }
+    }
+  };
+  const run = async () => {
+    for (let failures = 0; !stopped; failures += 1) {
+      try {
+        await read();
+        failures = 0; // it ended cleanly (the server restarting): reconnect at once
+      } catch {
+        // Cut, refused or offline: try again after a while.
+      }
+      if (stopped) return;
+      const wait = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)];
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  };
+  run();
+  return () => {
+    stopped = true;
+    controller?.abort();
+  };
 }

@@ -6,18 +6,18 @@ from typing import Any
 from bot.fields.schemas import Category
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.factories import Member
-from tests.sync.table.rig import Exchange
+from tests.sync.table.rig import Exchange, StandinRig
 
 STATES = {Category.NEW: "New", Category.ACTIVE: "Active", Category.DONE: "Closed"}
 CATEGORIES = {"New": Category.NEW, "Active": Category.ACTIVE, "Resolved": Category.ACTIVE}
 
 
-class AzureDevOpsRig:
+class AzureDevOpsRig(StandinRig):
     kind = "Microsoft.Vsts"
 
     def __init__(self, standin: AzureDevOpsStandin) -> None:
+        super().__init__(standin)
         self.standin = standin
-        self._token = standin.token
 
     def link_body(self, **overrides: Any) -> dict[str, Any]:
         return {
@@ -61,27 +61,6 @@ class AzureDevOpsRig:
 
     def delete(self, item_id: str) -> None:
         self.standin.delete(int(item_id))
-
-    def fail_next(self, count: int = 1, *, status: int = 500) -> None:
-        self.standin.fail_next(count, status=status)
-
-    def throttle(self, budget: int, *, window_seconds: float) -> None:
-        self.standin.throttle(budget, window_seconds=window_seconds)
-
-    def revoke(self) -> None:
-        self.standin.revoke_token(self._token)
-
-    def new_credentials(self) -> dict[str, Any]:
-        self._token = f"renewed-{len(self.standin.exchanges)}"
-        self.standin.add_token(self._token)
-        return {"token": self._token}
-
-    def secrets(self) -> list[str]:
-        return [self.standin.token, self._token]
-
-    @property
-    def exchanges(self) -> Sequence[Exchange]:
-        return self.standin.exchanges
 
     def writes(self) -> list[Exchange]:
         return [

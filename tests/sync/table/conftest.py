@@ -4,16 +4,18 @@ import pytest
 
 from bot.clock import FrozenClock
 from bot.settings import Settings
+from tests.sync.jira_fixtures import MakeJira, make_jira
 from tests.sync.standin_fixtures import MakeAzureDevOps
 from tests.sync.table.azure_devops import AzureDevOpsRig
+from tests.sync.table.jira import JiraRig
 from tests.sync.table.planner import PlannerRig
 from tests.sync.table.rig import SourceRig
 from tests.vendor_apis.planner_fixtures import MakePlanner, make_planner
 
-__all__ = ["make_planner"]
+__all__ = ["make_jira", "make_planner"]
 
 # Each names a fixture `<name>_rig` that starts the source's stand-in and wraps it.
-SOURCES = ["azure_devops", "planner"]
+SOURCES = ["azure_devops", "jira", "planner"]
 
 
 @pytest.fixture(params=SOURCES)
@@ -39,6 +41,11 @@ async def azure_devops_rig(
     make_azure_devops: MakeAzureDevOps, clock: FrozenClock
 ) -> AzureDevOpsRig:
     return AzureDevOpsRig(await make_azure_devops(clock=clock))
+
+
+@pytest.fixture
+async def jira_rig(make_jira: MakeJira, clock: FrozenClock) -> JiraRig:
+    return JiraRig(await make_jira(clock=clock))
 
 
 @pytest.fixture

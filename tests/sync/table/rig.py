@@ -82,3 +82,50 @@ class SourceRig(Protocol):
     def writes(self) -> list[Exchange]:
         """The requests that changed an item there (reads and searches left out), oldest first."""
         ...
+
+
+class LocalStandin(Protocol):
+    """What every local source offers a rig (`bot.sync.standins.wire.LocalSource`'s faults, a
+    token to link with, tokens added and revoked)."""
+
+    token: str
+
+    @property
+    def exchanges(self) -> Sequence[Any]: ...
+
+    def fail_next(self, count: int = 1, *, status: int = 500) -> None: ...
+
+    def throttle(self, budget: int, *, window_seconds: float = 1.0) -> None: ...
+
+    def revoke_token(self, token: str | None = None) -> None: ...
+
+    def add_token(self, token: str) -> None: ...
+
+
+class StandinRig:
+    """The part of a rig every local source shares: faults and credentials by token."""
+
+    def __init__(self, standin: LocalStandin) -> None:
+        self._standin = standin
+        self._token = standin.token
+
+    def fail_next(self, count: int = 1, *, status: int = 500) -> None:
+        self._standin.fail_next(count, status=status)
+
+    def throttle(self, budget: int, *, window_seconds: float) -> None:
+        self._standin.throttle(budget, window_seconds=window_seconds)
+
+    def revoke(self) -> None:
+        self._standin.revoke_token(self._token)
+
+    def new_credentials(self) -> dict[str, Any]:
+        self._token = f"renewed-{len(self._standin.exchanges)}"
+        self._standin.add_token(self._token)
+        return {"token": self._token}
+
+    def secrets(self) -> list[str]:
+        return [self._standin.token, self._token]
+
+    @property
+    def exchanges(self) -> Sequence[Exchange]:
+        return self._standin.exchanges

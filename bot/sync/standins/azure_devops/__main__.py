@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from bot.sync.standins.azure_devops.server import AzureDevOpsStandin
+from bot.sync.standins.wire import serve_until
 
 
 async def serve(
@@ -16,14 +17,7 @@ async def serve(
     stop: asyncio.Event,
     ready: Callable[[AzureDevOpsStandin], None] = lambda _: None,
 ) -> None:
-    standin = AzureDevOpsStandin(token=token)
-    await standin.start(port=port)
-    try:
-        standin.seed(seed)
-        ready(standin)
-        await stop.wait()
-    finally:
-        await standin.close()
+    await serve_until(AzureDevOpsStandin(token=token), port=port, seed=seed, stop=stop, ready=ready)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

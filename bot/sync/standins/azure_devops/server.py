@@ -3,15 +3,11 @@ API for tests and the demo (seed, change items "there", revoke the token, fail, 
 and a log of every exchange, which `tests/vendor_apis/conformance.py` checks against the
 published description."""
 
-import asyncio
-import base64
-import binascii
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 
 from bot.clock import Clock, SystemClock
@@ -21,7 +17,7 @@ from bot.sync.standins.azure_devops.identities import Identity, parse_identity
 from bot.sync.standins.azure_devops.process import State, WorkItemType, find_type
 from bot.sync.standins.azure_devops.routes import Api
 from bot.sync.standins.azure_devops.store import Store, WorkItem
-from bot.sync.standins.recorder import THROTTLED, Recorder
+from bot.sync.standins.wire import LocalSource, basic_credentials
 
 _TOKEN = web.RequestKey("ado_token", str)
 _CALLER = web.RequestKey("ado_caller", Identity)
@@ -37,7 +33,9 @@ class _Token:
     revoked: bool = False
 
 
-class AzureDevOpsStandin(Recorder):
+class AzureDevOpsStandin(LocalSource):
+    THROTTLED = "TF400733: The request has been throttled; retry after the time given."
+
     def __init__(
         self,
         *,
@@ -53,19 +51,13 @@ class AzureDevOpsStandin(Recorder):
         self.team = f"{project} Team"
         self.team_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"ado:{organization}/{self.team}"))
         self.token = token
-        self.clock: Clock = clock or SystemClock()
+        super().__init__(clock or SystemClock())
         self.wiql_limit = wiql_limit
         self.store = Store(project=project, clock=self.clock, listener=self._changed)
-        super().__init__()
         self.subscriptions: dict[str, dict[str, Any]] = {}
         self.hook_calls: list[hooks.HookCall] = []
         self._tokens = {token: _Token(parse_identity(OWNER), hooks=True)}
         self._notifications = 0
-        self._in_flight: set[asyncio.Task[None]] = set()
-        self._settled = asyncio.Condition()
-        self._runner: web.AppRunner | None = None
-        self._http: aiohttp.ClientSession | None = None
-        self.base_url = ""
 
     # Serving
 
@@ -74,29 +66,15 @@ class AzureDevOpsStandin(Recorder):
         """What a project's `hostname` names: `http://127.0.0.1:<port>/<organization>`."""
         return f"{self.base_url}/{self.organization}"
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
-        app.add_routes(Api(self).routes())
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, host, port).start()
-        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
-        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+    def routes(self) -> list[web.RouteDef]:
+        return Api(self).routes()
 
-    async def close(self) -> None:
-        self.release_all()
-        await self.hooks_settled()
-        if self._http is not None:
-            await self._http.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
+    def middlewares(self) -> list[Any]:
+        return [self._auth, self._errors]
 
-    async def __aenter__(self) -> "AzureDevOpsStandin":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
+    def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+        type_key = "RequestBlockedException" if status == 429 else "VssServiceException"
+        return AdoError(status, message, type_key).response(headers)
 
     # Credentials
 
@@ -174,21 +152,7 @@ class AzureDevOpsStandin(Recorder):
         item = self.store.items.get(item_id) or self.store.recycle_bin[item_id]
         return [views.comment(c, self.org_url, self.project_id) for c in item.comments]
 
-    def refusal(self, status: int, headers: dict[str, str] | None) -> web.Response:
-        if status == THROTTLED:
-            return AdoError(
-                429,
-                "TF400733: The request has been throttled; retry after the time given.",
-                "RequestBlockedException",
-            ).response(headers)
-        return AdoError(status, "The service is unavailable.").response(headers)
-
     # Service hooks
-
-    async def hooks_settled(self) -> None:
-        """Return once no service-hook call is in flight."""
-        async with self._settled:
-            await self._settled.wait_for(lambda: not self._in_flight)
 
     def _changed(self, event_type: str, item: WorkItem, before: dict[str, Any]) -> None:
         wanted = [s for s in self.subscriptions.values() if hooks.matches(s, event_type, item)]
@@ -210,19 +174,12 @@ class AzureDevOpsStandin(Recorder):
                 base_url=self.org_url,
                 at=self.clock.now(),
             )
-            task = asyncio.get_running_loop().create_task(self._call(subscription, payload))
-            self._in_flight.add(task)
+            self.spawn(self._call(subscription, payload))
 
     async def _call(self, subscription: dict[str, Any], payload: dict[str, Any]) -> None:
-        try:
-            assert self._http is not None, "the stand-in is not started"
-            self.hook_calls.append(await hooks.call(self._http, subscription, payload))
-        finally:
-            async with self._settled:
-                self._in_flight.discard(asyncio.current_task())
-                self._settled.notify_all()
+        self.hook_calls.append(await hooks.call(self.http, subscription, payload))
 
-    # Middlewares after the recorder's
+    # Middlewares, outermost first
 
     @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -247,11 +204,5 @@ class AzureDevOpsStandin(Recorder):
 
 def _basic_password(header: str) -> str | None:
     """The password of a Basic header (a PAT: the user name is ignored, as the service does)."""
-    scheme, _, encoded = header.partition(" ")
-    if scheme.lower() != "basic":
-        return None
-    try:
-        decoded = base64.b64decode(encoded, validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-    return decoded.partition(":")[2] or None
+    credentials = basic_credentials(header)
+    return (credentials[1] or None) if credentials else None

@@ -1,4 +1,4 @@
-"""`python -m bot.sync.standins.planner [--port 8091] [--seed 20]`: serve a local Planner and its
+"""`python -m bot.sync.standins.planner [--port 8092] [--seed 20]`: serve a local Planner and its
 token endpoint until interrupted, to link a project to by hand (it prints what to enter)."""
 
 import argparse
@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from bot.sync.standins.planner.server import PlannerStandin
+from bot.sync.standins.wire import serve_until
 
 
 async def serve(
@@ -15,19 +16,12 @@ async def serve(
     stop: asyncio.Event,
     ready: Callable[[PlannerStandin], None] = lambda _: None,
 ) -> None:
-    standin = PlannerStandin()
-    await standin.start(port=port)
-    try:
-        standin.seed(seed)
-        ready(standin)
-        await stop.wait()
-    finally:
-        await standin.close()
+    await serve_until(PlannerStandin(), port=port, seed=seed, stop=stop, ready=ready)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bot.sync.standins.planner")
-    parser.add_argument("--port", type=int, default=8091)
+    parser.add_argument("--port", type=int, default=8092)
     parser.add_argument("--seed", type=int, default=20, help="tasks to start with")
     args = parser.parse_args(argv)
 
@@ -35,7 +29,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(
             f"Planner at {standin.graph_url} (ENTRA_AUTHORITY_URL={standin.authority_url}), "
             f"plan {standin.plan_id}, tenantId {standin.tenant_id}, "
-            f"clientId {standin.client_id}, clientSecret {standin.client_secret}"
+            f"clientId {standin.client_id}, clientSecret {standin.client_secret}",
+            flush=True,
         )
 
     try:

@@ -16,7 +16,7 @@ from bot.sync.standins.planner import views
 from bot.sync.standins.planner.errors import GraphError, TokenError
 from bot.sync.standins.planner.routes import V1, Api
 from bot.sync.standins.planner.store import Store, Task
-from bot.sync.standins.recorder import THROTTLED, Recorder
+from bot.sync.standins.wire import LocalSource
 
 TOKEN_LIFETIME = timedelta(hours=1)
 SCOPE = "https://graph.microsoft.com/.default"
@@ -28,7 +28,9 @@ class _Token:
     expires_at: datetime
 
 
-class PlannerStandin(Recorder):
+class PlannerStandin(LocalSource):
+    THROTTLED = "Too many requests; retry after the time given."
+
     def __init__(
         self,
         *,
@@ -41,7 +43,7 @@ class PlannerStandin(Recorder):
     ) -> None:
         self.tenant_id, self.client_id, self.client_secret = tenant_id, client_id, client_secret
         self.app_id = client_id  # the app's own identity as Graph records it (createdBy, ...)
-        self.clock: Clock = clock or SystemClock()
+        super().__init__(clock or SystemClock())
         self.page_size = page_size
         self.token_lifetime = token_lifetime
         group = str(uuid.uuid5(uuid.NAMESPACE_URL, f"planner:{tenant_id}"))
@@ -53,12 +55,9 @@ class PlannerStandin(Recorder):
         )
         self.store.add_bucket("To do")
         self.store.add_bucket("Doing")
-        super().__init__()
         self.tokens_issued = 0
         self._tokens: dict[str, _Token] = {}
         self._revoked = False
-        self._runner: web.AppRunner | None = None
-        self.base_url = ""
 
     @property
     def plan_id(self) -> str:
@@ -80,25 +79,15 @@ class PlannerStandin(Recorder):
 
     # Serving
 
-    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        app = web.Application(middlewares=[self._log, self._misbehave, self._auth, self._errors])
-        app.add_routes(Api(self).routes())
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, host, port).start()
-        self.base_url = f"http://{host}:{self._runner.addresses[0][1]}"
+    def routes(self) -> list[web.RouteDef]:
+        return Api(self).routes()
 
-    async def close(self) -> None:
-        self.release_all()
-        if self._runner is not None:
-            await self._runner.cleanup()
+    def middlewares(self) -> list[Any]:
+        return [self._auth, self._errors]
 
-    async def __aenter__(self) -> "PlannerStandin":
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
+    def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response:
+        code = "TooManyRequests" if status == 429 else "ServiceNotAvailable"
+        return GraphError(status, message, code).response(headers)
 
     # Credentials
 
@@ -196,15 +185,7 @@ class PlannerStandin(Recorder):
             raise ValueError(f"the stand-in has no task {task_id!r}")
         return found
 
-    def refusal(self, status: int, headers: dict[str, str] | None) -> web.Response:
-        if status == THROTTLED:
-            message = "Too many requests; retry after the time given."
-            return GraphError(429, message, "TooManyRequests").response(headers)
-        return GraphError(status, "The service is unavailable.", "ServiceNotAvailable").response(
-            headers
-        )
-
-    # Middlewares after the recorder's
+    # Middlewares inside the log and the faults
 
     @web.middleware
     async def _auth(self, request: web.Request, handler: Any) -> web.StreamResponse:
