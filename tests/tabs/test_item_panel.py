@@ -3,6 +3,10 @@ download it; New bug from the tab; a title full of markup is text everywhere."""
 
 from pathlib import Path
 
+from sqlalchemy import update
+
+from bot.db.tables import Item
+from tests.factories import Factory
 from tests.pages.chromium import Browser
 from tests.tabs.browser import open_tab
 from tests.tabs.conftest import Rig
@@ -102,3 +106,42 @@ async def test_a_title_full_of_markup_is_shown_as_text(rig: Rig, browser: Browse
             assert tags == 0
             assert tab.dialogs() == []
     assert bug["name"] == MARKUP
+
+
+async def test_a_synced_items_panel_says_where_it_lives_and_its_problem(
+    rig: Rig, browser: Browser, factory: Factory
+) -> None:
+    project = await rig.api(
+        "POST",
+        "/api/projects",
+        json={
+            "displayName": "Storefront",
+            "source": "Jira",
+            "sourceId": "ABC",
+            "hostname": "contoso.atlassian.net",
+            "states": [{"id": "1", "name": "To Do", "category": "New"}],
+        },
+    )
+    linked = await rig.bug("Made there", projectId=project["_id"])
+    waiting = await rig.bug("Not there yet", projectId=project["_id"])
+    async with factory.work() as uow:
+        await uow.execute(update(Item).where(Item.id == linked["_id"]).values(source_id="ABC-12"))
+        await uow.execute(
+            update(Item).where(Item.id == waiting["_id"]).values(sync_status="Svc_PENDING")
+        )
+    panel = "document.querySelector('dialog.panel[open]')"
+    async with open_tab(browser, rig.channel_url(), rig.member.cookie) as tab:
+        for bug in (linked, waiting):
+            await tab.until(f"document.querySelector('li.card[data-id=\"{bug['_id']}\"]')")
+        await tab.run(f"document.querySelector('li.card[data-id=\"{linked['_id']}\"]').focus()")
+        await tab.press("Enter")
+        where = await tab.until(f"{panel}?.querySelector('.where .synced')?.innerText")
+        assert where == "Synced with Jira ABC-12"
+        link = await tab.run(f"{panel}.querySelector('.where a').href")
+        assert link == "https://contoso.atlassian.net/browse/ABC-12"
+        await tab.press("Escape")
+        await tab.until(f"!{panel}")
+        await tab.run(f"document.querySelector('li.card[data-id=\"{waiting['_id']}\"]').focus()")
+        await tab.press("Enter")
+        said = await tab.until(f"{panel}?.querySelector('.where .synced')?.innerText")
+        assert said.strip() == "Waiting to be sent to Jira"

@@ -1,8 +1,9 @@
-// The item panel (a modal dialog): every field editable, attachments, discussion, history; and
-// the same form empty for New bug / New task.
+// The item panel (a modal dialog): where a synced item lives, every field editable, attachments,
+// discussion, history; and the same form empty for New bug / New task.
 import { ApiError, call, local, upload } from "./api.js";
 import { announce, h, replace, textOfHtml, uniqueId } from "./dom.js";
 import { KINDS, dateInput, formatDate, select } from "./fields.js";
+import { syncedLine } from "./synced.js";
 
 const TEXT_FIELDS = [["owner", "Owner"], ["effort", "Effort"], ["phaseName", "Phase"], ["bucketName", "Bucket"]];
 const DATE_FIELDS = [["startDate", "Start date"], ["dueDate", "Due date"], ["completedDate", "Completed"]];
@@ -89,7 +90,12 @@ export async function openItem({ kind, scope, choices, item, onChanged }) {
   const panel = dialog(`${KINDS[kind].label} #${details.internalId}`, onChanged);
   const saved = h("p", { role: "status", class: "saved" });
   const editor = h("section", { "aria-label": "Fields" });
-  const drawEditor = () => replace(editor, itemForm(kind, choices, details, async (values) => {
+  const where = h("div", { class: "where" });
+  const drawEditor = () => {
+    replace(where, syncedLine(details) ?? []);
+    drawForm();
+  };
+  const drawForm = () => replace(editor, itemForm(kind, choices, details, async (values) => {
     const body = changes(details, values);
     if (!Object.keys(body).length) { saved.textContent = "Nothing changed."; return; }
     await call(`/odata/${plural}('${details._id}')`, { method: "PATCH", body, scope });
@@ -99,7 +105,7 @@ export async function openItem({ kind, scope, choices, item, onChanged }) {
     announce("Saved");
   }, "Save"), saved);
   drawEditor();
-  panel.append(editor,
+  panel.append(where, editor,
     attachments(path, details, scope),
     discussion(path, scope),
     history(path, scope));

@@ -5,7 +5,7 @@ Items are tasks (the one kind every source syncs), titled "Item <n>"; a state is
 category (New, Active, Done) and the rig picks that source's own state for it."""
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from bot.fields.schemas import Category
@@ -129,3 +129,16 @@ class StandinRig:
     @property
     def exchanges(self) -> Sequence[Exchange]:
         return self._standin.exchanges
+
+
+def too_soon(exchanges: Sequence[Exchange]) -> list[str]:
+    """Requests that came before the `Retry-After` of an earlier 429 had passed."""
+    found, allowed_at = [], None
+    for exchange in exchanges:
+        assert exchange.at is not None
+        if allowed_at is not None and exchange.at < allowed_at:
+            found.append(f"{exchange.method} {exchange.path} at {exchange.at} < {allowed_at}")
+        if exchange.status == 429:
+            waited = timedelta(seconds=int(exchange.response_headers["Retry-After"]))
+            allowed_at = max(allowed_at or exchange.at, exchange.at + waited)
+    return found
