@@ -4,15 +4,8 @@ from typing import Any
 
 import orjson
 
-from bot.sync.source import (
-    SourceError,
-    SourceNotFound,
-    SourceRefused,
-    SourceStale,
-    SourceUnauthorized,
-)
-
-SHOWN = 200  # characters of a vendor's message kept
+from bot.sync.exchange import SHOWN, port_error
+from bot.sync.source import SourceUnauthorized
 
 
 def graph_message(body: str) -> tuple[str, str]:
@@ -34,15 +27,7 @@ def failure(status: int, body: str, *, what: str) -> Exception:
     """The error for a non-2xx answer to `what`; 429 and 503 are `bot.sync.exchange`'s."""
     code, message = graph_message(body)
     said = f"{what}: Planner answered {status}" + (f" ({message})" if message else "")
-    if status in (401, 403):
-        return SourceUnauthorized(said)
-    if status == 404:
-        return SourceNotFound(said)
-    if status == 412:
-        return SourceStale(said)
-    if 400 <= status < 500 and status != 408:
-        return SourceRefused(code or f"HTTP {status}", message or said)
-    return SourceError(said)
+    return port_error(status, code, message, said=said)
 
 
 def token_failure(status: int, body: str, *, what: str) -> Exception:
