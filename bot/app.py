@@ -82,6 +82,7 @@ from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import outbox
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.jira import open_source as open_jira
+from bot.sync.planner import open_source as open_planner
 from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
@@ -258,8 +259,21 @@ async def _sync_sources(app: web.Application) -> AsyncIterator[None]:
                 clock=app[CLOCK],
             )
 
+        def planner(link: Link) -> Source:
+            return open_planner(
+                http,
+                hostname=link.hostname,
+                plan_id=link.source_id,
+                secrets=link.secrets,
+                authority=settings.entra_authority_url,
+                allowed=allowed,
+                clock=app[CLOCK],
+                buckets=link.query,
+            )
+
         app[SYNC_CONNECTORS].register(SourceKind.AZURE_DEVOPS, azure_devops)
         app[SYNC_CONNECTORS].register(SourceKind.JIRA, jira)
+        app[SYNC_CONNECTORS].register(SourceKind.PLANNER, planner)
         yield
 
 

@@ -177,6 +177,12 @@ class Settings(BaseSettings):
         description="Host names, addresses or networks of synced sources reached even when not "
         "public, and the hosts plain http may reach",
     )
+    entra_authority_url: str = Field(
+        "https://login.microsoftonline.com",
+        alias="ENTRA_AUTHORITY_URL",
+        description="Where Planner projects get their Microsoft Graph tokens "
+        "(POST {this}/{tenant}/oauth2/v2.0/token), under SYNC_ALLOWED_HOSTS' address rule",
+    )
     files_dir: Path | None = Field(
         None, alias="FILES_DIR", description="Where attachments are stored; default DATA_DIR/files"
     )

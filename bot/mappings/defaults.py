@@ -68,10 +68,11 @@ def _row(
 
 
 # A source's priorities, most urgent first, as the channel's priorities map them at the first
-# link (docs/sync.md): the n-th goes to the channel's n-th, the rest to its last.
-SOURCE_PRIORITIES = {
-    SourceKind.AZURE_DEVOPS: ("1", "2", "3", "4"),
-    SourceKind.JIRA: ("Highest", "High", "Medium", "Low", "Lowest"),
+# link (docs/sync.md): the n-th band goes to the channel's n-th, the rest to its last.
+SOURCE_PRIORITIES: dict[SourceKind, tuple[tuple[str, ...], ...]] = {
+    SourceKind.AZURE_DEVOPS: (("1",), ("2",), ("3",), ("4",)),
+    SourceKind.JIRA: (("Highest",), ("High",), ("Medium",), ("Low",), ("Lowest",)),
+    SourceKind.PLANNER: (("0", "1"), ("2", "3", "4"), ("5", "6", "7"), ("8", "9", "10")),
 }
 
 
@@ -94,13 +95,12 @@ async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:
     rows = []
     for kind in ItemKind:
         ordered = [v for v in values if v.type == kind.type_label]
-        for at, source_value in enumerate(source_values):
+        for at, band in enumerate(source_values):
             if ordered:
                 value = ordered[min(at, len(ordered) - 1)]
-                rows.append(
-                    _row(
-                        uow, project, kind, PRIORITY, value, SourceValue(source_value, source_value)
-                    )
-                )
+                rows += [
+                    _row(uow, project, kind, PRIORITY, value, SourceValue(source, source))
+                    for source in band
+                ]
     if rows:
         await uow.execute_many(insert(FieldMapping), rows)

@@ -16,6 +16,7 @@ class Link:
     hostname: str
     source_id: str
     secrets: dict[str, str] = field(repr=False)  # never in a log line or a repr
+    query: str | None = None  # the project's `sync.query` (Planner: where tasks made here go)
 
 
 Connect = Callable[[Link], Source]

@@ -15,13 +15,35 @@ from bot.clock import Clock
 from bot.errors import Invalid
 from bot.jobs.retry_after import retry_after
 from bot.sync.pacer import LONGEST_WAIT, HostPacer
-from bot.sync.source import SourceError, SourceThrottled
+from bot.sync.source import (
+    SourceError,
+    SourceNotFound,
+    SourceRefused,
+    SourceStale,
+    SourceThrottled,
+    SourceUnauthorized,
+)
 
 log = logging.getLogger(__name__)
 
 THROTTLED = (429, 503)
 
 Failure = Callable[[int, str], Exception]  # (status, the answer's text) → the port's error
+SHOWN = 200  # characters of a vendor's message kept
+
+
+def port_error(status: int, code: str, message: str, *, said: str) -> Exception:
+    """What a non-2xx answer (not 429/503) means, whatever the vendor: `code` and `message`
+    read from its error body, `said` the request and the status (without secrets)."""
+    if status in (401, 403):
+        return SourceUnauthorized(said)
+    if status == 404:
+        return SourceNotFound(said)
+    if status == 412:
+        return SourceStale(said)
+    if 400 <= status < 500 and status != 408:  # 400 and the rest: this request, refused
+        return SourceRefused(code or f"HTTP {status}", message or said)
+    return SourceError(said)  # 408, 5xx: worth trying again
 
 
 async def send(

@@ -37,7 +37,7 @@ def new_sync(project: Project, now: Any) -> ProjectSync:
         enabled=False,
         direction=Direction.BOTH,
         interval_seconds=DEFAULT_INTERVAL_SECONDS,
-        item_types=dict(DEFAULT_ITEM_TYPES),
+        item_types=_synced_types(DEFAULT_ITEM_TYPES, SourceKind(project.source)),
         query=None,
         state=SyncState.OFF,
         last_pull_at=None,
@@ -63,14 +63,17 @@ def merge(row: ProjectSync, sent: SyncSettings, source: SourceKind) -> None:
         if field in changes and changes[field] is None:
             raise Invalid(f"sync.{_json(field)}", "must not be null")
     if "item_types" in changes:
-        types = dict(DEFAULT_ITEM_TYPES) | changes["item_types"]
-        if source is SourceKind.PLANNER:
-            types.pop("Bug", None)  # Planner syncs tasks only
-        row.item_types = types
+        row.item_types = _synced_types(dict(DEFAULT_ITEM_TYPES) | changes["item_types"], source)
     for field in ("enabled", "direction", "interval_seconds", "query"):
         if field in changes:
             value = changes[field]
             setattr(row, field, value.value if isinstance(value, Direction) else value)
+
+
+def _synced_types(types: dict[str, str], source: SourceKind) -> dict[str, str]:
+    if source is SourceKind.PLANNER:
+        return {kind: name for kind, name in types.items() if kind != "Bug"}  # tasks only
+    return dict(types)
 
 
 async def sync_row(

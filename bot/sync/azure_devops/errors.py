@@ -4,15 +4,7 @@ from typing import Any
 
 import orjson
 
-from bot.sync.source import (
-    SourceError,
-    SourceNotFound,
-    SourceRefused,
-    SourceStale,
-    SourceUnauthorized,
-)
-
-SHOWN = 200  # characters of a vendor's message kept
+from bot.sync.exchange import SHOWN, port_error
 
 
 def vendor_message(body: str) -> tuple[str, str]:
@@ -31,12 +23,4 @@ def failure(status: int, body: str, *, what: str) -> Exception:
     503 are the client's (`SourceThrottled`, with the host held)."""
     code, message = vendor_message(body)
     said = f"{what}: Azure DevOps answered {status}" + (f" ({message})" if message else "")
-    if status in (401, 403):
-        return SourceUnauthorized(said)
-    if status == 404:
-        return SourceNotFound(said)
-    if status == 412:
-        return SourceStale(said)
-    if 400 <= status < 500 and status != 408:  # 400 and the rest: this request, refused
-        return SourceRefused(code or f"HTTP {status}", message or said)
-    return SourceError(said)  # 408, 5xx: worth trying again
+    return port_error(status, code, message, said=said)

@@ -59,6 +59,7 @@ class Units:
             hostname=project.hostname,
             source_id=project.source_id,
             secrets=secrets,
+            query=row.query,
         )
         return Opened(row=row, ctx=ctx, source=self._connectors.open(link))
 

@@ -4,9 +4,7 @@ from typing import Any
 
 import orjson
 
-from bot.sync.source import SourceError, SourceNotFound, SourceRefused, SourceUnauthorized
-
-SHOWN = 200  # characters of a vendor's message kept
+from bot.sync.exchange import SHOWN, port_error
 
 
 def vendor_message(body: str) -> str:
@@ -27,10 +25,4 @@ def failure(status: int, body: str, *, what: str) -> Exception:
     503 are `bot.sync.exchange`'s (`SourceThrottled`, with the host held)."""
     message = vendor_message(body)
     said = f"{what}: Jira answered {status}" + (f" ({message})" if message else "")
-    if status in (401, 403):
-        return SourceUnauthorized(said)
-    if status == 404:
-        return SourceNotFound(said)
-    if 400 <= status < 500 and status != 408:
-        return SourceRefused(f"HTTP {status}", message or said)
-    return SourceError(said)
+    return port_error(status, "", message, said=said)
