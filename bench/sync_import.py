@@ -48,12 +48,15 @@ def measure(source: SyncSource, kind: str) -> dict[str, Any]:
         asyncio.run(_seed(stand_ins))
         channels = itertools.count()
         cpu: dict[str, list[float]] = {variant: [] for variant in stand_ins}
+        sent: dict[str, list[float]] = {variant: [] for variant in stand_ins}
         with app(kind, channels=ROUNDS * len(stand_ins)) as running:
             runs = {}
             for variant, there in stand_ins.items():
-                runs[f"app {variant}"] = _app_run(running, source, there, channels, cpu[variant])
+                runs[f"app {variant}"] = _app_run(
+                    running, source, there, channels, cpu[variant], sent[variant]
+                )
                 runs[f"bare {variant}"] = _bare_run(source, there)
-            return {"series": in_rounds(runs), "cpu": cpu}
+            return {"series": in_rounds(runs), "cpu": cpu, "sent": sent}
 
 
 def report(source: SyncSource, kind: str, measured: dict[str, Any]) -> list[str]:
@@ -62,10 +65,12 @@ def report(source: SyncSource, kind: str, measured: dict[str, Any]) -> list[str]
         series = measured["series"]
         app_side, bare = series[f"app {variant}"], series[f"bare {variant}"]
         cpu = statistics.median(measured["cpu"][variant]) * 1000
+        sent = statistics.median(measured["sent"][variant])
         lines.append(
             f"{kind:10} {variant:5} app {app_side.requests_per_second:7,.0f} items/s  bare client "
             f"{bare.requests_per_second:7,.0f} items/s  ratio {ratio(app_side, bare)} "
-            f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)}); app CPU {cpu:.1f} ms an item"
+            f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)}); app CPU {cpu:.1f} ms an item, "
+            f"app requests {sent:.2f} an item"
         )
     return lines
 
@@ -89,27 +94,37 @@ def _app_run(
     there: Standin,
     channels: "itertools.count[int]",
     cpu: list[float],
+    sent: list[float],
 ) -> Any:
-    """One import; the app process's CPU time per item (from /proc) goes to `cpu`."""
+    """One import; the app process's CPU time per item (from /proc) goes to `cpu`, the
+    requests it sent the stand-in per item (the link's own among them) to `sent`."""
     process = Server(running.base, running.pid)
 
     def run() -> Load:
         before = process.cpu_seconds()
-        load = asyncio.run(_app_import(running, source, there, channel_name(next(channels))))
+        load, requests = asyncio.run(
+            _app_import(running, source, there, channel_name(next(channels)))
+        )
         cpu.append((process.cpu_seconds() - before) / ITEMS)
+        sent.append(requests / ITEMS)
         return load
 
     return run
 
 
-async def _app_import(running: App, source: SyncSource, there: Standin, channel: str) -> Load:
+async def _app_import(
+    running: App, source: SyncSource, there: Standin, channel: str
+) -> tuple[Load, int]:
+    """The import's rate, and the requests the stand-in served meanwhile."""
     async with aiohttp.ClientSession() as http:
+        await control(http, there, "GET", "/served")  # forgets what came before
         started = time.perf_counter()
         project_id, _ = await link(http, running, channel, source, there)
         shown = await until_synced(http, running, channel, project_id, poll=0.1)
         elapsed = time.perf_counter() - started
+        served = await control(http, there, "GET", "/served")
     assert shown["counts"]["imported"] == ITEMS, shown
-    return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000)
+    return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000), len(served)
 
 
 def _bare_run(source: SyncSource, there: Standin) -> Any:
