@@ -18,7 +18,9 @@ from bench import (
     observability,
     pressure,
     rules,
+    sync_ado,
     sync_import,
+    sync_jira,
     sync_latency,
     sync_push,
     thread_refresh,
@@ -116,11 +118,15 @@ def main(only: list[str]) -> None:
         for kind in ("sqlite", "postgresql"):
             for line in observability.report(kind, observability.measure(kind)):
                 print(line, flush=True)
-    if not only or "sync" in only:
+    # `sync` for every source, `sync-ado` or `sync-jira` for one.
+    for part, source in (("sync-ado", sync_ado.SOURCE), ("sync-jira", sync_jira.SOURCE)):
+        if only and "sync" not in only and part not in only:
+            continue
         for bench in (sync_import, sync_push, sync_latency):
-            print(f"\n{bench.title()}")
+            print(f"\n{bench.title(source)}")
             for kind in ("sqlite", "postgresql"):
-                shown = bench.report(kind, bench.measure(kind))  # type: ignore[attr-defined]
+                measured = bench.measure(source, kind)
+                shown = bench.report(source, kind, measured)
                 for line in [shown] if isinstance(shown, str) else shown:
                     print(line, flush=True)
     if not only or "uploads" in only:

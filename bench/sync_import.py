@@ -1,12 +1,13 @@
-"""The first import of a linked Azure DevOps project (`python -m bench sync`): a project linked
-through the app's API (`POST /api/projects`, sync enabled) and its import run by the app's own
-worker to its end, beside a bare aiohttp client reading the same pages (the project, one WIQL
-answer, then `workitemsbatch` calls of 200 ids, one at a time as the connector sends them) from
-the same local Azure DevOps, round by round (`harness.in_rounds`).
+"""The first import of a linked project, for each source (`python -m bench sync`): a project
+linked through the app's API (`POST /api/projects`, sync enabled) and its import run by the
+app's own worker to its end, beside a bare aiohttp client reading the same pages from the same
+local source, one at a time as the connector asks for them (`SyncSource.bare_import`), round by
+round (`harness.in_rounds`).
 
-The stand-in runs in its own process, seeded with plain work items and, in a second one, with
-work items whose descriptions are HTML (turned into the body's text on the way in). Each round
-links a project in a fresh channel, so every round imports every item.
+The stand-in runs in its own process, seeded with plain items and, in a second one, with items
+whose descriptions are rich text (HTML, or Atlassian Document Format) turned into the body's
+text on the way in. Each round links a project in a fresh channel, so every round imports every
+item.
 """
 
 import asyncio
@@ -16,15 +17,13 @@ import time
 from typing import Any
 
 import aiohttp
-import orjson
-from yarl import URL
 
-from bench.ado_standin import TOKEN
 from bench.harness import ROUNDS, Load, Series, Server, in_rounds, ratio
 from bench.sync_rig import (
     FULL,
     App,
     Standin,
+    SyncSource,
     app,
     channel_name,
     control,
@@ -32,44 +31,46 @@ from bench.sync_rig import (
     standin,
     until_synced,
 )
-from bot.sync.azure_devops.wiql import changed_query
 
 ITEMS = 10_000 if FULL else 2_000
-BATCH = 200  # ids a workitemsbatch call reads (the service's limit, the connector's page)
-VARIANTS = ("plain", "html")
 
 
-def title() -> str:
+def title(source: SyncSource) -> str:
     return (
-        f"Import of {ITEMS:,} Azure DevOps work items, linked through the API ({ROUNDS} rounds):"
-        " items/s beside a bare aiohttp client reading the same WIQL and batch pages"
+        f"Import of {ITEMS:,} {source.name} {source.items}, linked through the API ({ROUNDS} "
+        f"rounds): items/s beside a bare aiohttp client reading the same {source.pages}"
     )
 
 
-def measure(kind: str) -> dict[str, Any]:
-    with standin() as plain, standin() as html:
-        stand_ins = {"plain": plain, "html": html}
+def measure(source: SyncSource, kind: str) -> dict[str, Any]:
+    with standin(source) as plain, standin(source) as rich:
+        stand_ins = {"plain": plain, source.rich: rich}
         asyncio.run(_seed(stand_ins))
         channels = itertools.count()
-        cpu: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
-        with app(kind, channels=ROUNDS * len(VARIANTS)) as running:
+        cpu: dict[str, list[float]] = {variant: [] for variant in stand_ins}
+        sent: dict[str, list[float]] = {variant: [] for variant in stand_ins}
+        with app(kind, channels=ROUNDS * len(stand_ins)) as running:
             runs = {}
-            for variant, ado in stand_ins.items():
-                runs[f"app {variant}"] = _app_run(running, ado, channels, cpu[variant])
-                runs[f"bare {variant}"] = _bare_run(ado)
-            return {"series": in_rounds(runs), "cpu": cpu}
+            for variant, there in stand_ins.items():
+                runs[f"app {variant}"] = _app_run(
+                    running, source, there, channels, cpu[variant], sent[variant]
+                )
+                runs[f"bare {variant}"] = _bare_run(source, there)
+            return {"series": in_rounds(runs), "cpu": cpu, "sent": sent}
 
 
-def report(kind: str, measured: dict[str, Any]) -> list[str]:
+def report(source: SyncSource, kind: str, measured: dict[str, Any]) -> list[str]:
     lines = []
-    for variant in VARIANTS:
+    for variant in ("plain", source.rich):
         series = measured["series"]
         app_side, bare = series[f"app {variant}"], series[f"bare {variant}"]
         cpu = statistics.median(measured["cpu"][variant]) * 1000
+        sent = statistics.median(measured["sent"][variant])
         lines.append(
             f"{kind:10} {variant:5} app {app_side.requests_per_second:7,.0f} items/s  bare client "
             f"{bare.requests_per_second:7,.0f} items/s  ratio {ratio(app_side, bare)} "
-            f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)}); app CPU {cpu:.1f} ms an item"
+            f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)}); app CPU {cpu:.1f} ms an item, "
+            f"app requests {sent:.2f} an item"
         )
     return lines
 
@@ -83,65 +84,59 @@ def _rounds(app_side: Series, bare: Series) -> str:
 
 async def _seed(stand_ins: dict[str, Standin]) -> None:
     async with aiohttp.ClientSession() as http:
-        for variant, ado in stand_ins.items():
-            await control(http, ado, "POST", "/seed", count=ITEMS, html=variant == "html")
+        for variant, there in stand_ins.items():
+            await control(http, there, "POST", "/seed", count=ITEMS, rich=variant != "plain")
 
 
-def _app_run(running: App, ado: Standin, channels: "itertools.count[int]", cpu: list[float]) -> Any:
-    """One import; the app process's CPU time per item (from /proc) goes to `cpu`."""
+def _app_run(
+    running: App,
+    source: SyncSource,
+    there: Standin,
+    channels: "itertools.count[int]",
+    cpu: list[float],
+    sent: list[float],
+) -> Any:
+    """One import; the app process's CPU time per item (from /proc) goes to `cpu`, the
+    requests it sent the stand-in per item (the link's own among them) to `sent`."""
     process = Server(running.base, running.pid)
 
     def run() -> Load:
         before = process.cpu_seconds()
-        load = asyncio.run(_app_import(running, ado, channel_name(next(channels))))
+        load, requests = asyncio.run(
+            _app_import(running, source, there, channel_name(next(channels)))
+        )
         cpu.append((process.cpu_seconds() - before) / ITEMS)
+        sent.append(requests / ITEMS)
         return load
 
     return run
 
 
-async def _app_import(running: App, ado: Standin, channel: str) -> Load:
+async def _app_import(
+    running: App, source: SyncSource, there: Standin, channel: str
+) -> tuple[Load, int]:
+    """The import's rate, and the requests the stand-in served meanwhile."""
     async with aiohttp.ClientSession() as http:
+        await control(http, there, "GET", "/served")  # forgets what came before
         started = time.perf_counter()
-        project_id = await link(http, running, channel, ado)
+        project_id, _ = await link(http, running, channel, source, there)
         shown = await until_synced(http, running, channel, project_id, poll=0.1)
         elapsed = time.perf_counter() - started
+        served = await control(http, there, "GET", "/served")
     assert shown["counts"]["imported"] == ITEMS, shown
-    return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000)
+    return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000), len(served)
 
 
-def _bare_run(ado: Standin) -> Any:
+def _bare_run(source: SyncSource, there: Standin) -> Any:
     def run() -> Load:
-        return asyncio.run(_bare_import(ado))
+        return asyncio.run(_bare_import(source, there))
 
     return run
 
 
-async def _bare_import(ado: Standin) -> Load:
-    """The project, one WIQL answer, then its ids 200 at a time, as the connector asks."""
-    org = URL(ado.org)
-    headers = {"Accept": "application/json", "Authorization": aiohttp.encode_basic_auth("", TOKEN)}
-    posted = {**headers, "Content-Type": "application/json"}
-    version = {"api-version": "7.1"}
-    query = changed_query(ado.project, ["Bug", "Task"])
-    read = 0
-    async with aiohttp.ClientSession() as http:
-        started = time.perf_counter()
-        async with http.get(
-            org / "_apis" / "projects" / ado.project % version, headers=headers
-        ) as r:
-            project = orjson.loads(await r.read())
-        team = project["defaultTeam"]["id"]
-        wiql = org / ado.project / team / "_apis" / "wit" / "wiql"
-        params = {"timePrecision": "true", "$top": "20000", **version}
-        body = orjson.dumps({"query": query})
-        async with http.post(wiql % params, data=body, headers=posted) as r:
-            ids = [ref["id"] for ref in orjson.loads(await r.read())["workItems"]]
-        batch = org / ado.project / "_apis" / "wit" / "workitemsbatch" % version
-        for start in range(0, len(ids), BATCH):
-            page = orjson.dumps({"ids": ids[start : start + BATCH], "errorPolicy": "omit"})
-            async with http.post(batch, data=page, headers=posted) as r:
-                read += len(orjson.loads(await r.read())["value"])
-        elapsed = time.perf_counter() - started
+async def _bare_import(source: SyncSource, there: Standin) -> Load:
+    started = time.perf_counter()
+    read = await source.bare_import(there)
+    elapsed = time.perf_counter() - started
     assert read == ITEMS, read
     return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000)

@@ -1,11 +1,13 @@
-"""Sync latency on an idle app (`python -m bench sync`), one change at a time, the app in its
-own process with its worker as it runs in production:
+"""Sync latency on an idle app, for each source (`python -m bench sync`), one change at a time,
+the app in its own process with its worker as it runs in production:
 
 - here → there: a PATCH through the API until the stand-in holds the new revision (the
   stand-in notes when each revision was made, on the monotonic clock every process shares);
-- there → here by hook: a change made at the stand-in (its service hook calls the app) until
-  the item read through the API shows it (read every 10 ms);
-- there → here by polling: another project, its token refused service hooks, polled every
+- there → here by hook: a change made at the stand-in (Azure DevOps' service hook, subscribed
+  by the link, or Jira's signed webhook, registered as an administrator does with the link's
+  hook secret, calls the app) until the item read through the API shows it (read every 10 ms);
+- there → here by polling: another project, with no hooks (Azure DevOps refuses its token
+  service hooks; no Jira webhook is registered), polled every
   `intervalSeconds` (the least allowed, 15 s); changes made there at spread times until the
   channel's list shows them (read every 50 ms).
 
@@ -24,6 +26,7 @@ from bench.sync_rig import (
     FULL,
     App,
     Standin,
+    SyncSource,
     app,
     channel_name,
     control,
@@ -39,19 +42,19 @@ POLLED_INTERVALS = 2 if FULL else 1  # how long changes are made for the polling
 PAUSE_S = 0.1  # between changes: the app is idle when each one starts
 
 
-def title() -> str:
+def title(source: SyncSource) -> str:
     return (
-        f"Sync latency, idle ({SAMPLES} changes each way one at a time; by polling every "
-        f"{MIN_INTERVAL_SECONDS} s for {POLLED_INTERVALS} intervals)"
+        f"{source.name} sync latency, idle ({SAMPLES} changes each way one at a time; by "
+        f"polling every {MIN_INTERVAL_SECONDS} s for {POLLED_INTERVALS} intervals)"
     )
 
 
-def measure(kind: str) -> dict[str, list[float]]:
-    with standin() as hooked, standin() as polled, app(kind, channels=2) as running:
-        return asyncio.run(_measure(running, hooked, polled))
+def measure(source: SyncSource, kind: str) -> dict[str, list[float]]:
+    with standin(source) as hooked, standin(source) as polled, app(kind, channels=2) as running:
+        return asyncio.run(_measure(source, running, hooked, polled))
 
 
-def report(kind: str, figures: dict[str, list[float]]) -> list[str]:
+def report(source: SyncSource, kind: str, figures: dict[str, list[float]]) -> list[str]:
     def shown(name: str, unit: str = "ms") -> str:
         values = figures[name]
         scale = 1 if unit == "ms" else 1000
@@ -70,20 +73,28 @@ def report(kind: str, figures: dict[str, list[float]]) -> list[str]:
     ]
 
 
-async def _measure(running: App, hooked: Standin, polled: Standin) -> dict[str, list[float]]:
+async def _measure(
+    source: SyncSource, running: App, hooked: Standin, polled: Standin
+) -> dict[str, list[float]]:
     async with aiohttp.ClientSession() as http:
         await control(http, hooked, "POST", "/seed", count=SAMPLES)
         await control(http, polled, "POST", "/seed", count=SAMPLES)
         await control(http, polled, "POST", "/hooks", on=False)
         here, there = channel_name(0), channel_name(1)
-        hooked_id = await link(http, running, here, hooked)
+        hooked_id, secret = await link(http, running, here, source, hooked)
+        # Where an administrator registers a webhook by hand (Jira); Azure DevOps' link has
+        # subscribed already.
+        url = f"{running.base}/api/sync/hooks/{hooked_id}"
+        await control(http, hooked, "POST", "/hooks", on=True, url=url, secret=secret)
         await until_synced(http, running, here, hooked_id)
-        polled_id = await link(http, running, there, polled, intervalSeconds=MIN_INTERVAL_SECONDS)
+        polled_id, _ = await link(
+            http, running, there, source, polled, intervalSeconds=MIN_INTERVAL_SECONDS
+        )
         await until_synced(http, running, there, polled_id)
         items = await _items(http, running, here)
         out = await _here_to_there(http, running, here, hooked, items)
-        hook, bare = await _there_by_hook(http, running, here, hooked, items)
-        poll = await _there_by_polling(http, running, there, polled)
+        hook, bare = await _there_by_hook(http, running, here, source, hooked, items)
+        poll = await _there_by_polling(http, running, there, source, polled)
     return {"out": out, "hook": hook, "poll": poll, "bare": bare}
 
 
@@ -96,16 +107,16 @@ async def _items(http: aiohttp.ClientSession, running: App, channel: str) -> lis
         ) as response:
             assert response.status == 200, await response.text()
             found += [
-                {"id": item["_id"], "kind": kind, "source_id": int(item["sourceId"])}
+                {"id": item["_id"], "kind": kind, "source_id": str(item["sourceId"])}
                 for item in (await response.json())["value"]
             ]
     return found
 
 
 async def _here_to_there(
-    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin, items: list[Any]
+    http: aiohttp.ClientSession, running: App, channel: str, there: Standin, items: list[Any]
 ) -> list[float]:
-    revs = {int(key): rev for key, rev in (await control(http, ado, "GET", "/revs")).items()}
+    revs = await control(http, there, "GET", "/revs")
     latencies = []
     for n, item in enumerate(items[:SAMPLES]):
         url = f"{running.base}/odata/{item['kind']}({item['id']})"
@@ -116,7 +127,7 @@ async def _here_to_there(
             assert response.status == 204, await response.text()
         revs[item["source_id"]] += 1
         arrived = await control(
-            http, ado, "GET", f"/arrived?id={item['source_id']}&rev={revs[item['source_id']]}"
+            http, there, "GET", f"/arrived?id={item['source_id']}&rev={revs[item['source_id']]}"
         )
         latencies.append((arrived["at"] - started) * 1000)
         await asyncio.sleep(PAUSE_S)
@@ -124,7 +135,12 @@ async def _here_to_there(
 
 
 async def _there_by_hook(
-    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin, items: list[Any]
+    http: aiohttp.ClientSession,
+    running: App,
+    channel: str,
+    source: SyncSource,
+    there: Standin,
+    items: list[Any],
 ) -> tuple[list[float], list[float]]:
     latencies, bare = [], []
     headers = running.in_channel(channel)
@@ -132,7 +148,7 @@ async def _there_by_hook(
         url = f"{running.base}/api/{item['kind']}/{item['id']}/details"
         name = f"Changed there {n}"
         changed = await control(
-            http, ado, "POST", "/change", id=item["source_id"], fields={"System.Title": name}
+            http, there, "POST", "/change", id=item["source_id"], fields=source.title(name)
         )
         while True:
             started = time.monotonic()
@@ -148,11 +164,11 @@ async def _there_by_hook(
 
 
 async def _there_by_polling(
-    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin
+    http: aiohttp.ClientSession, running: App, channel: str, source: SyncSource, there: Standin
 ) -> list[float]:
     """Changes made there at random moments over some polling intervals, each until the
     channel's list shows it."""
-    source_ids = list(await control(http, ado, "GET", "/revs"))
+    source_ids = list(await control(http, there, "GET", "/revs"))
     span = POLLED_INTERVALS * MIN_INTERVAL_SECONDS
     moments = sorted(random.uniform(0, span) for _ in source_ids)
     waiting: dict[str, float] = {}  # name → when it was changed there
@@ -164,7 +180,7 @@ async def _there_by_polling(
             await asyncio.sleep(max(0.0, started + moment - time.monotonic()))
             name = f"Polled change {n}"
             changed = await control(
-                http, ado, "POST", "/change", id=int(source_id), fields={"System.Title": name}
+                http, there, "POST", "/change", id=source_id, fields=source.title(name)
             )
             waiting[name] = changed["at"]
 

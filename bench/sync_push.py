@@ -1,14 +1,15 @@
-"""Changes made here pushed out to Azure DevOps (`python -m bench sync`): each round PATCHes
+"""Changes made here pushed out, for each source (`python -m bench sync`): each round PATCHes
 every linked item through the app's API (one change each, not timed), then a jobs worker runs
 the push jobs those changes queued until none is pending (timed), beside a bare aiohttp client
-sending the very requests the stand-in served in that round (the JSON Patches with their `test`
-on `/rev`, each rev brought up to date, each value changed again so every patch makes a
-revision) to the same local Azure DevOps at the worker's concurrency, round by round.
+sending the very requests the stand-in served in that round (`SyncSource.replayed`: Azure
+DevOps' JSON Patches with their `test` on `/rev`, each rev brought up to date; Jira's read
+before each write, the write and the read after) to twin items at the same local source, at
+the worker's concurrency, round by round.
 
 As in `deliveries`, the worker runs in this process, wired as the app wires it (the sync engine,
 its connectors, `JOBS_CONCURRENCY` slots); the app's own process serves the API with no worker.
-The stand-in refuses service hooks to the project's token, so no hook call comes back during
-a round.
+No hook calls back during a round (Azure DevOps refuses the project's token service hooks; no
+Jira webhook is registered).
 """
 
 import asyncio
@@ -22,12 +23,12 @@ import aiohttp
 import orjson
 from sqlalchemy import delete, func, select
 
-from bench.ado_standin import TOKEN
 from bench.harness import ROUNDS, SECRET
 from bench.sync_rig import (
     FULL,
     App,
     Standin,
+    SyncSource,
     app,
     channel_name,
     control,
@@ -44,28 +45,29 @@ from bot.jobs.worker import Worker
 from bot.projects.sources import SourceKind
 from bot.settings import Settings
 from bot.sync.address import source_http
-from bot.sync.azure_devops import open_source
+from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.runner import SyncEngine
+from bot.sync.jira import open_source as open_jira
 from bot.sync.schemas import ItemSyncStatus
 
 CHANGES = 1_000 if FULL else 200
 EDITORS = 8  # connections the changes here are made on (not timed)
 
 
-def title() -> str:
+def title(source: SyncSource) -> str:
     return (
-        f"{CHANGES:,} changes made here pushed to Azure DevOps ({ROUNDS} rounds): changes/s "
-        "beside a bare aiohttp client sending the same JSON Patches to the same stand-in"
+        f"{CHANGES:,} changes made here pushed to {source.name} ({ROUNDS} rounds): changes/s "
+        "beside a bare aiohttp client sending the same requests to the same stand-in"
     )
 
 
-def measure(kind: str) -> dict[str, Any]:
-    with standin() as ado, app(kind, JOBS_POLL_SECONDS="0") as running:
-        return asyncio.run(_measure(kind, running, ado))
+def measure(source: SyncSource, kind: str) -> dict[str, Any]:
+    with standin(source) as there, app(kind, JOBS_POLL_SECONDS="0") as running:
+        return asyncio.run(_measure(source, running, there))
 
 
-def report(kind: str, figures: dict[str, Any]) -> str:
+def report(source: SyncSource, kind: str, figures: dict[str, Any]) -> str:
     return (
         f"{kind:10} app {figures['app']:6.0f} changes/s  bare client {figures['bare']:6.0f}/s  "
         f"ratio {figures['ratio']:.0%} (goal ≥ 50 %; rounds {figures['low']:.0%}–"
@@ -76,7 +78,7 @@ def report(kind: str, figures: dict[str, Any]) -> str:
     )
 
 
-async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
+async def _measure(source: SyncSource, running: App, there: Standin) -> dict[str, Any]:
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None, DATABASE_URL=running.url, SECRET_KEY=SECRET, SYNC_ALLOWED_HOSTS="127.0.0.1"
     )
@@ -86,31 +88,34 @@ async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
     apps, bares, requests, cpu_app, cpu_bare, refused = [], [], [], [], [], []
     try:
         async with aiohttp.ClientSession() as http, _worker(settings, sessions) as worker:
-            await control(http, ado, "POST", "/hooks", on=False)
-            # The app's items in one area, the bare client's in another: neither side's changes
-            # are news to the other.
-            mine = await control(http, ado, "POST", "/seed", count=CHANGES, area="App")
-            theirs = await control(http, ado, "POST", "/seed", count=CHANGES, area="Bare")
-            twin = dict(zip(mine, theirs, strict=True))
+            await control(http, there, "POST", "/hooks", on=False)
+            # The app's items in one area, the bare client's twins (made after the import) in
+            # another: neither side's changes are news to the other.
+            area, query = source.push_scope(there)
+            mine = await control(http, there, "POST", "/seed", count=CHANGES, area=area)
             await _drop_other_jobs(sessions)
-            project_id = await _linked(http, running, channel, ado, worker)
+            project_id = await _linked(http, running, channel, source, there, worker, query)
+            theirs = await control(http, there, "POST", "/seed", count=CHANGES, area="Bare")
+            twin = dict(zip(mine, theirs, strict=True))
             items = await _items(sessions, project_id)
             for round_number in range(ROUNDS + 1):  # the first warms both sides up
-                await control(http, ado, "GET", "/served")
+                await control(http, there, "GET", "/served")
                 await _change_here(http, running, channel, items, round_number)
                 await _drop_other_jobs(sessions)
                 cpu = time.process_time()
                 pushed = await _app_round(worker, sessions, len(items))
                 cpu_app.append((time.process_time() - cpu) / len(items))
-                served = await control(http, ado, "GET", "/served")
+                served = await control(http, there, "GET", "/served")
                 cpu = time.process_time()
-                bare = await _bare_round(http, ado, served, twin, settings.jobs_concurrency)
+                bare = await _bare_round(
+                    http, source, there, served, twin, settings.jobs_concurrency
+                )
                 cpu_bare.append((time.process_time() - cpu) / len(items))
                 if round_number:
                     apps.append(pushed)
                     bares.append(bare)
                     requests.append(len(served) / len(items))
-                    refused.append(sum(request["status"] != 200 for request in served))
+                    refused.append(sum(request["status"] >= 300 for request in served))
     finally:
         await engine.dispose()
     ratios = [a / b for a, b in zip(apps, bares, strict=True)]
@@ -123,7 +128,7 @@ async def _measure(kind: str, running: App, ado: Standin) -> dict[str, Any]:
         "rounds": [f"{a:.0f}/{b:.0f}" for a, b in zip(apps, bares, strict=True)],
         "slots": settings.jobs_concurrency,
         "requests": statistics.median(requests),
-        "refused": sum(refused),  # the app's requests answered other than 200 (a stale rev: 412)
+        "refused": sum(refused),  # the app's requests answered other than 2xx (a stale rev: 412)
         # This process's CPU time per change (the worker's, or the bare client's), warm-up
         # left out: what the machine's other load disturbs least.
         "cpu_app": statistics.median(cpu_app[1:]) * 1000,
@@ -167,7 +172,7 @@ async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
     async with source_http(allowed) as http:
 
         def azure_devops(link: Link) -> Any:
-            return open_source(
+            return open_azure_devops(
                 http,
                 hostname=link.hostname,
                 source_id=link.source_id,
@@ -176,8 +181,20 @@ async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
                 clock=clock,
             )
 
+        def jira(link: Link) -> Any:
+            return open_jira(
+                http,
+                hostname=link.hostname,
+                source_id=link.source_id,
+                email=link.secrets.get("email", ""),
+                token=link.secrets.get("token", ""),
+                allowed=allowed,
+                clock=clock,
+            )
+
         connectors = Connectors()
         connectors.register(SourceKind.AZURE_DEVOPS, azure_devops)
+        connectors.register(SourceKind.JIRA, jira)
         worker = Worker(sessions, clock, slots=settings.jobs_concurrency)
         SyncEngine(
             sessions,
@@ -191,11 +208,17 @@ async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
 
 
 async def _linked(
-    http: aiohttp.ClientSession, running: App, channel: str, ado: Standin, worker: _Worker
+    http: aiohttp.ClientSession,
+    running: App,
+    channel: str,
+    source: SyncSource,
+    there: Standin,
+    worker: _Worker,
+    query: str | None,
 ) -> str:
     """The project linked (polled once a day: no poll runs during a round), its import run."""
-    project_id = await link(
-        http, running, channel, ado, intervalSeconds=86_400, query=f"{ado.project}\\App"
+    project_id, _ = await link(
+        http, running, channel, source, there, intervalSeconds=86_400, query=query
     )
     worker.start()
     try:
@@ -265,49 +288,35 @@ async def _pending(sessions: Any) -> int:
 
 async def _bare_round(
     http: aiohttp.ClientSession,
-    ado: Standin,
+    source: SyncSource,
+    there: Standin,
     served: list[dict[str, Any]],
-    twin: dict[int, int],
+    twin: dict[str, str],
     concurrency: int,
 ) -> float:
     """The requests the stand-in served in the app's round, sent again by a bare client to
-    the twins of the app's items (same type, other area); each patch's `test` of `/rev` names
-    the twin's rev now."""
-    revs = {int(key): rev for key, rev in (await control(http, ado, "GET", "/revs")).items()}
-    patches = [request for request in served if request["method"] == "PATCH"]
-    base = ado.org.rsplit("/", 1)[0]
-    headers = {"Accept": "application/json", "Authorization": aiohttp.encode_basic_auth("", TOKEN)}
+    the twins of the app's items; its rate is that of the writes among them."""
+    revs = await control(http, there, "GET", "/revs")
+    writes = sum(request["method"] == source.write for request in served)
     queue = list(served)
-
-    def body_of(request: dict[str, Any]) -> bytes | None:
-        body = request["body"]
-        if request["method"] != "PATCH":
-            return orjson.dumps(body) if body is not None else None
-        item_id = twin[int(request["path"].rsplit("/", 1)[1])]
-        request["path"] = f"{request['path'].rsplit('/', 1)[0]}/{item_id}"
-        guard = {"op": "test", "path": "/rev", "value": revs[item_id]}
-        revs[item_id] += 1
-        return orjson.dumps([guard if op["path"] == "/rev" else op for op in body])
 
     async def sender(session: aiohttp.ClientSession) -> None:
         while queue:
             request = queue.pop(0)
-            data = body_of(request)
-            sent = dict(headers)
-            if data is not None:
-                patching = request["method"] == "PATCH"
-                sent["Content-Type"] = (
-                    "application/json-patch+json" if patching else "application/json"
-                )
-            url = base + request["path"]
+            path, data, headers = source.replayed(request, twin, revs)
             async with session.request(
-                request["method"], url, params=request["query"], data=data, headers=sent
+                request["method"],
+                there.root + path,
+                params=request["query"],
+                data=data,
+                headers=headers,
             ) as response:
-                orjson.loads(await response.read())
-                # A patch the app sent twice (its first try met a stale rev) may meet one too.
-                assert response.status in (200, 412), response.status
+                answer = await response.read()
+                if answer:
+                    orjson.loads(answer)
+                assert response.status in source.answered, response.status
 
     started = time.perf_counter()
     async with aiohttp.ClientSession() as session:
         await asyncio.gather(*(sender(session) for _ in range(concurrency)))
-    return len(patches) / (time.perf_counter() - started)
+    return writes / (time.perf_counter() - started)

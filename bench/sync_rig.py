@@ -1,6 +1,7 @@
-"""What the sync benchmarks share: the local Azure DevOps in its own process (`ado_standin`),
-the app as its own process on a scratch database with channels to link projects in, and
-linking one through the API as a user does (`POST /api/projects`, sync enabled)."""
+"""What the sync benchmarks share, whichever the source: what differs by source (`SyncSource`:
+`sync_ado.SOURCE`, `sync_jira.SOURCE`), its local stand-in in its own process, the app as its
+own process on a scratch database with channels to link projects in, and linking one through
+the API as a user does (`POST /api/projects`, sync enabled)."""
 
 import asyncio
 import json
@@ -13,11 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 
-from bench.ado_standin import TOKEN
 from bench.harness import environment, free_port, run_cli, scratch_database, server
 from bot import workspace
 from bot.clock import SystemClock
@@ -32,22 +32,56 @@ FULL = os.environ.get("BENCH_FULL") == "1"
 
 @dataclass(frozen=True)
 class Standin:
-    org: str  # what a project's `hostname` names
-    project: str
+    hostname: str  # what a project's `hostname` names
+    project: str  # what its `sourceId` names
+    root: str  # the server's base, which the paths of its exchange log follow
     control: str  # the control API's base
 
 
+class SyncSource(Protocol):
+    """What the sync benchmarks need to know of a source."""
+
+    name: str  # as a title names it
+    items: str  # what it calls its items
+    rich: str  # what the import's second variant, rich text, is written in
+    standin: str  # the module serving its stand-in with the control API (`standin_control`)
+    pages: str  # what the bare client reads in an import
+    write: str  # the method of the request that makes a change there
+    answered: frozenset[int]  # the statuses a replayed request may meet
+
+    def link_body(self, there: Standin) -> dict[str, Any]:
+        """`POST /api/projects`' source part: `source`, `sourceId`, `hostname`, credentials."""
+
+    def push_scope(self, there: Standin) -> tuple[str | None, str | None]:
+        """The area the app's pushed items are seeded in, and the project's `query` that keeps
+        the bare client's twins (seeded in area "Bare") out of it."""
+
+    def title(self, name: str) -> dict[str, Any]:
+        """The fields the control API's `/change` takes to retitle an item there."""
+
+    async def bare_import(self, there: Standin) -> int:
+        """The import's pages read as the connector asks for them; the items read."""
+
+    def replayed(
+        self, request: dict[str, Any], twin: dict[str, str], revs: dict[str, int]
+    ) -> tuple[str, bytes | None, dict[str, str]]:
+        """A request the app sent, aimed at the twin of its item (`revs`: each twin's revision
+        now, to be kept up to date): its path, body and headers."""
+
+
 @contextmanager
-def standin() -> Iterator[Standin]:
+def standin(source: SyncSource) -> Iterator[Standin]:
     port, control_port = free_port(), free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "bench.ado_standin", str(port), str(control_port)],
+        [sys.executable, "-m", source.standin, str(port), str(control_port)],
         stdout=subprocess.PIPE,
     )
     try:
         assert process.stdout is not None
         ready = json.loads(process.stdout.readline())
-        yield Standin(ready["org"], ready["project"], f"http://127.0.0.1:{control_port}")
+        yield Standin(
+            ready["hostname"], ready["project"], ready["root"], f"http://127.0.0.1:{control_port}"
+        )
     finally:
         process.terminate()
         process.wait()
@@ -98,22 +132,22 @@ async def _add_channels(url: str, count: int) -> None:
 
 
 async def link(
-    http: aiohttp.ClientSession, app: App, channel: str, ado: Standin, **sync: Any
-) -> str:
-    """A project linked through the API, sync enabled; its id (the import runs in the app)."""
-    body = {
-        "displayName": "Fabrikam",
-        "source": "Microsoft.Vsts",
-        "sourceId": ado.project,
-        "hostname": ado.org,
-        "token": TOKEN,
-        "sync": {"enabled": True, **sync},
-    }
+    http: aiohttp.ClientSession,
+    app: App,
+    channel: str,
+    source: SyncSource,
+    there: Standin,
+    **sync: Any,
+) -> tuple[str, str]:
+    """A project linked through the API, sync enabled (the import runs in the app): its id
+    and its hook secret."""
+    body = {"displayName": "Fabrikam", **source.link_body(there), "sync": {"enabled": True, **sync}}
     async with http.post(
         f"{app.base}/api/projects", json=body, headers=app.in_channel(channel)
     ) as response:
         assert response.status == 201, await response.text()
-        return str((await response.json())["_id"])
+        answer = await response.json()
+    return str(answer["_id"]), str(answer["hookSecret"])
 
 
 async def until_synced(
@@ -142,10 +176,10 @@ async def until_synced(
 
 
 async def control(
-    http: aiohttp.ClientSession, ado: Standin, method: str, path: str, **body: Any
+    http: aiohttp.ClientSession, there: Standin, method: str, path: str, **body: Any
 ) -> Any:
     async with http.request(
-        method, f"{ado.control}{path}", json=body if method == "POST" else None
+        method, f"{there.control}{path}", json=body if method == "POST" else None
     ) as response:
         assert response.status == 200, await response.text()
         return await response.json()

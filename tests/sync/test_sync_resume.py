@@ -15,7 +15,7 @@ from bot.clock import FrozenClock
 from bot.jobs.worker import LEASE
 from bot.settings import Settings
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
-from bot.sync.standins.azure_devops.faults import Hang
+from bot.sync.standins.faults import Hang
 from tests.factories import Factory, Member
 from tests.sync.linking import ADO_STATES_WITHOUT_RESOLVED, ado_body, run_jobs, sync_status
 

@@ -16,7 +16,7 @@ import aiohttp
 from aiohttp import web
 
 from bot.clock import Clock
-from bot.sync.standins.azure_devops.faults import Failure, Faults, Hang, Violation, take
+from bot.sync.standins.faults import Failure, Faults, Hang, Violation, take
 
 Handler = Any  # aiohttp's middleware handler
 

@@ -1,12 +1,12 @@
 """A local Azure DevOps for tests and the demo: see `server.AzureDevOpsStandin`."""
 
-from bot.sync.standins.azure_devops.faults import Hang, Violation
 from bot.sync.standins.azure_devops.hooks import HookCall
 from bot.sync.standins.azure_devops.server import (
     OWNER,
     SOMEONE_ELSE,
     AzureDevOpsStandin,
 )
+from bot.sync.standins.faults import Hang, Violation
 from bot.sync.standins.wire import Exchange
 
 __all__ = [

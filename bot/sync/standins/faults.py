@@ -1,4 +1,4 @@
-"""What tests make the stand-in do wrong: fail the next requests, hold one until released,
+"""What tests make a local source do wrong: fail the next requests, hold one until released,
 and throttle to a budget of requests per window, noting any request that came back sooner
 than the `Retry-After` it was given allowed."""
 
