@@ -73,3 +73,17 @@ async def test_a_comment_made_in_jira_is_listed_and_told_in_the_thread_once(
     [told] = desk.connector.sent()
     assert told.body["text"] == "Grace Hopper: Reproduced on **build 12**"
     assert jira.exchanges_to("POST", "/comment") == []
+
+
+async def test_comments_are_read_only_for_issues_whose_comment_count_moved(
+    desk: Desk, jira: JiraStandin, clock: FrozenClock
+) -> None:
+    quiet, talked = jira.seed(2, types=("Bug",))
+    await link_jira(desk.client, desk.ada, jira)
+    clock.advance(timedelta(minutes=1))
+    jira.change(quiet, summary="Renamed in Jira")
+    jira.comment(talked, to_adf("Seen in Jira too"))
+    read_before = len(jira.exchanges_to("GET", "/comment"))
+    await _poll(desk, clock)
+    read = [x.path for x in jira.exchanges_to("GET", "/comment")[read_before:]]
+    assert read == [f"/rest/api/3/issue/{talked}/comment"]

@@ -10,8 +10,9 @@ from bot.sync.jira.adf import to_adf, to_text
 from bot.sync.source import SourceChange, SourceFields, SourceItem, SourcePerson
 
 # What a search or a read asks for: the fields an item is made of.
+# `comment` for its `total`: an issue's comments are read only when their count moved.
 READ = ["summary", "description", "issuetype", "status", "priority", "assignee", "duedate",
-        "updated", "resolutiondate"]  # fmt: skip
+        "updated", "resolutiondate", "comment"]  # fmt: skip
 PRESENT = frozenset({"title", "body", "state", "priority", "assignees", "due_date"})
 CATEGORIES = {"new": Category.NEW, "indeterminate": Category.ACTIVE, "done": Category.DONE}
 
@@ -58,7 +59,13 @@ def source_item(issue: dict[str, Any], *, site: str) -> SourceItem:
         version=str(updated or ""),
         changed_at=parse_time(updated),
         url=f"{site}/browse/{issue['key']}",
+        comment_count=_total(given.get("comment")),
     )
+
+
+def _total(comments: object) -> int | None:
+    total = comments.get("total") if isinstance(comments, dict) else None
+    return total if isinstance(total, int) else None
 
 
 def edits(change: SourceChange, assignee: str | None) -> dict[str, Any]:

@@ -111,6 +111,13 @@ def issue(
         "created": jira_time(i.created),
         "updated": jira_time(i.updated),
         "resolutiondate": jira_time(i.resolved) if i.resolved else None,
+        # Jira's `comment` field: the issue's comments as a page, and how many there are.
+        "comment": {
+            "comments": [comment(base, i.id, c, users[c.author]) for c in i.comments],
+            "maxResults": len(i.comments),
+            "total": len(i.comments),
+            "startAt": 0,
+        },
     }
     names = set(wanted) if wanted is not None else None
     if names is not None and not names & {"*all", "*navigable"}:
