@@ -21,7 +21,7 @@ from bot.sync.engine.reading import Reader
 from bot.sync.engine.sending import Sender
 from bot.sync.engine.units import IN, OUT, Opened, Units
 from bot.sync.schemas import SyncState
-from bot.sync.source import SourceError, SourceUnauthorized
+from bot.sync.source import SourceError, SourceRefused, SourceUnauthorized
 from bot.timestamps import format_timestamp
 
 
@@ -61,12 +61,12 @@ class SyncEngine:
                 return
             if importing:
                 await self._reader.pull(opened, importing=True)
-        except (SourceError, SourceUnauthorized) as exc:
+        except (SourceError, SourceUnauthorized, SourceRefused) as exc:
             await self._failed(opened, exc, retry=RetryLater, direction=IN)
             return
         async with self._units.unit(opened) as uow:
             row = await self._units.row(uow, opened)
-            row.imported, row.state = True, SyncState.RUNNING.value
+            row.imported, row.state, row.last_error = True, SyncState.RUNNING.value, None
             row.cursor = row.cursor or row.import_cursor
             # Linked again (sync back on): what changed meanwhile is read now.
             after = timedelta(seconds=row.interval_seconds if importing else 0)
@@ -86,7 +86,7 @@ class SyncEngine:
                     await self._reader.deletions(opened)
             if opened.ctx.source.brings_states and states.due(opened.row, self._clock.now()):
                 await self._read_states(opened)
-        except (SourceError, SourceUnauthorized) as exc:
+        except (SourceError, SourceUnauthorized, SourceRefused) as exc:
             await self._failed(opened, exc, retry=NotNow, direction=direction)
             return
         async with self._units.unit(opened) as uow:
@@ -181,19 +181,19 @@ class SyncEngine:
             if isinstance(exc, SourceUnauthorized):
                 await paused.pause(uow, row, reason=exc.message, messenger=self._messenger)
                 return
-            assert isinstance(exc, SourceError)
+            if isinstance(exc, SourceRefused):  # a read it will not answer: the query, say
+                code, wait = exc.code, None
+                said = (
+                    f"{opened.ctx.source} refused to list the project's items: {exc.message}. "
+                    "Check the project's sync query and item types; retried later"
+                )
+            else:
+                assert isinstance(exc, SourceError)
+                code, wait = type(exc).__name__, exc.retry_after
+                said = f"{opened.ctx.source} failed; retried later: {exc.message}"
             row.state = SyncState.FAILING.value
-            row.last_error = {
-                "code": type(exc).__name__,
-                "message": exc.message,
-                "at": format_timestamp(now),
-            }
+            row.last_error = {"code": code, "message": exc.message, "at": format_timestamp(now)}
             log.count(row, "errors")
-            await log.write(
-                uow,
-                project_id=row.project_id,
-                level=log.WARNING,
-                message=f"{opened.ctx.source} failed; retried later: {exc.message}",
-            )
-            after = timedelta(seconds=exc.retry_after or min(row.interval_seconds, 60))
+            await log.write(uow, project_id=row.project_id, level=log.WARNING, message=said)
+            after = timedelta(seconds=wait or min(row.interval_seconds, 60))
         raise retry(exc.message, after=after)
