@@ -7,6 +7,7 @@ import asyncio
 import base64
 import binascii
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -57,7 +58,7 @@ def parsed(text: str) -> Any:
         return text
 
 
-class LocalSource:
+class LocalSource(ABC):
     """A stand-in's life on loopback and the faults tests ask of it; a subclass gives its routes
     (`routes`), its refusal (`refuse`, the vendor's error shape) and its own middlewares (auth)."""
 
@@ -73,19 +74,19 @@ class LocalSource:
         self._runner: web.AppRunner | None = None
         self._http: aiohttp.ClientSession | None = None
 
-    def routes(self) -> list[web.RouteDef]:
-        raise NotImplementedError
+    @abstractmethod
+    def routes(self) -> list[web.RouteDef]: ...
 
+    @abstractmethod
     def middlewares(self) -> list[Any]:
         """The subclass's own middlewares, inside the log and the faults."""
-        raise NotImplementedError
 
-    def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response:
-        raise NotImplementedError
+    @abstractmethod
+    def refuse(self, status: int, message: str, headers: dict[str, str] | None) -> web.Response: ...
 
+    @abstractmethod
     def seed(self, count: int) -> Sequence[object]:
         """`count` items there to start with; their ids."""
-        raise NotImplementedError
 
     # Serving
 
