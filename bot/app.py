@@ -9,7 +9,6 @@ from datetime import timedelta
 from importlib.metadata import version
 
 import aiohttp
-import orjson
 from aiohttp import web
 from botframework.connector.auth import ServiceClientCredentialsFactory
 
@@ -98,7 +97,7 @@ from bot.web.docs import install_docs
 from bot.web.errors import error_middleware
 from bot.web.fairness import ListsInFlight
 from bot.web.metadata import install_metadata
-from bot.web.openapi import openapi_document
+from bot.web.openapi import OpenApiDocument
 from bot.web.requestid import add_request_id
 from bot.web.routing import RouteTable, install
 
@@ -139,13 +138,12 @@ def create_app(
     app[LISTS_IN_FLIGHT] = ListsInFlight(settings.lists_in_flight)
     app[SYNC_CONNECTORS] = Connectors()
     endpoints = install(app, ROUTE_TABLES)
-    document = openapi_document(
+    app[OPENAPI] = OpenApiDocument(
         endpoints,
         title="Teams tracker API",
         version=version("teams-tracker"),
         server=settings.public_url,
     )
-    app[OPENAPI] = orjson.dumps(document)
     app.router.add_get("/openapi.json", meta.openapi_json)
     if settings.metrics_enabled:
         metrics_page.install(app)

@@ -1,6 +1,7 @@
 """Typed keys of the long-lived resources stored on the aiohttp application."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
@@ -27,13 +28,16 @@ from bot.teams.transport.adapter import BotRuntime
 from bot.web.fairness import ListsInFlight
 from bot.web.metrics import Metrics
 
+if TYPE_CHECKING:  # it reads the routes, which read these keys
+    from bot.web.openapi import OpenApiDocument
+
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
 ENGINE = web.AppKey("engine", AsyncEngine)
 SESSIONS = web.AppKey("sessions", async_sessionmaker[AsyncSession])
 HTTP = web.AppKey("http", aiohttp.ClientSession)
 SSO_KEYS = web.AppKey("sso_keys", JwksKeys)
-OPENAPI = web.AppKey("openapi", bytes)
+OPENAPI: web.AppKey["OpenApiDocument"] = web.AppKey("openapi")
 ODATA_METADATA = web.AppKey("odata_metadata", bytes)  # the CSDL XML of /odata/$metadata
 # Counts and item references of lists, valid while their version holds (bot.items.versions).
 LIST_CACHE = web.AppKey("list_cache", VersionedCache)

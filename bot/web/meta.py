@@ -77,4 +77,4 @@ async def _background_failing(call: Call) -> list[str]:
 
 
 async def openapi_json(request: web.Request) -> web.Response:
-    return web.Response(body=request.app[OPENAPI], content_type="application/json")
+    return web.Response(body=request.app[OPENAPI].body, content_type="application/json")
