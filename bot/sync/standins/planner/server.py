@@ -147,9 +147,13 @@ class PlannerStandin(LocalSource):
         (Graph's property names) for each."""
         return [self.create(f"Task {n}", **values) for n in range(count)]
 
-    def create(self, title: str, *, description: str = "", **values: Any) -> str:
-        """A task made there by another user; its id."""
-        task = self.store.create({"title": title, **values}, by=SOMEONE_ELSE)
+    def create(
+        self, title: str, *, description: str = "", task_id: str | None = None, **values: Any
+    ) -> str:
+        """A task made there by another user (with `task_id`, or a new id); its id."""
+        if task_id in self.store.tasks:
+            raise ValueError(f"the stand-in has a task {task_id!r} already")
+        task = self.store.create({"title": title, **values}, by=SOMEONE_ELSE, task_id=task_id)
         if description:
             self.store.describe(task, description)
         return task.id
