@@ -55,6 +55,9 @@ class PlannerStandin(LocalSource):
         )
         self.store.add_bucket("To do")
         self.store.add_bucket("Doing")
+        # The directory's users by object id: their display names (`GET /users/{id}`).
+        self.users = {SOMEONE_ELSE: "Riley Source"}
+        self.users_readable = True  # False: the app lacks User.Read.All (403)
         self.tokens_issued = 0
         self._tokens: dict[str, _Token] = {}
         self._revoked = False
@@ -139,6 +142,10 @@ class PlannerStandin(LocalSource):
     def tokens(self) -> list[str]:
         """Every access token given so far."""
         return list(self._tokens)
+
+    def add_user(self, object_id: str, display_name: str) -> None:
+        """A user of the tenant's directory, whom tasks may be assigned to."""
+        self.users[object_id] = display_name
 
     # Tasks "there"
 
