@@ -8,7 +8,7 @@ from datetime import timedelta
 from bot import workspace
 from bot.auth import service as auth
 from bot.auth.schemas import ApiTokenOut, SessionOut
-from bot.cli import demo_sync
+from bot.cli import demo_sources, demo_sync
 from bot.cli.package import build_package
 from bot.clock import SystemClock
 from bot.db.engine import create_engine, session_factory
@@ -110,10 +110,15 @@ async def token_create(settings: Settings, args: argparse.Namespace) -> ApiToken
 
 
 async def demo(settings: Settings, args: argparse.Namespace) -> DemoOut | None:
-    if args.with_azure_devops:  # serves until interrupted, having said where
-        await demo_sync.serve(
-            settings, source_port=args.azure_devops_port, until=demo_sync.until_interrupted
-        )
-        return None
+    for option, source in demo_sources.SOURCES.items():
+        flag = option.replace("-", "_")
+        if getattr(args, f"with_{flag}"):  # serves until interrupted, having said where
+            await demo_sync.serve(
+                settings,
+                source(),
+                source_port=getattr(args, f"{flag}_port"),
+                until=demo_sync.until_interrupted,
+            )
+            return None
     async with work(settings) as uow:
         return await seed_demo(uow, session_ttl=timedelta(seconds=settings.session_ttl))

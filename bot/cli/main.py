@@ -13,7 +13,7 @@ import orjson
 from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import DBAPIError
 
-from bot.cli import backup, commands, demo_sync, export, imports, package
+from bot.cli import backup, commands, demo_sources, export, imports, package
 from bot.cli.chat import command as chat
 from bot.cli.failure import CommandFailed
 from bot.errors import DomainError
@@ -96,18 +96,21 @@ def build_parser() -> Parser:
 
     demo = things.add_parser("demo", help="seed the demo team once")
     demo.set_defaults(run=commands.demo)
-    demo.add_argument(
-        "--with-azure-devops",
-        action="store_true",
-        help="serve the demo (as make run does) with a local Azure DevOps linked to it, until "
-        "Ctrl-C",
-    )
-    demo.add_argument(
-        "--azure-devops-port",
-        type=int,
-        default=demo_sync.DEFAULT_PORT,
-        help=f"the local Azure DevOps' port (default {demo_sync.DEFAULT_PORT}; 0: any free one)",
-    )
+    served = demo.add_mutually_exclusive_group()
+    for source in demo_sources.SOURCES.values():
+        served.add_argument(
+            f"--with-{source.option}",
+            action="store_true",
+            help=f"serve the demo (as make run does) with a local {source.name} linked to it, "
+            "until Ctrl-C",
+        )
+    for source in demo_sources.SOURCES.values():
+        demo.add_argument(
+            f"--{source.option}-port",
+            type=int,
+            default=source.default_port,
+            help=f"the local {source.name}'s port (default {source.default_port}; 0: any free one)",
+        )
 
     exported = things.add_parser("export", help="a channel's items and configuration as JSON")
     exported.set_defaults(run=export.export_channel)

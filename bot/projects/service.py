@@ -27,6 +27,7 @@ from bot.sync.schemas import ProjectSyncOut
 
 # The secrets a project may hold (sync.md: per source), by field name.
 SECRET_NAMES = ("token", "password", "email", "tenant_id", "client_id", "client_secret")
+PLANNER_TASKS_ONLY = "a Planner plan holds tasks only: a Planner project's enableBug is false"
 NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "sync", *SECRET_NAMES)
 # What an item takes from its project: every create reads it.
 _ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source)
@@ -163,6 +164,8 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
             raise Invalid("states", f"required for {source} projects: their state catalogue")
     elif body.states is not None:
         raise Invalid("states", "Planner's states are fixed; send none")
+    if source is SourceKind.PLANNER and "enable_bug" in body.model_fields_set and body.enable_bug:
+        raise Invalid("enableBug", PLANNER_TASKS_ONLY)
     # Held alone (`catalog_locks`): a concurrent configure of the same project commits first
     # and is seen here, and the statuses the default mappings point at stay.
     await catalog_locks.take(uow, channel_id=channel_id)
@@ -182,7 +185,7 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
         hostname=body.hostname or "",
         color=body.color or "",
         enable=body.enable,
-        enable_bug=body.enable_bug,
+        enable_bug=body.enable_bug and source is not SourceKind.PLANNER,
         states=_stored_states(body.states),
         credentials=None,
         credential_names=[],
@@ -219,6 +222,8 @@ async def update_project(
         fixed = [field for field in NATIVE_FIXED if field in changes]
         if fixed:
             raise Invalid(json_name(fixed[0]), "the native project's cannot change")
+    if source is SourceKind.PLANNER and changes.get("enable_bug"):
+        raise Invalid("enableBug", PLANNER_TASKS_ONLY)
     if "states" in changes:
         if not source.brings_states:
             raise Invalid("states", "Planner's states are fixed")

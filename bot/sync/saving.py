@@ -14,7 +14,8 @@ from bot.projects.sources import SourceKind
 from bot.sync import checks, links, log, states, unlinking
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.kinds import link_once, poll_at
-from bot.sync.schemas import Direction, SyncState
+from bot.sync.jira import query as jira_query
+from bot.sync.schemas import Direction, SyncSettings, SyncState
 
 # Saving these sends the link to be checked again.
 RECHECKED = ("hostname", "item_types", *projects.SECRET_NAMES)
@@ -26,6 +27,7 @@ async def create_project(
     """Configure an external project; with sync enabled, its link is checked first and its
     states, when not given, are read from the source."""
     sent = body.sync
+    _refuse_unusable_query(body.source, sent)
     if sent is not None and sent.enabled:
         row = links.new_sync(_unsaved(body), uow.clock.now())
         links.merge(row, sent, body.source)
@@ -60,6 +62,7 @@ async def update_project(
     """Change a project; its `sync` is merged, and a link that changed is checked at the source
     (a refusal rolls everything back) and its states read again, unless they were sent."""
     held = await projects.get_project(uow, project_id=project_id, for_update=True)
+    _refuse_unusable_query(SourceKind(held.source), patch.sync)
     was_at = _address(held)
     project = await projects.update_project(
         uow, project_id=project_id, patch=patch, secret_key=secret_key
@@ -106,6 +109,13 @@ async def update_project(
             await _start(uow, project, row)
     await uow.flush()
     return await _saved(uow, project, hook_secret)
+
+
+def _refuse_unusable_query(source: SourceKind, sent: SyncSettings | None) -> None:
+    """A query the source's pulls cannot use is refused before anything is saved."""
+    query = sent.query if sent is not None else None
+    if source is SourceKind.JIRA and query and (why := jira_query.refusal(query)) is not None:
+        raise Invalid("sync.query", why)
 
 
 async def new_hook_secret(uow: UnitOfWork, *, project_id: str, secret_key: str) -> str:

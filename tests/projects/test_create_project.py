@@ -39,7 +39,12 @@ async def stored_counts(factory: Factory) -> tuple[int, int]:
         ),
         pytest.param(
             planner(),
-            {"source": "Microsoft.Planner", "sourceId": "xqQg5FS2LkCp935s-FIFm2QAFkHM"},
+            # A plan holds tasks only (sync.md): its project takes no bugs.
+            {
+                "source": "Microsoft.Planner",
+                "sourceId": "xqQg5FS2LkCp935s-FIFm2QAFkHM",
+                "enableBug": False,
+            },
             id="planner",
         ),
     ],
@@ -59,7 +64,7 @@ async def test_create_answers_201_with_the_configured_project(
         "sourceId": expected["sourceId"],
         "hostname": expected.get("hostname", ""),
         "enable": True,
-        "enableBug": True,
+        "enableBug": expected.get("enableBug", True),
         "color": "",
         "states": body.get("states", []),
         "hasCredentials": False,
@@ -113,6 +118,11 @@ async def test_the_same_source_project_twice_answers_409(client, factory: Factor
             planner(states=JIRA_STATES),
             "states: Planner's states are fixed; send none",
             id="planner-with-states",
+        ),
+        pytest.param(
+            planner(enableBug=True),
+            "enableBug: a Planner plan holds tasks only: a Planner project's enableBug is false",
+            id="planner-with-bugs",
         ),
         pytest.param(
             jira(hostname=None), "hostname: required for Jira projects", id="jira-no-hostname"

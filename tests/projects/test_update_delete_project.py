@@ -106,6 +106,19 @@ async def test_planner_states_cannot_change(client, factory: Factory) -> None:
     assert await response.json() == {"error": "states: Planner's states are fixed"}
 
 
+async def test_a_planner_project_takes_no_bugs(client, factory: Factory) -> None:
+    ada = await factory.member()
+    project = await add_project(client, ada, planner(enableBug=False))
+    response = await patch(client, ada, project["_id"], {"enableBug": True, "color": "#00ff00"})
+    assert response.status == 400
+    said = "a Planner plan holds tasks only: a Planner project's enableBug is false"
+    assert await response.json() == {"error": f"enableBug: {said}"}
+    fetched = await client.get(f"/api/projects/{project['_id']}", headers=ada.in_channel())
+    assert await fetched.json() == project  # nothing changed
+    response = await patch(client, ada, project["_id"], {"enableBug": False})
+    assert response.status == 200, await response.text()
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -43,6 +43,7 @@ class Metadata:
     def __init__(self, path: Path = CSDL) -> None:
         self.types: dict[str, Type] = {}
         self.singletons: dict[str, str] = {}
+        self.entity_sets: dict[str, str] = {}  # `users`, ...: collections at the root
         schema = next(
             s
             for s in ET.parse(path).getroot().iter(f"{_EDM}Schema")
@@ -68,6 +69,9 @@ class Metadata:
             elif tag == "EntityContainer":
                 for single in node.findall(f"{_EDM}Singleton"):
                     self.singletons[single.get("Name", "")] = _bare(single.get("Type", ""))
+                for entity_set in node.findall(f"{_EDM}EntitySet"):
+                    name = entity_set.get("Name", "")
+                    self.entity_sets[name] = _bare(entity_set.get("EntityType", ""))
         for name in self.types:
             base = bases.get(name)
             while base is not None:  # inherited properties, nearest base last to lose
@@ -85,9 +89,12 @@ class Metadata:
     def resolve(self, path: str) -> tuple[str, bool] | str:
         """The path's type and whether it is a collection, or what is wrong with it."""
         segments = [s for s in path.removeprefix("/v1.0/").split("/") if s]
-        if not segments or segments[0] not in self.singletons:
-            return f"{path}: not under a singleton of the metadata"
-        current, collection = self.singletons[segments[0]], False
+        if segments and segments[0] in self.entity_sets:
+            current, collection = self.entity_sets[segments[0]], True
+        elif segments and segments[0] in self.singletons:
+            current, collection = self.singletons[segments[0]], False
+        else:
+            return f"{path}: not under a singleton or entity set of the metadata"
         for segment in segments[1:]:
             if collection:  # a key into the collection
                 collection = False

@@ -1,6 +1,6 @@
 """The Planner conformance check itself: every route the local Planner serves names an entity of
-Graph's metadata (walked from the `planner` singleton), and the check finds what Graph does not
-allow."""
+Graph's metadata (walked from the `planner` singleton or the `users` entity set), and the check
+finds what Graph does not allow."""
 
 from bot.sync.standins.planner import PlannerStandin
 from bot.sync.standins.planner.routes import Api
@@ -17,6 +17,7 @@ SERVED = {
     ("DELETE", "/v1.0/planner/tasks/{task}"): ("plannerTask", False),
     ("GET", "/v1.0/planner/tasks/{task}/details"): ("plannerTaskDetails", False),
     ("PATCH", "/v1.0/planner/tasks/{task}/details"): ("plannerTaskDetails", False),
+    ("GET", "/v1.0/users/{user}"): ("user", False),
 }
 
 

@@ -286,11 +286,14 @@ async def details(uow: UnitOfWork, applied: Applied) -> dict[str, Any]:
 async def fire(uow: UnitOfWork, applied: Applied) -> None:
     """The events of a change that came in (never for the first import)."""
     if applied.created:
+        item = await details(uow, applied)
+        # As every ITEM_CREATED carries them (`items.service.created_fields`): the ids only.
+        item["assignedTo"] = [person["_id"] for person in item["assignedTo"]]
         await events.record(
             uow,
             kind=applied.kind,
             trigger=Trigger.ITEM_CREATED,
-            payloads={applied.item_id: {"item": await details(uow, applied)}},
+            payloads={applied.item_id: {"item": item}},
         )
     elif applied.changes:
         await events.record(

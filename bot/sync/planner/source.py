@@ -20,6 +20,7 @@ from bot.sync.pacer import PACER, HostPacer
 from bot.sync.planner import cursor as cursors
 from bot.sync.planner import fields
 from bot.sync.planner.client import Credentials, GraphClient
+from bot.sync.planner.people import Names
 from bot.sync.planner.tokens import TOKENS, Tokens
 from bot.sync.source import (
     Changed,
@@ -64,6 +65,7 @@ class PlannerSource:
             http, base_url, credentials, cache=cache, clock=clock, pacer=pacer
         )
         self._plan = plan_id
+        self._names = Names(self._client)
         self._buckets = buckets  # the project's query: where a task made here goes first
         # The ids the last pull listed, by query: a poll looks for deletions right after its pull
         # (on the same connector), and Planner's listing is the whole plan, so it is not sent twice.
@@ -164,9 +166,10 @@ class PlannerSource:
 
     async def _with_details(self, task: dict[str, Any]) -> SourceItem | None:
         try:
-            return fields.source_item(task, await self._details(str(task["id"])))
+            found = fields.source_item(task, await self._details(str(task["id"])))
         except SourceNotFound:
             return None  # deleted since it was listed
+        return await self._names.named(found)
 
     # Writing
 

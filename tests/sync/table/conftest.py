@@ -1,6 +1,7 @@
 """The rig fixture: each test of the table runs once per source (and per database)."""
 
 import pytest
+from aiohttp.test_utils import TestClient
 
 from bot.clock import FrozenClock
 from bot.settings import Settings
@@ -10,9 +11,12 @@ from tests.sync.table.azure_devops import AzureDevOpsRig
 from tests.sync.table.jira import JiraRig
 from tests.sync.table.planner import PlannerRig
 from tests.sync.table.rig import SourceRig
+from tests.teams.bot import Post
+from tests.teams.conftest import chat, connector, poster, service_url
 from tests.vendor_apis.planner_fixtures import MakePlanner, make_planner
 
-__all__ = ["make_jira", "make_planner"]
+# The bot's fixtures (the chat rows talk to the app the table's `client` serves).
+__all__ = ["chat", "connector", "make_jira", "make_planner", "service_url"]
 
 # Each names a fixture `<name>_rig` that starts the source's stand-in and wraps it.
 SOURCES = ["azure_devops", "jira", "planner"]
@@ -51,3 +55,9 @@ async def jira_rig(make_jira: MakeJira, clock: FrozenClock) -> JiraRig:
 @pytest.fixture
 async def planner_rig(make_planner: MakePlanner, clock: FrozenClock) -> PlannerRig:
     return PlannerRig(await make_planner(clock=clock))
+
+
+@pytest.fixture
+def post(client: TestClient) -> Post:
+    """Activities to the app under test (the bot's `chat` posts through it)."""
+    return poster(client)

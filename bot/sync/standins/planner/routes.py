@@ -45,6 +45,7 @@ class Api:
             web.delete(V1 + "/planner/tasks/{task}", self.delete),
             web.get(V1 + "/planner/tasks/{task}/details", self.details),
             web.patch(V1 + "/planner/tasks/{task}/details", self.update_details),
+            web.get(V1 + "/users/{user}", self.user),
         ]
 
     def _plan(self, request: web.Request) -> None:
@@ -65,6 +66,22 @@ class Api:
         self._plan(request)
         value = [views.bucket(self.store, b) for b in self.store.buckets.values()]
         return _json({"@odata.context": f"{views.CONTEXT}#planner/buckets", "value": value})
+
+    async def user(self, request: web.Request) -> web.Response:
+        """A directory user by object id (`$select` honoured), as the app may read them."""
+        user_id = request.match_info["user"]
+        if not self.standin.users_readable:
+            raise GraphError(403, "Insufficient privileges.", "Authorization_RequestDenied")
+        name = self.standin.users.get(user_id)
+        if name is None:
+            raise GraphError(
+                404, f"Resource '{user_id}' does not exist.", "Request_ResourceNotFound"
+            )
+        found = {"id": user_id, "displayName": name}
+        selected = [s for s in request.query.get("$select", "").split(",") if s]
+        if selected:
+            found = {k: v for k, v in found.items() if k in selected or k == "id"}
+        return _json({"@odata.context": f"{views.CONTEXT}#users/$entity", **found})
 
     async def tasks(self, request: web.Request) -> web.Response:
         """One page of the plan's tasks; `@odata.nextLink` (with `$skiptoken`) when more follow."""

@@ -55,6 +55,9 @@ class PlannerStandin(LocalSource):
         )
         self.store.add_bucket("To do")
         self.store.add_bucket("Doing")
+        # The directory's users by object id: their display names (`GET /users/{id}`).
+        self.users = {SOMEONE_ELSE: "Riley Source"}
+        self.users_readable = True  # False: the app lacks User.Read.All (403)
         self.tokens_issued = 0
         self._tokens: dict[str, _Token] = {}
         self._revoked = False
@@ -140,6 +143,10 @@ class PlannerStandin(LocalSource):
         """Every access token given so far."""
         return list(self._tokens)
 
+    def add_user(self, object_id: str, display_name: str) -> None:
+        """A user of the tenant's directory, whom tasks may be assigned to."""
+        self.users[object_id] = display_name
+
     # Tasks "there"
 
     def seed(self, count: int, **values: Any) -> list[str]:
@@ -147,9 +154,13 @@ class PlannerStandin(LocalSource):
         (Graph's property names) for each."""
         return [self.create(f"Task {n}", **values) for n in range(count)]
 
-    def create(self, title: str, *, description: str = "", **values: Any) -> str:
-        """A task made there by another user; its id."""
-        task = self.store.create({"title": title, **values}, by=SOMEONE_ELSE)
+    def create(
+        self, title: str, *, description: str = "", task_id: str | None = None, **values: Any
+    ) -> str:
+        """A task made there by another user (with `task_id`, or a new id); its id."""
+        if task_id in self.store.tasks:
+            raise ValueError(f"the stand-in has a task {task_id!r} already")
+        task = self.store.create({"title": title, **values}, by=SOMEONE_ELSE, task_id=task_id)
         if description:
             self.store.describe(task, description)
         return task.id
