@@ -7,7 +7,7 @@ from typing import cast
 from sqlalchemy import Table, select
 
 from bot.db.statements import Row
-from bot.db.tables import FieldMapping, FieldValue, Project
+from bot.db.tables import FieldMapping, FieldValue
 from bot.db.uow import UnitOfWork
 from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, name_key
 from bot.ids import new_id
@@ -18,7 +18,7 @@ _MAPPINGS = cast(Table, FieldMapping.__table__)
 
 
 async def add_default_mappings(
-    uow: UnitOfWork, *, project: Project, states: tuple[SourceValue, ...], severities: bool = True
+    uow: UnitOfWork, *, project: Row, states: tuple[SourceValue, ...], severities: bool = True
 ) -> None:
     """Map `states` (and, when asked, Azure DevOps' severities) for both kinds."""
     values = await uow.rows(
@@ -49,7 +49,7 @@ async def add_default_mappings(
 
 def _row(
     uow: UnitOfWork,
-    project: Project,
+    project: Row,
     kind: ItemKind,
     field: str,
     value: Row,
@@ -80,7 +80,7 @@ SOURCE_PRIORITIES: dict[SourceKind, tuple[tuple[str, ...], ...]] = {
 }
 
 
-async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:
+async def add_priority_mappings(uow: UnitOfWork, *, project: Row) -> None:
     """At the first link of a project that syncs: its source's priorities mapped, for both
     kinds, unless it has priority mappings already."""
     source_values = SOURCE_PRIORITIES.get(SourceKind(project.source))

@@ -7,7 +7,7 @@ from sqlalchemy import delete, insert, select, update
 
 from bot.db.changes import changed
 from bot.db.statements import Row
-from bot.db.tables import FieldMapping, FieldValue, Project
+from bot.db.tables import FieldMapping, FieldValue
 from bot.db.uow import UnitOfWork
 from bot.errors import CodedBadRequest, Invalid, NotFound
 from bot.fields import catalog_locks
@@ -144,7 +144,7 @@ async def delete_mapping(uow: UnitOfWork, *, mapping_id: str) -> None:
     )
 
 
-async def _external_project(uow: UnitOfWork, project_id: str, *, lock: bool = True) -> Project:
+async def _external_project(uow: UnitOfWork, project_id: str, *, lock: bool = True) -> Row:
     """The mapping's project, locked so two writers cannot both map one source value."""
     try:
         project = await projects.get_project(uow, project_id=project_id, for_update=lock)
@@ -173,9 +173,7 @@ async def _channel_value(
     return value
 
 
-def _source_value_name(
-    project: Project, field: MappedField, source_id: str, given: str | None
-) -> str:
+def _source_value_name(project: Row, field: MappedField, source_id: str, given: str | None) -> str:
     """The source value's name; a state or Azure DevOps severity must be in the catalogue."""
     source = SourceKind(project.source)
     catalogue: tuple[SourceValue, ...] | None = None
@@ -212,7 +210,7 @@ async def find_mapping(
 
 
 async def _refuse_duplicate(
-    uow: UnitOfWork, project: Project, field: MappedField, entity_type: str, source_id: str
+    uow: UnitOfWork, project: Row, field: MappedField, entity_type: str, source_id: str
 ) -> None:
     taken = await find_mapping(
         uow, project_id=project.id, field=field, entity_type=entity_type, source_id=source_id
