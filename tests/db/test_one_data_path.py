@@ -12,10 +12,6 @@ ROOT = Path(__file__).parents[2]
 ENTITY_WAYS = {"get", "entity", "entities", "entity_rows", "add", "delete", "flush", "session"}
 
 NOT_YET = {
-    "bot/sync/engine/creates.py",
-    "bot/sync/engine/inbound.py",
-    "bot/sync/engine/reading.py",
-    "bot/sync/engine/sending.py",
     "bot/sync/links.py",
     "bot/sync/saving.py",
 }
