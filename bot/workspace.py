@@ -1,6 +1,8 @@
 """Setting a channel up for work: its directory row, its native project, its default fields."""
 
-from sqlalchemy import select
+from typing import cast
+
+from sqlalchemy import Table, select
 
 from bot.db.tables import ItemCounter, Project
 from bot.db.uow import UnitOfWork
@@ -34,11 +36,7 @@ async def add_channel(
             uow, channel_id=channel.id, teams_channel_id=channel_id, name=name
         )
         await fields.add_channel_defaults(uow, channel_id=channel.id)
-        uow.add(
-            *(
-                ItemCounter(channel_id=channel.id, kind=kind.value, last_internal_id=0, version=0)
-                for kind in ItemKind
-            )
-        )
-        await uow.flush()
+        counters = [{"kind": kind.value} for kind in ItemKind]
+        same = {"channel_id": channel.id, "last_internal_id": 0, "version": 0}
+        await uow.insert_many(cast(Table, ItemCounter.__table__), counters, same)
     return channel

@@ -4,7 +4,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, insert, select, update
 
 from bot.auth.schemas import IssuedToken
 from bot.auth.sso import SsoIdentity
@@ -135,8 +135,8 @@ async def _issue(
     secret = secrets.token_urlsafe(32)
     now = uow.clock.now()
     expires_at = now + ttl
-    uow.add(
-        AuthToken(
+    await uow.execute(
+        insert(AuthToken).values(
             id=new_id(),
             token_hash=hash_secret(secret),
             user_id=user_id,
@@ -147,5 +147,4 @@ async def _issue(
             revoked_at=None,
         )
     )
-    await uow.flush()
     return IssuedToken(secret=secret, expires_at=expires_at)

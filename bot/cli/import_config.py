@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.cli.import_rows import Record
-from bot.db.tables import EventDefinition
+from bot.db.statements import Row
 from bot.db.uow import UnitOfWork
 from bot.events import service as events
 from bot.events.definitions import checks
@@ -276,9 +276,7 @@ def _imported_http_reason(unset: list[str]) -> str:
     )
 
 
-def _same(
-    held: EventDefinition, body: DefinitionIn, conditions: list[Any], action: dict[str, Any]
-) -> bool:
+def _same(held: Row, body: DefinitionIn, conditions: list[Any], action: dict[str, Any]) -> bool:
     """Whether the channel's rule does what the file's does (header values aside: the file
     has none)."""
     return (

@@ -5,8 +5,9 @@ source user to a member."""
 from collections.abc import Collection, Sequence
 from typing import cast
 
-from sqlalchemy import Table, delete, insert, select, tuple_
+from sqlalchemy import Table, delete, select, tuple_
 
+from bot.db.statements import Row
 from bot.db.tables import TeamMember, UserMapping
 from bot.db.uow import UnitOfWork
 from bot.db.upserts import insert_unless_present
@@ -23,7 +24,7 @@ def host_key(hostname: str) -> str:
     return hostname.strip().rstrip("/").casefold()
 
 
-def mapping_out(row: UserMapping) -> UserMappingOut:
+def mapping_out(row: Row) -> UserMappingOut:
     return UserMappingOut(
         id=row.id,
         source=row.source,
@@ -39,7 +40,7 @@ def mapping_out(row: UserMapping) -> UserMappingOut:
 async def mappings_of(
     uow: UnitOfWork, user_ids: Collection[str]
 ) -> dict[str, list[UserMappingOut]]:
-    rows = await uow.entities(
+    rows = await uow.rows(
         select(UserMapping)
         .where(UserMapping.user_id.in_(list(user_ids)))
         .order_by(UserMapping.created_at, UserMapping.id)
@@ -56,7 +57,10 @@ async def set_mappings(
     """Replace the mapping array of a member of the channel's team (404 for anyone else)."""
     assert uow.channel is not None, "a user's mapping is set in a channel"
     user = await find_user(uow, ref=user_ref)
-    if await uow.get(TeamMember, (uow.channel.team_id, user.id)) is None:
+    member = select(TeamMember.user_id).where(
+        TeamMember.team_id == uow.channel.team_id, TeamMember.user_id == user.id
+    )
+    if await uow.value(member) is None:
         raise NotFound(f"User '{user_ref}' is not a member of this team.")
     keys = [(e.source, host_key(e.project_hostname), e.source_id) for e in entries]
     if len(set(keys)) < len(keys):
@@ -91,7 +95,7 @@ async def set_mappings(
         for (source, host, source_id), entry in zip(keys, entries, strict=True)
     ]
     if rows:
-        await uow.execute_many(insert(UserMapping), rows)
+        await uow.insert_many(_MAPPINGS, rows, {})
     mapping = (await mappings_of(uow, [user.id]))[user.id]
     return MemberOut.model_validate({**user_out(user).model_dump(), "mapping": mapping})
 
@@ -124,11 +128,9 @@ async def keep_match(
     )
 
 
-async def known_at(
-    uow: UnitOfWork, *, team_id: str, source: str, hostname: str
-) -> list[UserMapping]:
+async def known_at(uow: UnitOfWork, *, team_id: str, source: str, hostname: str) -> list[Row]:
     """The team's members' mappings for one source address."""
-    return await uow.entities(
+    return await uow.rows(
         select(UserMapping)
         .join(TeamMember, TeamMember.user_id == UserMapping.user_id)
         .where(

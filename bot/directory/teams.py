@@ -3,8 +3,9 @@ the bot's installation and roster sync, and read back as the API shows them. A t
 its Teams id; a channel belongs to one team for good, and a channel deleted in Teams is kept,
 marked, so its items stay."""
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
+from bot.db.statements import Row
 from bot.db.tables import Channel, Team, Tenant
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import ChannelOut, MembershipType, TeamOut
@@ -13,7 +14,7 @@ from bot.errors import Conflict, NotFound
 from bot.ids import new_id
 
 
-def team_out(team: Team) -> TeamOut:
+def team_out(team: Row) -> TeamOut:
     return TeamOut(
         id=team.id,
         team_id=team.teams_id,
@@ -23,7 +24,7 @@ def team_out(team: Team) -> TeamOut:
     )
 
 
-def channel_out(channel: Channel, team: Team) -> ChannelOut:
+def channel_out(channel: Row, team: Row) -> ChannelOut:
     return ChannelOut(
         id=channel.id,
         channel_id=channel.teams_id,
@@ -36,9 +37,8 @@ def channel_out(channel: Channel, team: Team) -> ChannelOut:
 async def ensure_tenant(uow: UnitOfWork, *, tenant_id: str) -> None:
     """Record a tenant the first time it is seen."""
     await uow.hold(f"tenant {tenant_id}")  # a racing first sight waits, then sees it
-    if await uow.get(Tenant, tenant_id) is None:
-        uow.add(Tenant(id=tenant_id, created_at=uow.clock.now()))
-        await uow.flush()
+    if await uow.value(select(Tenant.id).where(Tenant.id == tenant_id)) is None:
+        await uow.execute(insert(Tenant).values(id=tenant_id, created_at=uow.clock.now()))
 
 
 async def upsert_team(
@@ -59,22 +59,31 @@ async def upsert_team(
     now = uow.clock.now()
     team = await team_by_teams_id(uow, team_id)
     if team is None:
-        team = Team(
-            id=new_id(),
-            teams_id=team_id,
-            name=name,
-            tenant_id=tenant_id or None,
-            group_id=group_id or None,
-            created_at=now,
-            updated_at=now,
+        [team] = await uow.execute(
+            insert(Team)
+            .values(
+                id=new_id(),
+                teams_id=team_id,
+                name=name,
+                tenant_id=tenant_id or None,
+                group_id=group_id or None,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*Team.__table__.c)
         )
-        uow.add(team)
     else:
-        team.name = name
-        team.tenant_id = tenant_id or team.tenant_id
-        team.group_id = group_id or team.group_id
-        team.updated_at = now
-    await uow.flush()
+        [team] = await uow.execute(
+            update(Team)
+            .where(Team.id == team.id)
+            .values(
+                name=name,
+                tenant_id=tenant_id or team.tenant_id,
+                group_id=group_id or team.group_id,
+                updated_at=now,
+            )
+            .returning(*Team.__table__.c)
+        )
     return team_out(team)
 
 
@@ -99,26 +108,35 @@ async def upsert_channel(
     channel = await channel_by_teams_id(uow, channel_id)
     renamed_from = None
     if channel is None:
-        channel = Channel(
-            id=new_id(),
-            team_id=team.id,
-            teams_id=channel_id,
-            name=name,
-            membership_type=membership_type.value,
-            created_at=now,
-            updated_at=now,
+        [channel] = await uow.execute(
+            insert(Channel)
+            .values(
+                id=new_id(),
+                team_id=team.id,
+                teams_id=channel_id,
+                name=name,
+                membership_type=membership_type.value,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*Channel.__table__.c)
         )
-        uow.add(channel)
     elif channel.team_id != team.id:
         raise Conflict(f"Channel '{channel_id}' belongs to another team.")
     else:
         if channel.name != name:
             renamed_from = channel.name
-        channel.name = name
-        channel.membership_type = membership_type.value
-        channel.deleted_at = None  # recorded again: restored in Teams
-        channel.updated_at = now
-    await uow.flush()
+        [channel] = await uow.execute(
+            update(Channel)
+            .where(Channel.id == channel.id)
+            .values(
+                name=name,
+                membership_type=membership_type.value,
+                deleted_at=None,  # recorded again: restored in Teams
+                updated_at=now,
+            )
+            .returning(*Channel.__table__.c)
+        )
     return channel_out(channel, team), renamed_from
 
 
@@ -128,13 +146,15 @@ async def mark_channel_deleted(uow: UnitOfWork, *, team_id: str, channel_id: str
     channel = await channel_by_teams_id(uow, channel_id)
     if channel is None or channel.team_id != team.id:
         return  # never recorded here: nothing to keep
-    channel.deleted_at = channel.updated_at = uow.clock.now()
-    await uow.flush()
+    now = uow.clock.now()
+    await uow.execute(
+        update(Channel).where(Channel.id == channel.id).values(deleted_at=now, updated_at=now)
+    )
 
 
 async def describe_channel(uow: UnitOfWork, *, scope: ChannelScope) -> tuple[TeamOut, ChannelOut]:
-    team = await uow.get(Team, scope.team_id)
-    channel = await uow.get(Channel, scope.channel_id)
+    team = await uow.row(select(Team).where(Team.id == scope.team_id))
+    channel = await uow.row(select(Channel).where(Channel.id == scope.channel_id))
     if team is None or channel is None:
         raise NotFound("The channel no longer exists.")
     return team_out(team), channel_out(channel, team)

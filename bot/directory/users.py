@@ -5,8 +5,9 @@ team or removed, and listed as a team's members."""
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import delete, insert, or_, select, update
 
+from bot.db.statements import Row
 from bot.db.tables import TeamMember, User
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.directory.schemas import USER_SOURCE, MembershipOut, UserOut
@@ -16,7 +17,7 @@ from bot.ids import is_id, new_id
 from bot.odata.query import Query, apply, count_statement, page
 
 
-def user_out(user: User) -> UserOut:
+def user_out(user: Row) -> UserOut:
     return UserOut(
         id=user.id,
         source_id=user.source_id,
@@ -48,30 +49,39 @@ async def upsert_user(
     now = uow.clock.now()
     user = await one_or_none(uow, select(User).where(User.source_id == source_id))
     holder = await one_or_none(uow, select(User).where(User.username == username))
-    if holder is not None and holder is not user:
+    if holder is not None and (user is None or holder.id != user.id):
         raise Conflict(f"Username '{username}' belongs to another user.")
     if user is None:
-        user = User(
-            id=new_id(),
-            source_id=source_id,
-            username=username,
-            display_name=display_name,
-            email=email or None,
-            source=USER_SOURCE,
-            created_at=now,
-            updated_at=now,
+        [user] = await uow.execute(
+            insert(User)
+            .values(
+                id=new_id(),
+                source_id=source_id,
+                username=username,
+                display_name=display_name,
+                email=email or None,
+                source=USER_SOURCE,
+                created_at=now,
+                updated_at=now,
+            )
+            .returning(*User.__table__.c)
         )
-        uow.add(user)
     else:
-        user.username = username
-        user.display_name = display_name
-        user.email = email or user.email
-        user.updated_at = now
-    await uow.flush()
+        [user] = await uow.execute(
+            update(User)
+            .where(User.id == user.id)
+            .values(
+                username=username,
+                display_name=display_name,
+                email=email or user.email,
+                updated_at=now,
+            )
+            .returning(*User.__table__.c)
+        )
     return user_out(user)
 
 
-async def find_user(uow: UnitOfWork, *, ref: str) -> User:
+async def find_user(uow: UnitOfWork, *, ref: str) -> Row:
     """A user by `_id`, else Entra object id, else UPN or email (docs/api.md, Bugs and tasks)."""
     for condition in _user_lookups(ref):
         user = await one_or_none(uow, select(User).where(condition).limit(1))
@@ -91,9 +101,13 @@ async def add_member(uow: UnitOfWork, *, team_id: str, user_ref: str) -> Members
     team = await require_team(uow, team_id)
     user = await find_user(uow, ref=user_ref)
     await uow.hold(f"member {team.id} {user.id}")  # a racing add waits, then sees it
-    if await uow.get(TeamMember, (team.id, user.id)) is None:
-        uow.add(TeamMember(team_id=team.id, user_id=user.id, created_at=uow.clock.now()))
-        await uow.flush()
+    member = select(TeamMember.user_id).where(
+        TeamMember.team_id == team.id, TeamMember.user_id == user.id
+    )
+    if await uow.value(member) is None:
+        await uow.execute(
+            insert(TeamMember).values(team_id=team.id, user_id=user.id, created_at=uow.clock.now())
+        )
     return MembershipOut(team_id=team.teams_id, user=user_out(user), member=True)
 
 
@@ -126,7 +140,7 @@ async def list_members(
 
 async def list_team_members(uow: UnitOfWork, *, scope: ChannelScope) -> list[UserOut]:
     """The members of the scope's team, by name: whom a form may assign."""
-    users = await uow.entities(
+    users = await uow.rows(
         select(User)
         .join(TeamMember, TeamMember.user_id == User.id)
         .where(TeamMember.team_id == scope.team_id)

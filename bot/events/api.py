@@ -3,7 +3,7 @@ secret, and the triggers they may choose."""
 
 from typing import Any
 
-from bot.db.tables import EventDefinition
+from bot.db.statements import Row
 from bot.db.uow import ChannelScope
 from bot.events import service as events
 from bot.events.definitions.header_values import masked
@@ -27,7 +27,7 @@ from bot.web.routing import Access, Call, RouteTable
 routes = RouteTable(tag="events")
 
 
-def definition_out(definition: EventDefinition, channel: ChannelScope, base_url: str) -> dict:
+def definition_out(definition: Row, channel: ChannelScope, base_url: str) -> dict:
     """A rule in the API's shape, JSON-ready; never its secrets nor its header values."""
     link = entity_link(base_url, DEFINITIONS.name, definition.id)
     return DefinitionOut.model_validate(

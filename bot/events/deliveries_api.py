@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from bot.db.tables import EventDelivery
+from bot.db.statements import Row
 from bot.events.deliveries import service as deliveries
 from bot.events.deliveries.queries import DELIVERIES
 from bot.events.deliveries.schemas import DeliveryOut, DeliveryPage
@@ -12,7 +12,7 @@ from bot.web.routing import Access, Call, RouteTable
 routes = RouteTable(tag="events")
 
 
-def delivery_out(delivery: EventDelivery, attempts: list[Any]) -> dict[str, Any]:
+def delivery_out(delivery: Row, attempts: list[Any]) -> dict[str, Any]:
     """A delivery in the API's shape, JSON-ready: its target, never its headers or body."""
     return DeliveryOut.model_validate(
         {

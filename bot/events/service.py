@@ -5,10 +5,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from yarl import URL
 
-from bot.db.statements import Prepared
+from bot.db.changes import changed
+from bot.db.statements import Prepared, Row
 from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.uow import ChannelScope, UnitOfWork
 from bot.errors import BadRequest, NotFound
@@ -50,21 +51,17 @@ async def list_triggers(uow: UnitOfWork, *, query: Query) -> list[dict[str, Any]
     ]
 
 
-async def list_definitions(
-    uow: UnitOfWork, *, query: Query
-) -> tuple[list[EventDefinition], int | None, bool]:
+async def list_definitions(uow: UnitOfWork, *, query: Query) -> tuple[list[Row], int | None, bool]:
     """A page of the channel's rules, the exact count if asked, and whether more follow."""
     statement = select(EventDefinition).where(
         EventDefinition.channel_id == _channel(uow).channel_id
     )
-    rows, more = page(await uow.entities(apply(statement, query)), query)
+    rows, more = page(await uow.rows(apply(statement, query)), query)
     count = await uow.value(count_statement(statement, query)) if query.count else None
     return rows, count, more
 
 
-async def get_definition(
-    uow: UnitOfWork, *, definition_id: str, for_update: bool = False
-) -> EventDefinition:
+async def get_definition(uow: UnitOfWork, *, definition_id: str, for_update: bool = False) -> Row:
     """A rule of the request's channel; anything else (another channel's, none) is a 404."""
     definition = None
     if is_id(definition_id):
@@ -72,7 +69,7 @@ async def get_definition(
             EventDefinition.id == definition_id,
             EventDefinition.channel_id == _channel(uow).channel_id,
         )
-        definition = await uow.entity(statement.with_for_update() if for_update else statement)
+        definition = await uow.row(statement.with_for_update() if for_update else statement)
     if definition is None:
         raise NotFound(f"Event definition '{definition_id}' not found.")
     return definition
@@ -90,7 +87,7 @@ async def check_reachable(action: dict[str, Any] | None, allowed_hosts: list[str
 
 async def create_definition(
     uow: UnitOfWork, *, body: DefinitionIn, disabled_reason: str | None = None
-) -> EventDefinition:
+) -> Row:
     """A new rule in the channel, with a new signing secret (shown once, by the caller). A rule
     made switched off may say why (`disabled_reason`, as the service's own switch-offs do)."""
     row = definition_row(
@@ -102,24 +99,20 @@ async def create_definition(
     )
     if disabled_reason is not None and not body.enable:
         row["disabled_reason"] = disabled_reason
-    definition = EventDefinition(**row)
-    uow.add(definition)
-    await uow.flush()
-    return definition
+    await uow.execute(insert(EventDefinition).values(row))
+    return Row(row)
 
 
-async def definitions_named(uow: UnitOfWork, *, kind: ItemKind, name: str) -> list[EventDefinition]:
+async def definitions_named(uow: UnitOfWork, *, kind: ItemKind, name: str) -> list[Row]:
     """The channel's rules of this kind with this name (names are not unique: oldest first)."""
-    return list(
-        await uow.entities(
-            select(EventDefinition)
-            .where(
-                EventDefinition.channel_id == _channel(uow).channel_id,
-                EventDefinition.kind == kind.value,
-                EventDefinition.name == name,
-            )
-            .order_by(EventDefinition.created_at, EventDefinition.id)
+    return await uow.rows(
+        select(EventDefinition)
+        .where(
+            EventDefinition.channel_id == _channel(uow).channel_id,
+            EventDefinition.kind == kind.value,
+            EventDefinition.name == name,
         )
+        .order_by(EventDefinition.created_at, EventDefinition.id)
     )
 
 
@@ -157,11 +150,10 @@ def definition_row(
     }
 
 
-async def update_definition(
-    uow: UnitOfWork, *, definition_id: str, patch: DefinitionPatch
-) -> EventDefinition:
+async def update_definition(uow: UnitOfWork, *, definition_id: str, patch: DefinitionPatch) -> Row:
     """Change any part of a rule; the rule as it then stands is checked as a whole."""
     definition = await get_definition(uow, definition_id=definition_id, for_update=True)
+    before = dict(definition)
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field, value in changes.items():
         if value is None and field != "action":
@@ -176,22 +168,22 @@ async def update_definition(
         body = DefinitionIn.model_validate(merged)
     except ValidationError as exc:
         raise BadRequest(describe_validation_error(exc)) from None
-    definition.conditions = checks.checked_conditions(
+    definition["conditions"] = checks.checked_conditions(
         body.conditions, kind=body.entity_type, trigger=body.trigger_type
     )
-    definition.action = checks.checked_action(body.action_type, body.action)
+    definition["action"] = checks.checked_action(body.action_type, body.action)
     if "enable" in changes:
         # Switched by a person: whatever the service recorded when it switched it off is past.
-        definition.disabled_reason = None
-        definition.disabled_announced_at = None
-    definition.name = body.event_name
-    definition.kind = body.entity_type.value
-    definition.enabled = body.enable
-    definition.trigger = body.trigger_type.value
-    definition.conditions_op = body.conditions_ops.value
-    definition.action_type = body.action_type.value
-    definition.updated_at = uow.clock.now()
-    await uow.flush()
+        definition["disabled_reason"] = None
+        definition["disabled_announced_at"] = None
+    definition["name"] = body.event_name
+    definition["kind"] = body.entity_type.value
+    definition["enabled"] = body.enable
+    definition["trigger"] = body.trigger_type.value
+    definition["conditions_op"] = body.conditions_ops.value
+    definition["action_type"] = body.action_type.value
+    definition["updated_at"] = uow.clock.now()
+    await _write(uow, definition, before)
     return definition
 
 
@@ -211,16 +203,25 @@ async def delete_definition(uow: UnitOfWork, *, definition_id: str) -> None:
         raise NotFound(f"Event definition '{definition_id}' not found.")
 
 
-async def rotate_secret(uow: UnitOfWork, *, definition_id: str) -> EventDefinition:
+async def rotate_secret(uow: UnitOfWork, *, definition_id: str) -> Row:
     """A new signing secret; the current one keeps signing beside it for OVERLAP_HOURS."""
     definition = await get_definition(uow, definition_id=definition_id, for_update=True)
+    before = dict(definition)
     now = uow.clock.now()
-    definition.previous_secret = definition.secret
-    definition.previous_secret_until = now + timedelta(hours=OVERLAP_HOURS)
-    definition.secret = new_secret()
-    definition.updated_at = now
-    await uow.flush()
+    definition["previous_secret"] = definition.secret
+    definition["previous_secret_until"] = now + timedelta(hours=OVERLAP_HOURS)
+    definition["secret"] = new_secret()
+    definition["updated_at"] = now
+    await _write(uow, definition, before)
     return definition
+
+
+async def _write(uow: UnitOfWork, definition: Row, before: dict[str, Any]) -> None:
+    """Write what changed in the rule since it was read."""
+    if written := changed(definition, before):
+        await uow.execute(
+            update(EventDefinition).where(EventDefinition.id == definition.id).values(written)
+        )
 
 
 async def explain(uow: UnitOfWork, *, definition_id: str, item_id: str) -> Explanation:
@@ -340,7 +341,7 @@ def _summary(row: Any) -> RuleSummary:
     )
 
 
-def _body_of(definition: EventDefinition) -> dict[str, Any]:
+def _body_of(definition: Row) -> dict[str, Any]:
     """The stored rule as a creation body, by field name."""
     return {
         "event_name": definition.name,

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from bot.db.tables import FieldValue
+from bot.db.statements import Row
 from bot.fields import service as fields
 from bot.fields.queries import STATUSES
 from bot.fields.schemas import StatusIn, StatusOut, StatusPage, StatusPatch
@@ -14,7 +14,7 @@ routes = RouteTable(tag="fields")
 STATUS_SET = "status"
 
 
-def status_out(status: FieldValue, base_url: str) -> StatusOut:
+def status_out(status: Row, base_url: str) -> StatusOut:
     link = entity_link(base_url, STATUS_SET, status.id)
     return StatusOut.model_validate(
         {

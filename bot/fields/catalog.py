@@ -6,7 +6,7 @@ from typing import cast
 
 from sqlalchemy import Select, Table, bindparam, select
 
-from bot.db.statements import Prepared
+from bot.db.statements import Prepared, Row
 from bot.db.tables import FieldValue
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
@@ -100,14 +100,14 @@ async def load_catalog(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> C
     return catalog
 
 
-async def shown_values(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[FieldValue]:
+async def shown_values(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[Row]:
     """The channel's statuses, priorities and severities of one kind, whole, for showing."""
-    return await uow.entities(_shown(channel_id, kind))
+    return await uow.rows(_shown(channel_id, kind))
 
 
-async def load_statuses(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[FieldValue]:
+async def load_statuses(uow: UnitOfWork, *, channel_id: str, kind: ItemKind) -> list[Row]:
     """The kind's statuses alone, whole, for showing them (an item card's choices)."""
-    return await uow.entities(_shown(channel_id, kind).where(FieldValue.field == STATUS))
+    return await uow.rows(_shown(channel_id, kind).where(FieldValue.field == STATUS))
 
 
 def _shown(channel_id: str, kind: ItemKind) -> Select[FieldValue]:

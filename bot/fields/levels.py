@@ -5,9 +5,10 @@ is deleted only by moving its items to another one first; a channel has at most 
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import InstrumentedAttribute
 
+from bot.db.statements import Row
 from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Conflict, Invalid
@@ -45,15 +46,13 @@ SEVERITY_SCALE = Scale(
 
 async def list_levels(
     uow: UnitOfWork, *, scale: Scale, query: Query
-) -> tuple[list[FieldValue], int | None, bool]:
+) -> tuple[list[Row], int | None, bool]:
     """A page of the channel's priorities (or severities), the exact count if asked, and
     whether more follow."""
     return await values.list_values(uow, field=scale.field, query=query)
 
 
-async def create_level(
-    uow: UnitOfWork, *, scale: Scale, body: PriorityIn | SeverityIn
-) -> FieldValue:
+async def create_level(uow: UnitOfWork, *, scale: Scale, body: PriorityIn | SeverityIn) -> Row:
     """Add a level; a duplicate name of the same type is a coded 400, and so is one too many."""
     channel_id = values.channel_of(uow)
     type_label = str(body.type)
@@ -90,6 +89,7 @@ async def update_level(uow: UnitOfWork, *, scale: Scale, level_id: str, patch: L
     level = await values.value_to_change(
         uow, field=scale.field, value_id=level_id, label=scale.label
     )
+    before = dict(level)
     changes = patch.model_dump(exclude_unset=True)
     if changes.get("type") not in (None, level.type):
         raise Invalid("type", f"a {scale.label.lower()} cannot move to another kind")
@@ -106,12 +106,12 @@ async def update_level(uow: UnitOfWork, *, scale: Scale, level_id: str, patch: L
         await values.clear_primary(
             uow, channel_id=level.channel_id, field=scale.field, type_label=level.type
         )
-        level.primary = True
+        level["primary"] = True
     for field in ("color", "description", "order", "value"):
         if field in changes:
-            setattr(level, field, changes[field])
-    level.updated_at = uow.clock.now()
-    await uow.flush()
+            level[field] = changes[field]
+    level["updated_at"] = uow.clock.now()
+    await values.write_changes(uow, level, before)
 
 
 async def delete_level(
@@ -137,11 +137,10 @@ async def delete_level(
     else:
         target = await _reassign_target(uow, scale, level, reassign_to)
         await _reassign(uow, scale, level, target)
-    await uow.delete(level)
-    await uow.flush()
+    await uow.execute(delete(FieldValue).where(FieldValue.id == level.id))
 
 
-async def _rename(uow: UnitOfWork, scale: Scale, level: FieldValue, name: str) -> None:
+async def _rename(uow: UnitOfWork, scale: Scale, level: Row, name: str) -> None:
     """The new name on the level and on every item holding it (not an edit of those items)."""
     if name_key(name) != level.name_key:  # a change of case alone is no clash
         kind_values = await values.lock_kind(
@@ -154,15 +153,13 @@ async def _rename(uow: UnitOfWork, scale: Scale, level: FieldValue, name: str) -
         .values({scale.column: name})
         .execution_options(synchronize_session=False)
     )
-    level.name, level.name_key = name, name_key(name)
+    level["name"], level["name_key"] = name, name_key(name)
 
 
-async def _reassign_target(
-    uow: UnitOfWork, scale: Scale, level: FieldValue, name: str
-) -> FieldValue:
+async def _reassign_target(uow: UnitOfWork, scale: Scale, level: Row, name: str) -> Row:
     """The level of the same field and kind that `?reassignTo` names; else a 400 saying why."""
     label = scale.label.lower()
-    target = await uow.entity(
+    target = await uow.row(
         select(FieldValue).where(
             *values.same_kind(level.channel_id, scale.field, level.type),
             FieldValue.name_key == name_key(name),
@@ -186,7 +183,7 @@ async def _reassign_target(
     return target
 
 
-async def _reassign(uow: UnitOfWork, scale: Scale, level: FieldValue, target: FieldValue) -> None:
+async def _reassign(uow: UnitOfWork, scale: Scale, level: Row, target: Row) -> None:
     """Move the level's items to `target`, as an edit of each: updated, and ITEM_UPDATED fired."""
     now = uow.clock.now()
     actor = uow.actor.user_id if uow.actor else None
@@ -215,7 +212,7 @@ async def _reassign(uow: UnitOfWork, scale: Scale, level: FieldValue, target: Fi
     )
 
 
-def _holding(scale: Scale, level: FieldValue) -> tuple[Any, ...]:
+def _holding(scale: Scale, level: Row) -> tuple[Any, ...]:
     """The items that hold the level: of its channel and kind, with its name."""
     return (
         Item.channel_id == level.channel_id,

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from bot.db.tables import FieldValue
+from bot.db.statements import Row
 from bot.fields import levels
 from bot.fields.levels import PRIORITY_SCALE, SEVERITY_SCALE, Scale
 from bot.fields.queries import PRIORITIES, SEVERITIES
@@ -16,7 +16,7 @@ routes = RouteTable(tag="fields")
 REASSIGN_TO = (("reassignTo", "Another value of the same type to move the items holding it to"),)
 
 
-def level_out(level: FieldValue, entity: EntitySet, base_url: str) -> LevelOut:
+def level_out(level: Row, entity: EntitySet, base_url: str) -> LevelOut:
     link = entity_link(base_url, entity.name, level.id)
     return LevelOut.model_validate(
         {

@@ -1,7 +1,10 @@
 """Status rules: one primary per kind, unique names, value and order defaults, safe deletion."""
 
-from sqlalchemy import func, select, update
+from typing import cast
 
+from sqlalchemy import Table, delete, func, select, update
+
+from bot.db.statements import Row
 from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Invalid
@@ -26,6 +29,7 @@ from bot.odata.query import Query
 from bot.schemas import ItemKind
 
 STATUS_EXISTS = "Status already existed."
+_VALUES = cast(Table, FieldValue.__table__)
 
 
 async def add_channel_defaults(uow: UnitOfWork, *, channel_id: str) -> None:
@@ -39,35 +43,29 @@ async def add_channel_defaults(uow: UnitOfWork, *, channel_id: str) -> None:
         for field, defaults_of_field in sets:
             for order, value in enumerate(defaults_of_field, start=1):
                 rows.append(
-                    FieldValue(
-                        id=new_id(),
-                        channel_id=channel_id,
-                        field=field,
-                        type=kind.type_label,
-                        name=value.name,
-                        name_key=name_key(value.name),
-                        color=value.color,
-                        category=value.category,
-                        description="",
-                        primary=value.primary,
-                        order=order,
-                        value=value.value,
-                        created_at=now,
-                        updated_at=now,
-                    )
+                    {
+                        "id": new_id(),
+                        "field": field,
+                        "type": kind.type_label,
+                        "name": value.name,
+                        "name_key": name_key(value.name),
+                        "color": value.color,
+                        "category": value.category,
+                        "primary": value.primary,
+                        "order": order,
+                        "value": value.value,
+                    }
                 )
-    uow.add(*rows)
-    await uow.flush()
+    same = {"channel_id": channel_id, "description": "", "created_at": now, "updated_at": now}
+    await uow.insert_many(_VALUES, rows, same)
 
 
-async def list_statuses(
-    uow: UnitOfWork, *, query: Query
-) -> tuple[list[FieldValue], int | None, bool]:
+async def list_statuses(uow: UnitOfWork, *, query: Query) -> tuple[list[Row], int | None, bool]:
     """A page of the channel's statuses, the exact count if asked, and whether more follow."""
     return await values.list_values(uow, field=STATUS, query=query)
 
 
-async def create_status(uow: UnitOfWork, *, body: StatusIn) -> FieldValue:
+async def create_status(uow: UnitOfWork, *, body: StatusIn) -> Row:
     """Add a status to the channel; a duplicate name of the same type is a coded 400."""
     channel_id = values.channel_of(uow)
     _refuse_reserved_name(body.name)
@@ -95,6 +93,7 @@ async def create_status(uow: UnitOfWork, *, body: StatusIn) -> FieldValue:
 async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) -> None:
     """Change a status; renames reach its items, and a kind never loses its primary or Done."""
     status = await values.value_to_change(uow, field=STATUS, value_id=status_id, label="Status")
+    before = dict(status)
     changes = patch.model_dump(exclude_unset=True)
     if changes.get("type") not in (None, status.type):
         raise Invalid("type", "a status cannot move to another kind")
@@ -108,7 +107,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
                 uow, channel_id=status.channel_id, field=STATUS, type_label=status.type
             )
             values.refuse_taken_name(kind_values, changes["name"], exists=STATUS_EXISTS)
-        status.name, status.name_key = changes["name"], name_key(changes["name"])
+        status["name"], status["name_key"] = changes["name"], name_key(changes["name"])
         # Items showing Invalid (the status is unmapped for their project) keep showing it.
         await uow.execute(
             update(Item)
@@ -121,15 +120,15 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         await values.clear_primary(
             uow, channel_id=status.channel_id, field=STATUS, type_label=status.type
         )
-        status.primary = True
+        status["primary"] = True
     if changes.get("category") not in (None, status.category):
         await _refuse_losing_last_done(uow, status)
-        status.category = changes["category"]
+        status["category"] = changes["category"]
     for field in ("color", "description", "order", "value"):
         if field in changes:
-            setattr(status, field, changes[field])
-    status.updated_at = uow.clock.now()
-    await uow.flush()
+            status[field] = changes[field]
+    status["updated_at"] = uow.clock.now()
+    await values.write_changes(uow, status, before)
 
 
 async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
@@ -148,8 +147,7 @@ async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:
             sync_at=uow.clock.now(),
         )
     )
-    await uow.delete(status)
-    await uow.flush()
+    await uow.execute(delete(FieldValue).where(FieldValue.id == status.id))
 
 
 def _refuse_reserved_name(name: str) -> None:
@@ -157,7 +155,7 @@ def _refuse_reserved_name(name: str) -> None:
         raise Invalid("name", "'Invalid' is what items show when their status is gone")
 
 
-async def _refuse_losing_last_done(uow: UnitOfWork, status: FieldValue) -> None:
+async def _refuse_losing_last_done(uow: UnitOfWork, status: Row) -> None:
     if status.category != Category.DONE:
         return
     done = await uow.value(

@@ -6,7 +6,8 @@ from datetime import datetime
 from sqlalchemy import select
 
 from bot.db.expressions import one_of
-from bot.db.tables import TeamMember, User
+from bot.db.statements import Row
+from bot.db.tables import TeamMember
 from bot.db.uow import UnitOfWork
 from bot.directory.users import find_user
 from bot.errors import Invalid, NotFound
@@ -49,13 +50,13 @@ def completed_date(
 
 async def resolve_assignees(
     uow: UnitOfWork, *, refs: list[AssigneeRef | str], kept: Collection[str] = ()
-) -> list[User]:
+) -> list[Row]:
     """Users named by the refs, each a member of the request's team, in order, once each. The
     users in `kept` (ids of those assigned already) may stay after leaving the team: an edit that
     sends the assignees back as they were must not fail because one of them has left."""
     assert uow.channel is not None
     users: dict[str, str] = {}  # user id → the reference that named it
-    found: list[User] = []
+    found: list[Row] = []
     for ref in refs:
         reference = ref if isinstance(ref, str) else ref.reference
         try:

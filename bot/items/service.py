@@ -6,7 +6,7 @@ from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, delete, insert, select, update
 
-from bot.db.statements import Prepared
+from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
 from bot.discussions import coalescer
@@ -295,10 +295,10 @@ async def next_internal_ids(uow: UnitOfWork, *, channel_id: str, kind: ItemKind,
     return int(numbers[0]["last_internal_id"]) - count + 1
 
 
-async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Item:
+async def _load_for_update(uow: UnitOfWork, kind: ItemKind, item_id: str) -> Row:
     item = None
     if is_id(item_id):
-        item = await uow.entity(
+        item = await uow.row(
             select(Item)
             .where(Item.id == item_id, Item.channel_id == _channel_id(uow), Item.kind == kind.value)
             .with_for_update()

@@ -64,24 +64,25 @@ async def enqueue(
     """Add a job in the caller's transaction: it exists for workers once that commits. The
     payload as stored: code queues a job through its kind (`bot.jobs.kinds.JobKind.enqueue`)."""
     now = uow.clock.now()
-    job = Job(
-        id=new_id(),
-        kind=kind,
-        payload=payload,
-        state=QUEUED,
-        run_at=run_at or now,
-        attempts=0,
-        max_attempts=max_attempts,
-        lease_owner=None,
-        lease_until=None,
-        last_error=None,
-        created_at=now,
-        finished_at=None,
+    job_id = new_id()
+    await uow.execute(
+        insert(Job).values(
+            id=job_id,
+            kind=kind,
+            payload=payload,
+            state=QUEUED,
+            run_at=run_at or now,
+            attempts=0,
+            max_attempts=max_attempts,
+            lease_owner=None,
+            lease_until=None,
+            last_error=None,
+            created_at=now,
+            finished_at=None,
+        )
     )
-    uow.add(job)
-    await uow.flush()
     uow.on_commit(wakeups.ring)
-    return job.id
+    return job_id
 
 
 _JOBS = cast(Table, Job.__table__)

@@ -2,21 +2,26 @@
 each source state → the channel status of its category with the lowest order, per kind; an Azure
 DevOps project's severities → the channel's Bug severities of the same name."""
 
-from sqlalchemy import insert, select
+from typing import cast
 
-from bot.db.tables import FieldMapping, FieldValue, Project
+from sqlalchemy import Table, select
+
+from bot.db.statements import Row
+from bot.db.tables import FieldMapping, FieldValue
 from bot.db.uow import UnitOfWork
 from bot.fields.catalog import PRIORITY, SEVERITY, STATUS, name_key
 from bot.ids import new_id
 from bot.projects.sources import AZURE_DEVOPS_SEVERITIES, SourceKind, SourceValue, severity_name
 from bot.schemas import ItemKind
 
+_MAPPINGS = cast(Table, FieldMapping.__table__)
+
 
 async def add_default_mappings(
-    uow: UnitOfWork, *, project: Project, states: tuple[SourceValue, ...], severities: bool = True
+    uow: UnitOfWork, *, project: Row, states: tuple[SourceValue, ...], severities: bool = True
 ) -> None:
     """Map `states` (and, when asked, Azure DevOps' severities) for both kinds."""
-    values = await uow.entities(
+    values = await uow.rows(
         select(FieldValue)
         .where(FieldValue.channel_id == project.channel_id)
         .order_by(FieldValue.order)
@@ -39,16 +44,15 @@ async def add_default_mappings(
             match = bug_severities.get(name_key(severity_name(severity)))
             if match is not None:
                 rows.append(_row(uow, project, ItemKind.BUG, SEVERITY, match, severity))
-    if rows:
-        await uow.execute_many(insert(FieldMapping), rows)
+    await uow.insert_many(_MAPPINGS, rows, {})
 
 
 def _row(
     uow: UnitOfWork,
-    project: Project,
+    project: Row,
     kind: ItemKind,
     field: str,
-    value: FieldValue,
+    value: Row,
     source_value: SourceValue,
 ) -> dict[str, object]:
     now = uow.clock.now()
@@ -76,7 +80,7 @@ SOURCE_PRIORITIES: dict[SourceKind, tuple[tuple[str, ...], ...]] = {
 }
 
 
-async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:
+async def add_priority_mappings(uow: UnitOfWork, *, project: Row) -> None:
     """At the first link of a project that syncs: its source's priorities mapped, for both
     kinds, unless it has priority mappings already."""
     source_values = SOURCE_PRIORITIES.get(SourceKind(project.source))
@@ -87,7 +91,7 @@ async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:
     )
     if not source_values or held is not None:
         return
-    values = await uow.entities(
+    values = await uow.rows(
         select(FieldValue)
         .where(FieldValue.channel_id == project.channel_id, FieldValue.field == PRIORITY)
         .order_by(FieldValue.order, FieldValue.id)
@@ -102,5 +106,4 @@ async def add_priority_mappings(uow: UnitOfWork, *, project: Project) -> None:
                     _row(uow, project, kind, PRIORITY, value, SourceValue(source, source))
                     for source in band
                 ]
-    if rows:
-        await uow.execute_many(insert(FieldMapping), rows)
+    await uow.insert_many(_MAPPINGS, rows, {})

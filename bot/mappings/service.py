@@ -3,9 +3,11 @@ the channel that need them; every change re-judges the project's items (bot.mapp
 
 from dataclasses import dataclass
 
-from sqlalchemy import Row, select
+from sqlalchemy import delete, insert, select, update
 
-from bot.db.tables import FieldMapping, FieldValue, Project
+from bot.db.changes import changed
+from bot.db.statements import Row
+from bot.db.tables import FieldMapping, FieldValue
 from bot.db.uow import UnitOfWork
 from bot.errors import CodedBadRequest, Invalid, NotFound
 from bot.fields import catalog_locks
@@ -24,22 +26,23 @@ DUPLICATE_MAPPING = "Duplicate mapping"
 class MappingView:
     """A mapping with what it renders from its value and project."""
 
-    mapping: FieldMapping
+    mapping: Row
     field_name: str
     project_hostname: str
     source: str
 
 
-def _view(row: Row[FieldMapping, str, str, str]) -> MappingView:
-    mapping, field_name, project_hostname, source = row
-    return MappingView(mapping, field_name, project_hostname, source)
+def _view(row: Row) -> MappingView:
+    """The mapping's row beside its value's name and its project's host and source (a row of
+    `mappings_statement`: the mapping's columns, `name`, `hostname` and `source`)."""
+    return MappingView(row, row["name"], row["hostname"], row["source"])
 
 
 async def list_mappings(
     uow: UnitOfWork, *, query: Query
 ) -> tuple[list[MappingView], int | None, bool]:
     statement = mappings_statement(_channel_id(uow))
-    rows, more = page(await uow.entity_rows(apply(statement, query)), query)
+    rows, more = page(await uow.rows(apply(statement, query)), query)
     count = await uow.value(count_statement(statement, query)) if query.count else None
     return [_view(row) for row in rows], count, more
 
@@ -48,7 +51,7 @@ async def get_mapping(uow: UnitOfWork, *, mapping_id: str) -> MappingView:
     row = None
     if is_id(mapping_id):
         statement = mappings_statement(_channel_id(uow)).where(FieldMapping.id == mapping_id)
-        row = next(iter(await uow.entity_rows(statement)), None)
+        row = await uow.row(statement)
     if row is None:
         raise NotFound(f"Mapping '{mapping_id}' not found.")
     return _view(row)
@@ -67,7 +70,7 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
     source_name = _source_value_name(project, body.type, body.source_id, body.source_name)
     await _refuse_duplicate(uow, project, body.type, body.entity_type, body.source_id)
     now = uow.clock.now()
-    mapping = FieldMapping(
+    mapping = Row(
         id=new_id(),
         channel_id=project.channel_id,
         project_id=project.id,
@@ -80,8 +83,7 @@ async def create_mapping(uow: UnitOfWork, *, body: MappingIn) -> MappingView:
         created_at=now,
         updated_at=now,
     )
-    uow.add(mapping)
-    await uow.flush()
+    await uow.execute(insert(FieldMapping).values(mapping))
     await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
     return MappingView(mapping, value.name, project.hostname, project.source)
 
@@ -90,6 +92,7 @@ async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatc
     await catalog_locks.take(uow, channel_id=_channel_id(uow))  # as `create_mapping` does
     view = await get_mapping(uow, mapping_id=mapping_id)
     mapping = view.mapping
+    before = dict(mapping)
     # By field name: ApiModel dumps by alias (`fieldId`) unless told otherwise.
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
     for field, json_name in (
@@ -114,34 +117,34 @@ async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatc
         value = await _channel_value(
             uow, changes["field_id"], MappedField(mapping.type), mapping.entity_type
         )
-        mapping.field_id = value.id
+        mapping["field_id"] = value.id
     if "source_id" in changes and changes["source_id"] != mapping.source_value_id:
         await _refuse_duplicate(
             uow, project, MappedField(mapping.type), mapping.entity_type, changes["source_id"]
         )
-        mapping.source_value_id = changes["source_id"]
-        mapping.source_value_name = _source_value_name(
+        mapping["source_value_id"] = changes["source_id"]
+        mapping["source_value_name"] = _source_value_name(
             project, MappedField(mapping.type), changes["source_id"], changes.get("source_name")
         )
     elif "source_name" in changes:
-        mapping.source_value_name = changes["source_name"]
+        mapping["source_value_name"] = changes["source_name"]
     if "enable" in changes:
-        mapping.enable = changes["enable"]
-    mapping.updated_at = uow.clock.now()
-    await uow.flush()
+        mapping["enable"] = changes["enable"]
+    mapping["updated_at"] = uow.clock.now()
+    if written := changed(mapping, before):
+        await uow.execute(update(FieldMapping).where(FieldMapping.id == mapping.id).values(written))
     await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
 
 
 async def delete_mapping(uow: UnitOfWork, *, mapping_id: str) -> None:
     view = await get_mapping(uow, mapping_id=mapping_id)
-    await uow.delete(view.mapping)
-    await uow.flush()
+    await uow.execute(delete(FieldMapping).where(FieldMapping.id == view.mapping.id))
     await rule.refresh_items(
         uow, channel_id=view.mapping.channel_id, project_id=view.mapping.project_id
     )
 
 
-async def _external_project(uow: UnitOfWork, project_id: str, *, lock: bool = True) -> Project:
+async def _external_project(uow: UnitOfWork, project_id: str, *, lock: bool = True) -> Row:
     """The mapping's project, locked so two writers cannot both map one source value."""
     try:
         project = await projects.get_project(uow, project_id=project_id, for_update=lock)
@@ -154,8 +157,12 @@ async def _external_project(uow: UnitOfWork, project_id: str, *, lock: bool = Tr
 
 async def _channel_value(
     uow: UnitOfWork, field_id: str, field: MappedField, entity_type: str
-) -> FieldValue:
-    value = await uow.get(FieldValue, field_id) if is_id(field_id) else None
+) -> Row:
+    value = (
+        await uow.row(select(FieldValue).where(FieldValue.id == field_id))
+        if is_id(field_id)
+        else None
+    )
     if (
         value is None
         or value.channel_id != _channel_id(uow)
@@ -166,9 +173,7 @@ async def _channel_value(
     return value
 
 
-def _source_value_name(
-    project: Project, field: MappedField, source_id: str, given: str | None
-) -> str:
+def _source_value_name(project: Row, field: MappedField, source_id: str, given: str | None) -> str:
     """The source value's name; a state or Azure DevOps severity must be in the catalogue."""
     source = SourceKind(project.source)
     catalogue: tuple[SourceValue, ...] | None = None
@@ -191,10 +196,10 @@ def _source_value_name(
 
 async def find_mapping(
     uow: UnitOfWork, *, project_id: str, field: MappedField, entity_type: str, source_id: str
-) -> FieldMapping | None:
+) -> Row | None:
     """The project's mapping of this source value for this field and kind, if it has one (each
     source value is mapped once)."""
-    return await uow.entity(
+    return await uow.row(
         select(FieldMapping).where(
             FieldMapping.project_id == project_id,
             FieldMapping.type == field,
@@ -205,7 +210,7 @@ async def find_mapping(
 
 
 async def _refuse_duplicate(
-    uow: UnitOfWork, project: Project, field: MappedField, entity_type: str, source_id: str
+    uow: UnitOfWork, project: Row, field: MappedField, entity_type: str, source_id: str
 ) -> None:
     taken = await find_mapping(
         uow, project_id=project.id, field=field, entity_type=entity_type, source_id=source_id

@@ -5,10 +5,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 
+from bot.db.changes import changed
 from bot.db.expressions import one_of
-from bot.db.statements import Prepared
+from bot.db.statements import Prepared, Row
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, Conflict, Invalid, NotFound
@@ -41,10 +42,10 @@ _BY_ID = Prepared(_ITEM_PROJECT.where(Project.id == bindparam("project_id")))
 
 async def add_native_project(
     uow: UnitOfWork, *, channel_id: str, teams_channel_id: str, name: str
-) -> Project:
+) -> Row:
     """The channel's own store, named after the channel (docs/api.md, Projects)."""
     now = uow.clock.now()
-    project = Project(
+    project = Row(
         id=new_id(),
         channel_id=channel_id,
         source=SourceKind.NATIVE,
@@ -57,11 +58,11 @@ async def add_native_project(
         enable_bug=True,
         states=[],
         credentials=None,
+        credential_names=[],
         created_at=now,
         updated_at=now,
     )
-    uow.add(project)
-    await uow.flush()
+    await uow.execute(insert(Project).values(project))
     return project
 
 
@@ -69,19 +70,19 @@ async def follow_channel_rename(uow: UnitOfWork, *, channel_id: str, old: str, n
     """The native project is named after its channel (docs/api.md): a channel renamed in Teams
     renames it, each of its two names that is still the channel's old one (a name given here
     stays as given)."""
-    project = await uow.entity(
+    project = await uow.row(
         select(Project)
         .where(Project.channel_id == channel_id, Project.source == SourceKind.NATIVE)
         .with_for_update()
     )
     if project is None or old not in (project.display_name, project.project_name):
         return
+    renamed: dict[str, Any] = {"updated_at": uow.clock.now()}
     if project.display_name == old:
-        project.display_name = new
+        renamed["display_name"] = new
     if project.project_name == old:
-        project.project_name = new
-    project.updated_at = uow.clock.now()
-    await uow.flush()
+        renamed["project_name"] = new
+    await uow.execute(update(Project).where(Project.id == project.id).values(renamed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +109,7 @@ async def channel_project(uow: UnitOfWork, *, channel_id: str, project_id: str) 
     return ItemProject(**project)
 
 
-def project_out(project: Project, sync: ProjectSyncOut | None = None) -> ProjectOut:
+def project_out(project: Row, sync: ProjectSyncOut | None = None) -> ProjectOut:
     """The project as shown; `sync` as `bot.sync.links.sync_out` gives it (default: off)."""
     return ProjectOut.model_validate(
         {
@@ -131,27 +132,27 @@ def project_out(project: Project, sync: ProjectSyncOut | None = None) -> Project
     )
 
 
-async def list_projects(uow: UnitOfWork, *, query: Query) -> tuple[list[Project], int | None, bool]:
+async def list_projects(uow: UnitOfWork, *, query: Query) -> tuple[list[Row], int | None, bool]:
     statement = select(Project).where(Project.channel_id == _channel_id(uow))
-    rows, more = page(await uow.entities(apply(statement, query)), query)
+    rows, more = page(await uow.rows(apply(statement, query)), query)
     count = await uow.value(count_statement(statement, query)) if query.count else None
     return rows, count, more
 
 
-async def get_project(uow: UnitOfWork, *, project_id: str, for_update: bool = False) -> Project:
+async def get_project(uow: UnitOfWork, *, project_id: str, for_update: bool = False) -> Row:
     """A project of the request's channel; anything else is a 404."""
     project = None
     if is_id(project_id):
         statement = select(Project).where(
             Project.id == project_id, Project.channel_id == _channel_id(uow)
         )
-        project = await uow.entity(statement.with_for_update() if for_update else statement)
+        project = await uow.row(statement.with_for_update() if for_update else statement)
     if project is None:
         raise NotFound(f"Project '{project_id}' not found.")
     return project
 
 
-async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -> Project:
+async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -> Row:
     """Configure an external project; it starts with its source's default mappings."""
     channel_id = _channel_id(uow)
     source = body.source
@@ -175,7 +176,7 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
     if taken is not None:
         raise Conflict(f"{source} project '{body.source_id}' is already configured here.")
     now = uow.clock.now()
-    project = Project(
+    project = Row(
         id=new_id(),
         channel_id=channel_id,
         source=source,
@@ -193,21 +194,21 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
         updated_at=now,
     )
     _set_secrets(project, secret_key, _secrets(body.model_dump(by_alias=False), {}))
-    uow.add(project)
-    await uow.flush()
+    await uow.execute(insert(Project).values(project))
     await add_default_mappings(uow, project=project, states=states_of(source, project.states))
     return project
 
 
 async def update_project(
     uow: UnitOfWork, *, project_id: str, patch: ProjectPatch, secret_key: str
-) -> Project:
+) -> Row:
     """Change what may change; a changed state catalogue keeps the mappings of kept states,
     drops those of removed ones and maps added ones by default."""
     # The statuses added states are mapped to stay until commit: their deletes hold it alone.
     # Taken before the project's row, as every holder of both takes them.
     await catalog_locks.take(uow, channel_id=_channel_id(uow))
     project = await get_project(uow, project_id=project_id, for_update=True)
+    before = dict(project)
     source = SourceKind(project.source)
     # By field name: ApiModel dumps by alias (`displayName`) unless told otherwise.
     changes = patch.model_dump(exclude_unset=True, by_alias=False)
@@ -232,11 +233,12 @@ async def update_project(
         await _replace_states(uow, project, patch.states)
     for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
         if field in changes:
-            setattr(project, field, changes[field])
+            project[field] = changes[field]
     if any(name in changes for name in SECRET_NAMES):
         _set_secrets(project, secret_key, _secrets(changes, held_secrets(secret_key, project)))
-    project.updated_at = uow.clock.now()
-    await uow.flush()
+    project["updated_at"] = uow.clock.now()
+    if written := changed(project, before):
+        await uow.execute(update(Project).where(Project.id == project.id).values(written))
     return project
 
 
@@ -253,7 +255,7 @@ async def delete_project(uow: UnitOfWork, *, project_id: str) -> None:
     await uow.execute(delete(Project).where(Project.id == project.id))
 
 
-async def _move_items_to_native(uow: UnitOfWork, project: Project) -> None:
+async def _move_items_to_native(uow: UnitOfWork, project: Row) -> None:
     """The project's items become the channel's own: `sourceId` their own id, no sync problem,
     and an `Invalid` item takes its kind's primary status."""
     native = await native_project(uow, channel_id=project.channel_id)
@@ -309,7 +311,7 @@ async def source_statuses(
         ]
     if source.brings_states:
         return list(project.states)
-    statuses = await uow.entities(
+    statuses = await uow.rows(
         select(FieldValue)
         .where(
             FieldValue.channel_id == project.channel_id,
@@ -322,7 +324,7 @@ async def source_statuses(
 
 
 async def take_source_states(
-    uow: UnitOfWork, project: Project, states: list[SourceState]
+    uow: UnitOfWork, project: Row, states: list[SourceState]
 ) -> list[SourceState]:
     """The catalogue as the source lists it now (sync.md, States): states it no longer has go
     with their mappings; new ones arrive unmapped, so their items are `Invalid` until someone
@@ -331,11 +333,12 @@ async def take_source_states(
     if _stored_states(states) == project.states:
         return []
     await _replace_states(uow, project, states, map_added=False)
+    await uow.execute(update(Project).where(Project.id == project.id).values(states=project.states))
     return [state for state in states if state.id not in before]
 
 
 async def _replace_states(
-    uow: UnitOfWork, project: Project, states: list[SourceState], *, map_added: bool = True
+    uow: UnitOfWork, project: Row, states: list[SourceState], *, map_added: bool = True
 ) -> None:
     before = {state["id"] for state in project.states}
     after = {state.id: state for state in states}
@@ -359,7 +362,7 @@ async def _replace_states(
                 )
                 .values(source_value_name=state.name)
             )
-    project.states = _stored_states(states)
+    project["states"] = _stored_states(states)
     if map_added:
         added = tuple(
             s for s in states_of(SourceKind(project.source), project.states) if s.id not in before
@@ -384,12 +387,12 @@ def _secrets(sent: dict[str, Any], held: dict[str, str]) -> dict[str, str]:
     return secrets
 
 
-def _set_secrets(project: Project, secret_key: str, secrets: dict[str, str]) -> None:
-    project.credentials = credentials.seal(secret_key, secrets)
-    project.credential_names = sorted(secrets, key=SECRET_NAMES.index)
+def _set_secrets(project: Row, secret_key: str, secrets: dict[str, str]) -> None:
+    project["credentials"] = credentials.seal(secret_key, secrets)
+    project["credential_names"] = sorted(secrets, key=SECRET_NAMES.index)
 
 
-def held_secrets(secret_key: str, project: Project) -> dict[str, str]:
+def held_secrets(secret_key: str, project: Row) -> dict[str, str]:
     """The project's secrets, unsealed (for the sync that uses them)."""
     try:
         return credentials.unseal(secret_key, project.credentials)

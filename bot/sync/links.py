@@ -10,7 +10,8 @@ from typing import Any
 from cryptography.fernet import InvalidToken
 from sqlalchemy import func, select
 
-from bot.db.tables import Item, Project, ProjectSync
+from bot.db.statements import Row
+from bot.db.tables import Item, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.projects import credentials
@@ -31,7 +32,7 @@ COMMENTED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)
 EMPTY_COUNTS = {"imported": 0, "pushed": 0, "pulled": 0, "conflicts": 0, "errors": 0}
 
 
-def new_sync(project: Project, now: Any) -> ProjectSync:
+def new_sync(project: Row, now: Any) -> ProjectSync:
     return ProjectSync(
         project_id=project.id,
         enabled=False,

@@ -3,6 +3,7 @@ the one a person names."""
 
 from sqlalchemy import select
 
+from bot.db.statements import Row
 from bot.db.tables import Project, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, NotFound
@@ -20,7 +21,7 @@ NOT_SYNCING = (
 
 async def synced_projects(uow: UnitOfWork) -> list[ProjectSyncShown]:
     """The channel's projects whose sync is on, by name."""
-    projects = await uow.entities(
+    projects = await uow.rows(
         select(Project)
         .join(ProjectSync, ProjectSync.project_id == Project.id)
         .where(Project.channel_id == _channel_id(uow), ProjectSync.enabled.is_(True))
@@ -32,7 +33,7 @@ async def synced_projects(uow: UnitOfWork) -> list[ProjectSyncShown]:
 async def synced_project(uow: UnitOfWork, *, name: str) -> ProjectSyncShown:
     """The channel's project called `name` (its display name, else its id at the source, case
     ignored), which must sync."""
-    projects = await uow.entities(
+    projects = await uow.rows(
         select(Project)
         .where(Project.channel_id == _channel_id(uow), Project.source != SourceKind.NATIVE.value)
         .order_by(Project.display_name, Project.id)
@@ -51,7 +52,7 @@ async def synced_project(uow: UnitOfWork, *, name: str) -> ProjectSyncShown:
     return synced[0]
 
 
-async def _shown(uow: UnitOfWork, projects: list[Project]) -> list[ProjectSyncShown]:
+async def _shown(uow: UnitOfWork, projects: list[Row]) -> list[ProjectSyncShown]:
     held = await links.syncs_of(uow, [project.id for project in projects])
     shown = []
     for project in projects:

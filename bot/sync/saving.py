@@ -3,7 +3,8 @@ stored, and sync turned on starts the link job and answers the hook secret once.
 
 from typing import Any
 
-from bot.db.tables import Project, ProjectSync
+from bot.db.statements import Row
+from bot.db.tables import ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.mappings.defaults import add_priority_mappings
@@ -156,9 +157,9 @@ async def refresh_states(
     return await _saved(uow, project, None)
 
 
-def _address(project: Project) -> Project:
+def _address(project: Row) -> Row:
     """Where the project is reached, and with what: to remove hooks made there once it moves."""
-    return Project(
+    return Row(
         source=project.source,
         hostname=project.hostname,
         source_id=project.source_id,
@@ -167,7 +168,7 @@ def _address(project: Project) -> Project:
 
 
 async def _hooks_left(
-    uow: UnitOfWork, at: Project, row: ProjectSync, secret_key: str, connectors: Connectors
+    uow: UnitOfWork, at: Row, row: ProjectSync, secret_key: str, connectors: Connectors
 ) -> None:
     """The hooks made at the project's former address removed (the link makes new ones)."""
     left = await unlinking.remove_hooks(
@@ -196,7 +197,7 @@ async def _check(
 
 
 async def _turned_on(
-    uow: UnitOfWork, project: Project, row: ProjectSync, secret_key: str
+    uow: UnitOfWork, project: Row, row: ProjectSync, secret_key: str
 ) -> str | None:
     """Sync just enabled: the import starts (none when it only sends), and an Azure DevOps or
     Jira project gets its hook secret, shown this once."""
@@ -211,7 +212,7 @@ async def _turned_on(
     return hook_secret
 
 
-async def _start(uow: UnitOfWork, project: Project, row: ProjectSync) -> None:
+async def _start(uow: UnitOfWork, project: Row, row: ProjectSync) -> None:
     """The poller, now; or the link job first while the import or the hooks are still to do."""
     hooks_missing = SourceKind(project.source) in links.HOOKED and not row.hook_ids
     if row.imported and not hooks_missing:
@@ -220,7 +221,7 @@ async def _start(uow: UnitOfWork, project: Project, row: ProjectSync) -> None:
         await link_once(uow, project_id=project.id)
 
 
-async def _saved(uow: UnitOfWork, project: Project, hook_secret: str | None) -> dict[str, Any]:
+async def _saved(uow: UnitOfWork, project: Row, hook_secret: str | None) -> dict[str, Any]:
     held = await links.syncs_of(uow, [project.id])
     row, pending = held.get(project.id, (None, 0))
     shown = projects.project_out(project, links.sync_out(row, pending))
@@ -238,5 +239,5 @@ def _sent_secrets(sent: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _unsaved(body: ProjectIn) -> Project:
-    return Project(id="", source=body.source)
+def _unsaved(body: ProjectIn) -> Row:
+    return Row(id="", source=body.source)

@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from bot.db.tables import Channel, Project, ProjectSync
+from bot.db.statements import Row
+from bot.db.tables import Channel, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.messaging import Messenger, SyncStatesAdded
 from bot.projects import service as projects
@@ -23,7 +24,7 @@ def due(row: ProjectSync, now: datetime) -> bool:
 async def keep(
     uow: UnitOfWork,
     *,
-    project: Project,
+    project: Row,
     row: ProjectSync | None,
     states: list[dict[str, str]],
     messenger: Messenger,

@@ -6,7 +6,8 @@ answered 401 without anything being read."""
 
 import logging
 
-from bot.db.tables import Project, ProjectSync
+from bot.db.statements import Row
+from bot.db.tables import ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.projects import service as projects
 from bot.projects.sources import SourceKind
@@ -21,7 +22,7 @@ UNREMOVABLE = (SourceError, SourceUnauthorized, SourceNotFound, NoConnector)
 
 async def remove_hooks(
     *,
-    project: Project,
+    project: Row,
     row: ProjectSync,
     secret_key: str,
     connectors: Connectors,
@@ -50,7 +51,7 @@ async def remove_hooks(
 
 
 async def switched_off(
-    uow: UnitOfWork, *, project: Project, row: ProjectSync, secret_key: str, connectors: Connectors
+    uow: UnitOfWork, *, project: Row, row: ProjectSync, secret_key: str, connectors: Connectors
 ) -> None:
     """Sync just switched off: hooks removed (its poller and pushes find it off and end);
     the items and their links stay."""

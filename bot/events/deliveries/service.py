@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, delete, exists, func, insert, select, update
 from sqlalchemy.orm import aliased
 
 from bot.db.expressions import one_of_named
-from bot.db.statements import Prepared
+from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
@@ -247,12 +247,12 @@ async def switch_off(uow: UnitOfWork, teams: Messenger, *, pending: Pending, rea
 
 async def list_deliveries(
     uow: UnitOfWork, *, definition_id: str, query: Query
-) -> tuple[list[tuple[EventDelivery, list[Any]]], int | None, bool]:
+) -> tuple[list[tuple[Row, list[Any]]], int | None, bool]:
     """A page of the rule's deliveries, each with its tries newest first; the exact count if
     asked, and whether more follow. Another channel's rule is a 404."""
     definition = await definitions.get_definition(uow, definition_id=definition_id)
     statement = select(EventDelivery).where(EventDelivery.definition_id == definition.id)
-    rows, more = page(await uow.entities(apply(statement, query)), query)
+    rows, more = page(await uow.rows(apply(statement, query)), query)
     count = await uow.value(count_statement(statement, query)) if query.count else None
     tries: dict[str, list[Any]] = {row.id: [] for row in rows}
     if rows:
@@ -261,16 +261,14 @@ async def list_deliveries(
     return [(row, tries[row.id]) for row in rows], count, more
 
 
-async def resend(
-    uow: UnitOfWork, *, definition_id: str, delivery_id: str
-) -> tuple[EventDelivery, list[Any]]:
+async def resend(uow: UnitOfWork, *, definition_id: str, delivery_id: str) -> tuple[Row, list[Any]]:
     """Send a finished delivery again: a new series of tries of the same request, with the same
     `webhook-id` (the delivery and its tries so far). 409 while it is still being tried or
     while its rule is off."""
     definition = await definitions.get_definition(uow, definition_id=definition_id)
     delivery = None
     if is_id(delivery_id):
-        delivery = await uow.entity(
+        delivery = await uow.row(
             select(EventDelivery)
             .where(EventDelivery.id == delivery_id, EventDelivery.definition_id == definition.id)
             .with_for_update()
@@ -283,9 +281,12 @@ async def resend(
         raise Conflict("A notification is not sent again: its item's thread already says it.")
     if not definition.enabled:
         raise Conflict(f"Event definition '{definition.id}' is disabled: enable it to resend.")
-    delivery.state = DeliveryState.PENDING.value
-    delivery.finished_at = None
-    await uow.flush()
+    delivery["state"], delivery["finished_at"] = DeliveryState.PENDING.value, None
+    await uow.execute(
+        update(EventDelivery)
+        .where(EventDelivery.id == delivery.id)
+        .values(state=delivery.state, finished_at=None)
+    )
     now = uow.clock.now()
     await queue_try(
         uow,

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 
+from bot.db.statements import Row
 from bot.db.tables import Item, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.schemas import ItemKind
@@ -16,7 +17,7 @@ from bot.sync.source import SourceItem
 SLACK = timedelta(minutes=5)  # the clocks here and at the source may differ
 
 
-def tried_at(record: SyncRecord) -> datetime | None:
+def tried_at(record: Row) -> datetime | None:
     """When the item's create was first sent, or None (never sent, or created there)."""
     return record.seen_at if record.source_item_id is None else None
 
@@ -54,10 +55,10 @@ async def unlinked(
 
 async def claim(
     uow: UnitOfWork, *, project_id: str, kind: ItemKind, source_item: SourceItem
-) -> SyncRecord | None:
+) -> Row | None:
     """A pull meets an item it does not know: the record of a create sent from here whose
     answer was lost, when one of that kind and title waits, now linked to it."""
-    record: SyncRecord | None = await uow.entity(
+    record = await uow.row(
         select(SyncRecord)
         .join(Item, Item.id == SyncRecord.item_id)
         .where(
@@ -72,7 +73,12 @@ async def claim(
         .with_for_update()
     )
     if record is not None:
-        record.source_item_id = source_item.id
+        record["source_item_id"] = source_item.id
+        await uow.execute(
+            update(SyncRecord)
+            .where(SyncRecord.item_id == record.item_id)
+            .values(source_item_id=source_item.id)
+        )
         await uow.execute(
             update(Item).where(Item.id == record.item_id).values(source_id=source_item.id)
         )

@@ -8,6 +8,8 @@ from typing import Any, cast
 
 from sqlalchemy import Table, select, update
 
+from bot.db.changes import changed
+from bot.db.statements import Row
 from bot.db.tables import Item, ItemAssignee, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
@@ -63,7 +65,7 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
     kind = ctx.kinds.get(source_item.item_type)
     if kind is None:
         return None
-    record = await uow.entity(
+    record = await uow.row(
         select(SyncRecord)
         .where(SyncRecord.project_id == ctx.project_id, SyncRecord.source_item_id == source_item.id)
         .with_for_update()
@@ -80,7 +82,7 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
         return await _create(uow, ctx, kind, source_item, seen, wanted, assignees, unmatched)
     if record.deleted:
         return None  # deleted here; the push deletes it there
-    item = await uow.entity(select(Item).where(Item.id == record.item_id).with_for_update())
+    item = await uow.row(select(Item).where(Item.id == record.item_id).with_for_update())
     if item is None:
         return None
     applied = Applied(item.id, kind, created=False)
@@ -112,13 +114,18 @@ async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -
         if name == "assignees":
             values["assigned_to"] = assignees
     await _write(uow, item, values, applied, unmatched, now)
-    record.seen, record.version, record.seen_at, record.dirty = (
+    before = dict(record)
+    record["seen"], record["version"], record["seen_at"], record["dirty"] = (
         seen,
         source_item.version,
         there_at,
         dirty,
     )
-    record.unmatched = unmatched
+    record["unmatched"] = unmatched
+    if written := changed(record, before):
+        await uow.execute(
+            update(SyncRecord).where(SyncRecord.item_id == record.item_id).values(written)
+        )
     if not dirty and item.sync_status == ItemSyncStatus.PENDING:
         await uow.execute(update(Item).where(Item.id == item.id).values(sync_status=None))
     return applied
@@ -230,7 +237,7 @@ async def _create(
 
 async def _write(
     uow: UnitOfWork,
-    item: Item,
+    item: Row,
     values: dict[str, Any],
     applied: Applied,
     unmatched: list[str],
@@ -256,7 +263,7 @@ async def _write(
 
 
 async def _holds(
-    uow: UnitOfWork, item: Item, columns: dict[str, Any], name: str, assignees: list[str]
+    uow: UnitOfWork, item: Row, columns: dict[str, Any], name: str, assignees: list[str]
 ) -> bool:
     """Whether the item already holds the source's new value of `name`."""
     if name == "assignees":

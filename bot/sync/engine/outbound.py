@@ -6,7 +6,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.db.tables import Item, ItemAssignee, SyncRecord
+from bot.db.statements import Row
+from bot.db.tables import ItemAssignee
 from bot.db.uow import UnitOfWork
 from bot.schemas import ItemKind
 from bot.sync.engine.context import ProjectContext
@@ -25,9 +26,7 @@ FIELDS = {
 }
 
 
-async def change_of(
-    uow: UnitOfWork, ctx: ProjectContext, item: Item, record: SyncRecord
-) -> SourceChange:
+async def change_of(uow: UnitOfWork, ctx: ProjectContext, item: Row, record: Row) -> SourceChange:
     """The item's fields for the source; `changed` the dirty ones (every field on a create)."""
     kind = ItemKind(item.kind)
     statuses = ctx.mapped(kind, "status")

@@ -2,10 +2,11 @@
 transaction (as events are), each item's changed fields kept dirty (a comment kept waiting) and
 a push job queued. Changes that came from the source are never noted: they do not go back out."""
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 
+from bot.db.statements import Prepared
 from bot.db.tables import Item, Project, ProjectSync, SyncComment, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.schemas import Trigger
@@ -15,6 +16,25 @@ from bot.sync.links import COMMENTED
 from bot.sync.schemas import Direction, ItemSyncStatus
 from bot.timestamps import format_timestamp
 
+_RECORDS = cast(Table, SyncRecord.__table__)
+_DIRTY = Prepared(
+    update(SyncRecord)
+    .where(SyncRecord.item_id == bindparam("key"))
+    .values(dirty=bindparam("dirty", type_=SyncRecord.dirty.type))
+)
+# A record made by a change here: nothing known of the source's copy yet.
+_NEW_RECORD: dict[str, Any] = {
+    "source_item_id": None,
+    "version": None,
+    "seen": {},
+    "seen_at": None,
+    "code": None,
+    "message": None,
+    "unmatched": [],
+    "deleted": False,
+    "comment_count": None,
+}
+
 
 async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[str, Any]]) -> None:
     if uow.from_source:
@@ -22,16 +42,21 @@ async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[st
     ids = list(payloads)
     now = format_timestamp(uow.clock.now())
     if trigger is Trigger.ITEM_DELETED:
-        records = await uow.entities(
-            select(SyncRecord).where(SyncRecord.item_id.in_(ids), SyncRecord.deleted.is_(False))
+        records = await uow.rows(
+            select(SyncRecord.item_id, SyncRecord.project_id).where(
+                SyncRecord.item_id.in_(ids), SyncRecord.deleted.is_(False)
+            )
         )
         sending = await _sending({record.project_id for record in records}, uow)
-        for record in records:
-            if record.project_id in sending:
-                record.deleted = True
-            else:  # sync off, or only reading: the source keeps its item
-                await uow.delete(record)
-        await uow.flush()
+        marked = [r.item_id for r in records if r.project_id in sending]
+        # Sync off, or only reading: the source keeps its item.
+        dropped = [r.item_id for r in records if r.project_id not in sending]
+        if marked:
+            await uow.execute(
+                update(SyncRecord).where(SyncRecord.item_id.in_(marked)).values(deleted=True)
+            )
+        if dropped:
+            await uow.execute(delete(SyncRecord).where(SyncRecord.item_id.in_(dropped)))
         jobs = [
             ItemJob(project_id=r.project_id, item_id=r.item_id)
             for r in records
@@ -52,35 +77,27 @@ async def note(uow: UnitOfWork, *, trigger: Trigger, payloads: dict[str, dict[st
     if not rows:
         return
     held = {
-        r.item_id: r
-        for r in await uow.entities(
-            select(SyncRecord).where(SyncRecord.item_id.in_([row["id"] for row in rows]))
+        r.item_id: r.dirty
+        for r in await uow.rows(
+            select(SyncRecord.item_id, SyncRecord.dirty).where(
+                SyncRecord.item_id.in_([row["id"] for row in rows])
+            )
         )
     }
+    made, kept = [], []
     for row in rows:
-        record = held.get(row["id"])
-        if record is None:  # made here: created at the source by its push
-            record = SyncRecord(
-                item_id=row["id"],
-                project_id=row["project_id"],
-                source_item_id=None,
-                version=None,
-                seen={},
-                seen_at=None,
-                dirty={},
-                code=None,
-                message=None,
-                unmatched=[],
-                deleted=False,
-            )
-            uow.add(record)
         changed = [
             FIELDS[change["field"]]
             for change in payloads[row["id"]].get("changes", [])
             if change["field"] in FIELDS
         ]
-        record.dirty = {**record.dirty, **dict.fromkeys(changed, now)}
-    await uow.flush()
+        dirty = dict.fromkeys(changed, now)
+        if row["id"] not in held:  # made here: created at the source by its push
+            made.append({"item_id": row["id"], "project_id": row["project_id"], "dirty": dirty})
+        elif (merged := {**held[row["id"]], **dirty}) != held[row["id"]]:
+            kept.append({"key": row["id"], "dirty": merged})
+    await uow.insert_many(_RECORDS, made, _NEW_RECORD)
+    await uow.execute_many(_DIRTY, kept)
     await uow.execute(
         update(Item)
         .where(

@@ -104,8 +104,8 @@ class Reader:
             item_types=list(row.item_types.values()), query=row.query
         )
         async with self._units.unit(opened, from_source=True) as uow:
-            records = await uow.entities(
-                select(SyncRecord).where(
+            records = await uow.rows(
+                select(SyncRecord.item_id, SyncRecord.source_item_id).where(
                     SyncRecord.project_id == row.project_id,
                     SyncRecord.source_item_id.is_not(None),
                     SyncRecord.deleted.is_(False),
@@ -132,4 +132,4 @@ class Reader:
                     source_id=record.source_item_id,
                 )
                 outcomes.sync_change(IN, "applied")
-                await uow.delete(record)
+                await uow.execute(delete(SyncRecord).where(SyncRecord.item_id == record.item_id))

@@ -115,7 +115,7 @@ class SyncEngine:
         except checks.MissingType as missing:
             read, lacking = None, str(missing)
         async with self._units.unit(opened) as uow:
-            project = await uow.entity(
+            project = await uow.row(
                 select(Project).where(Project.id == opened.row.project_id).with_for_update()
             )
             if project is None:

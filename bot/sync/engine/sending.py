@@ -8,7 +8,10 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from bot import outcomes
+from bot.db.changes import changed
+from bot.db.statements import Row
 from bot.db.tables import Item, Job, SyncComment, SyncRecord
+from bot.db.uow import UnitOfWork
 from bot.jobs import queue
 from bot.sync import log
 from bot.sync.engine import comments_out, creates, inbound, outbound
@@ -72,8 +75,8 @@ class Sender:
         source, ctx = opened.source, opened.ctx
         for _ in range(STALE_TRIES):
             async with self._units.unit(opened, write=False) as uow:
-                record = await uow.entity(select(SyncRecord).where(SyncRecord.item_id == item_id))
-                item = await uow.entity(select(Item).where(Item.id == item_id))
+                record = await uow.row(select(SyncRecord).where(SyncRecord.item_id == item_id))
+                item = await uow.row(select(Item).where(Item.id == item_id))
                 if record is None:
                     return
                 if record.deleted or item is None:
@@ -153,18 +156,21 @@ class Sender:
         sent: frozenset[str],
     ) -> None:
         async with self._units.unit(opened) as uow:
-            record = await uow.entity(
+            record = await uow.row(
                 select(SyncRecord).where(SyncRecord.item_id == item_id).with_for_update()
             )
             if record is None:
                 return
+            before = dict(record)
             # A field changed again while this was sent stays dirty for the next push.
-            record.dirty = {k: v for k, v in record.dirty.items() if dirty.get(k) != v}
+            record["dirty"] = {k: v for k, v in record.dirty.items() if dirty.get(k) != v}
+            created = record.source_item_id is None
             if result is not None:
-                created = record.source_item_id is None
-                record.source_item_id, record.version = result.id, result.version
-                record.seen, record.seen_at = inbound.seen_of(result), result.changed_at
-                record.code = record.message = None
+                record["source_item_id"], record["version"] = result.id, result.version
+                record["seen"], record["seen_at"] = inbound.seen_of(result), result.changed_at
+                record["code"] = record["message"] = None
+            await _write_record(uow, record, before)
+            if result is not None:
                 values: dict[str, Any] = {"sync_at": uow.clock.now()}
                 if created:
                     values["source_id"] = result.id
@@ -194,12 +200,14 @@ class Sender:
 
     async def _refused(self, opened: Opened, item_id: str, refused: SourceRefused) -> None:
         async with self._units.unit(opened) as uow:
-            record = await uow.entity(
+            record = await uow.row(
                 select(SyncRecord).where(SyncRecord.item_id == item_id).with_for_update()
             )
             if record is None:
                 return
-            record.code, record.message, record.dirty = refused.code, refused.message, {}
+            before = dict(record)
+            record["code"], record["message"], record["dirty"] = refused.code, refused.message, {}
+            await _write_record(uow, record, before)
             await uow.execute(
                 update(Item)
                 .where(
@@ -220,6 +228,14 @@ class Sender:
                 message=f"{opened.ctx.source} refused the change: "
                 f"{refused.code}: {refused.message}",
             )
+
+
+async def _write_record(uow: UnitOfWork, record: Row, before: dict[str, Any]) -> None:
+    """The sync record's columns that changed, written before the item's (as a flush would)."""
+    if written := changed(record, before):
+        await uow.execute(
+            update(SyncRecord).where(SyncRecord.item_id == record.item_id).values(written)
+        )
 
 
 def _refusal_status(refused: SourceRefused) -> ItemSyncStatus:

@@ -46,7 +46,7 @@ class Units:
 
     async def open(self, project_id: str) -> Opened | None:
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
-            project = await uow.entity(select(Project).where(Project.id == project_id))
+            project = await uow.row(select(Project).where(Project.id == project_id))
             row = await links.sync_row(uow, project_id)
             if project is None or row is None or not row.enabled or not project.enable:
                 return None

@@ -4,7 +4,7 @@ choices, a channel choice for a chat; and the caller acting in a chosen channel.
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.db.tables import FieldValue
+from bot.db.statements import Row
 from bot.db.uow import UnitOfWork
 from bot.directory.access import resolve_channel, resolve_channel_by_id
 from bot.directory.users import list_team_members
@@ -32,7 +32,7 @@ from cards.listing import ListRow
 Change = Callable[[UnitOfWork, TaskDetails], Awaitable[str | Note | None]]
 
 
-def status_shown(status: FieldValue) -> StatusOut:
+def status_shown(status: Row) -> StatusOut:
     """A status as cards read it: names, order, kind and category; no OData links to show."""
     fields = ("name", "color", "category", "description", "primary", "order", "value", "type")
     return StatusOut.model_validate(
@@ -73,7 +73,7 @@ async def choices(uow: UnitOfWork, *, kind: ItemKind) -> ChannelChoices:
     assert uow.channel is not None
     values = await shown_values(uow, channel_id=uow.channel.channel_id, kind=kind)
 
-    def of(field: str) -> list[FieldValue]:
+    def of(field: str) -> list[Row]:
         return [value for value in values if value.field == field]
 
     return ChannelChoices(

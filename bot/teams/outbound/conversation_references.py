@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
 
 from bot.db.tables import Channel, ConversationReference, Team
 from bot.db.uow import UnitOfWork
@@ -26,16 +26,20 @@ async def save(
     conversation = reference["conversation"]
     # A redelivered activity saving the same one waits, then refreshes this row.
     await uow.hold(f"conversation {conversation['id']}")
-    row = await uow.get(ConversationReference, conversation["id"])
-    if row is None:
-        row = ConversationReference(conversation_id=conversation["id"])
-        uow.add(row)
-    row.channel_id = channel_ref
-    row.service_url = reference["serviceUrl"]
-    row.tenant_id = conversation.get("tenantId")
-    row.reference = reference
-    row.updated_at = uow.clock.now()
-    await uow.flush()
+    key = ConversationReference.conversation_id == conversation["id"]
+    row = {
+        "channel_id": channel_ref,
+        "service_url": reference["serviceUrl"],
+        "tenant_id": conversation.get("tenantId"),
+        "reference": reference,
+        "updated_at": uow.clock.now(),
+    }
+    if await uow.value(select(ConversationReference.conversation_id).where(key)) is None:
+        await uow.execute(
+            insert(ConversationReference).values(conversation_id=conversation["id"], **row)
+        )
+    else:
+        await uow.execute(update(ConversationReference).where(key).values(row))
 
 
 async def load(uow: UnitOfWork, *, conversation_id: str) -> dict[str, Any]:
