@@ -40,8 +40,6 @@ from bot.items.versions import VersionedCache
 from bot.jobs import wakeups
 from bot.jobs.observed_worker import ObservedWorker
 from bot.keys import (
-    BOT,
-    BOT_HANDLER,
     CHANGE_FEED,
     CLOCK,
     DELIVERER,
@@ -53,10 +51,7 @@ from bot.keys import (
     FILE_STORE,
     HTTP,
     LIST_CACHE,
-    LISTS_IN_FLIGHT,
     MESSENGER,
-    METRICS,
-    NOTIFIER,
     OPENAPI,
     SESSIONS,
     SETTINGS,
@@ -86,6 +81,7 @@ from bot.sync.planner import open_source as open_planner
 from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
+from bot.teams.keys import BOT, BOT_HANDLER, NOTIFIER
 from bot.teams.outbound.messenger import TeamsMessenger
 from bot.teams.outbound.notifier import Notifier
 from bot.teams.outbound.waited_posts import WaitedPosts
@@ -97,6 +93,7 @@ from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
 from bot.web.errors import error_middleware
 from bot.web.fairness import ListsInFlight
+from bot.web.keys import LISTS_IN_FLIGHT, METRICS
 from bot.web.metadata import install_metadata
 from bot.web.openapi import openapi_document
 from bot.web.requestid import add_request_id

@@ -101,8 +101,6 @@ WRONG_WAY = {
     ("bot/mappings/rule.py", "sync"),
     ("bot/projects/schemas.py", "sync"),
     ("bot/projects/service.py", "sync"),
-    ("bot/keys.py", "teams"),
-    ("bot/keys.py", "web"),
     ("bot/projects/service.py", "mappings"),
 }
 
