@@ -74,7 +74,7 @@ from bot.sync import api as sync_api
 from bot.sync.address import source_http
 from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine import outbox
+from bot.sync.engine import comments_out
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.jira import open_source as open_jira
 from bot.sync.planner import open_source as open_planner
@@ -289,7 +289,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
             wait=timedelta(seconds=settings.teams_wait_seconds),
             public_url=settings.public_url,
             cache=app[LIST_CACHE],
-            onward=outbox.note_comment,  # comments on synced items go on to their source
+            onward=comments_out.note_comment,  # comments on synced items go on to their source
         )
         app[BOT_HANDLER] = TrackerBot(
             app[SESSIONS],

@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, delete, insert, select, update
 
+from bot import pending_events as events
 from bot.db.statements import Prepared
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
@@ -15,7 +16,7 @@ from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, nam
 from bot.files import service as attachments
 from bot.files.store import FileStore
 from bot.ids import is_id, new_id
-from bot.items import events, read, rules
+from bot.items import read, rules
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.mappings import rule as mapping_rule

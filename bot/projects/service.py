@@ -22,8 +22,7 @@ from bot.projects import credentials
 from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPatch, SourceState
 from bot.projects.sources import PLANNER_PERCENT, SourceKind, states_of
 from bot.schemas import ItemKind
-from bot.sync.links import sync_out
-from bot.sync.schemas import ProjectSyncOut
+from bot.sync_records.schemas import ProjectSyncOut
 
 # The secrets a project may hold (sync.md: per source), by field name.
 SECRET_NAMES = ("token", "password", "email", "tenant_id", "client_id", "client_secret")
@@ -123,7 +122,7 @@ def project_out(project: Project, sync: ProjectSyncOut | None = None) -> Project
             "states": project.states,
             "has_credentials": project.credentials is not None,
             "credentials": [json_name(name) for name in project.credential_names],
-            "sync": sync or sync_out(None),
+            "sync": sync or ProjectSyncOut.off(),
             "created_at": project.created_at,
             "updated_at": project.updated_at,
         }

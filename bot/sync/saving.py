@@ -14,7 +14,7 @@ from bot.projects.sources import SourceKind
 from bot.sync import checks, links, log, states, unlinking
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.kinds import link_once, poll_at
-from bot.sync.schemas import Direction, SyncState
+from bot.sync_records.schemas import Direction, SyncState
 
 # Saving these sends the link to be checked again.
 RECHECKED = ("hostname", "item_types", *projects.SECRET_NAMES)
