@@ -23,7 +23,7 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.discussions import api as discussions_api
-from bot.discussions.coalescer import Coalescer
+from bot.discussions.coalescer import Coalescer, item_deleting
 from bot.discussions.notices import RuleNotices
 from bot.discussions.refresh import ThreadRefresher
 from bot.discussions.threads import Discussions
@@ -36,6 +36,7 @@ from bot.files import api as files_api
 from bot.files.links import download_links
 from bot.files.store import FileStore
 from bot.items import api as items_api
+from bot.items.deletions import ItemDeletions
 from bot.items.versions import VersionedCache
 from bot.jobs import wakeups
 from bot.jobs.observed_worker import ObservedWorker
@@ -50,6 +51,7 @@ from bot.keys import (
     EVENT_PUMP,
     FILE_STORE,
     HTTP,
+    ITEM_DELETIONS,
     LIST_CACHE,
     MESSENGER,
     OPENAPI,
@@ -154,6 +156,9 @@ def create_app(
     app.on_response_prepare.append(add_request_id)
     app[SHUTDOWN] = Shutdown()
     app[CHANGE_FEED] = ChangeFeed()
+    # A deleted item's thread outlives its rows (bot.discussions.coalescer).
+    app[ITEM_DELETIONS] = ItemDeletions()
+    app[ITEM_DELETIONS].observe(item_deleting)
     app.on_shutdown.append(_stop_claiming)
     app.on_shutdown.append(_end_change_streams)
     app.cleanup_ctx.extend(
@@ -300,6 +305,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
             cache=app[LIST_CACHE],
             discussions=discussions,
             files=app[FILE_STORE],
+            deletions=app[ITEM_DELETIONS],
         )
         try:
             yield

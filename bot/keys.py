@@ -17,6 +17,7 @@ from bot.events.pump import EventPump
 from bot.events.sweep import DueSweep
 from bot.files.links import DownloadLinks
 from bot.files.store import FileStore
+from bot.items.deletions import ItemDeletions
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
 from bot.messaging import Messenger
@@ -38,6 +39,8 @@ MESSENGER: web.AppKey[Messenger] = web.AppKey("messenger")
 # Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
 DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)
+# Told of items about to be deleted: an item's thread outlives its rows (bot.items.deletions).
+ITEM_DELETIONS = web.AppKey("item_deletions", ItemDeletions)
 # Wakes the open change streams (bot.changes).
 CHANGE_FEED = web.AppKey("change_feed", ChangeFeed)
 
