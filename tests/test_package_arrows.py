@@ -101,7 +101,6 @@ WRONG_WAY = {
     ("bot/discussions/refresh.py", "teams"),
     ("bot/discussions/shapes.py", "cards"),
     ("bot/discussions/threads.py", "teams"),
-    ("bot/projects/service.py", "mappings"),
 }
 
 

@@ -7,6 +7,7 @@ from bot.db.tables import Project, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.mappings.defaults import add_priority_mappings
+from bot.mappings.following import FollowingMappings
 from bot.messaging import Messenger
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
@@ -35,7 +36,9 @@ async def create_project(
         )
         if not body.states and body.source.brings_states:
             body = body.model_copy(update={"states": [SourceState(**s) for s in states]})
-    project = await projects.create_project(uow, body=body, secret_key=secret_key)
+    project = await projects.create_project(
+        uow, body=body, secret_key=secret_key, mappings=FollowingMappings()
+    )
     hook_secret = None
     if sent is not None:
         row = links.new_sync(project, uow.clock.now())
@@ -62,7 +65,11 @@ async def update_project(
     held = await projects.get_project(uow, project_id=project_id, for_update=True)
     was_at = _address(held)
     project = await projects.update_project(
-        uow, project_id=project_id, patch=patch, secret_key=secret_key
+        uow,
+        project_id=project_id,
+        patch=patch,
+        secret_key=secret_key,
+        mappings=FollowingMappings(),
     )
     changed = patch.model_dump(exclude_unset=True, by_alias=False)
     if changed.get("sync", ...) is None:
