@@ -286,11 +286,11 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         app[BOT] = runtime
         app[NOTIFIER] = notifier = Notifier(runtime, app[SESSIONS], app[CLOCK])
         # What the domain says, as Teams cards (bot.messaging, bot.teams.outbound.messenger).
-        app[MESSENGER] = TeamsMessenger(notifier, public_url=settings.public_url)
+        app[MESSENGER] = messenger = TeamsMessenger(notifier, public_url=settings.public_url)
         app[DISCUSSIONS] = discussions = Discussions(
             app[SESSIONS],
             app[CLOCK],
-            WaitedPosts(notifier),
+            WaitedPosts(messenger),
             wait=timedelta(seconds=settings.teams_wait_seconds),
             public_url=settings.public_url,
             cache=app[LIST_CACHE],
@@ -342,9 +342,7 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     event_pump.observe(coalescer.observe)
     # Whoever is assigned an item is told in their 1:1 chat with the bot.
     event_pump.observe(PersonalNotifications(app[MESSENGER]).observe)
-    ThreadRefresher(
-        app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings, app[MESSENGER]
-    ).register(worker)
+    ThreadRefresher(app[SESSIONS], app[CLOCK], coalescer, settings, app[MESSENGER]).register(worker)
     Digester(app[MESSENGER], app[SESSIONS], app[CLOCK], settings).register(worker)
     SyncEngine(
         app[SESSIONS],

@@ -2,8 +2,7 @@
 
 Every module counts but the routes (`api.py`, `*_api.py`), which sit on the web frame and may
 reach anything. A part is a package under `bot/` (`bot/items/…` is `items`), a module directly
-in `bot/` (`bot/clock.py` is `clock`), or `cards`. An arrow the table does not allow fails,
-unless it is listed in `WRONG_WAY`; that list only shrinks: an entry no longer needed fails too.
+in `bot/` (`bot/clock.py` is `clock`), or `cards`. An arrow the table does not allow fails.
 """
 
 import ast
@@ -92,17 +91,6 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
 }
 
-# (module, part it imports) pairs against the table, left from before it. Only ever remove.
-WRONG_WAY = {
-    ("bot/discussions/heads.py", "cards"),
-    ("bot/discussions/heads.py", "teams"),
-    ("bot/discussions/lines.py", "cards"),
-    ("bot/discussions/refresh.py", "cards"),
-    ("bot/discussions/refresh.py", "teams"),
-    ("bot/discussions/shapes.py", "cards"),
-    ("bot/discussions/threads.py", "teams"),
-}
-
 
 def _part(path: Path) -> str:
     relative = path.relative_to(ROOT)
@@ -171,13 +159,12 @@ def test_every_part_is_in_the_table() -> None:
 
 def test_no_new_arrow_goes_the_wrong_way() -> None:
     wrong = {(module, part) for module, part in _arrows() if part not in ALLOWED[_part_of(module)]}
-    assert wrong - WRONG_WAY == set(), "arrows the table does not allow"
-    assert WRONG_WAY - wrong == set(), "fixed: remove them from WRONG_WAY"
+    assert wrong == set(), "arrows the table does not allow"
 
 
 def test_the_parts_import_each_other_in_no_circle() -> None:
-    """What the table allows draws no circle; so the imports outside WRONG_WAY draw none."""
+    """The imports themselves draw no circle."""
     graph: dict[str, set[str]] = {}
-    for module, part in _arrows() - WRONG_WAY:
+    for module, part in _arrows():
         graph.setdefault(_part_of(module), set()).add(part)
     graphlib.TopologicalSorter(graph).prepare()
