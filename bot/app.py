@@ -24,7 +24,9 @@ from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.discussions import api as discussions_api
 from bot.discussions.coalescer import Coalescer, item_deleting
+from bot.discussions.digests import Digester
 from bot.discussions.notices import RuleNotices
+from bot.discussions.personal import PersonalNotifications
 from bot.discussions.refresh import ThreadRefresher
 from bot.discussions.threads import Discussions
 from bot.events import api as events_api
@@ -66,8 +68,6 @@ from bot.keys import (
 )
 from bot.mappings import api as mappings_api
 from bot.me import api as me_api
-from bot.notifications.digests import Digester
-from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.projects.sources import SourceKind

@@ -37,7 +37,6 @@ DOMAIN = {
     "items",
     "me",
     "events",
-    "notifications",
     "discussions",
     "sync",
     "changes",
@@ -71,9 +70,8 @@ ALLOWED: dict[str, set[str]] = {
     "changes": STORE,
     "me": STORE | {"directory", "fields", "projects", "mappings", "files", "items"},
     "events": STORE | {"directory", "fields", "projects", "mappings", "files", "items"},
-    # Reacts to the events engine (observers wired in `create_app`).
-    "notifications": STORE | {"directory", "fields", "items", "events", "pending_events"},
-    "discussions": STORE | {"directory", "fields", "items", "events", "notifications"},
+    # Threads and notifications: react to the events engine (observers wired in `create_app`).
+    "discussions": STORE | {"directory", "fields", "items", "events", "pending_events"},
     # Stores the comments made at a source in the items' discussions.
     "sync": STORE
     | {"directory", "fields", "projects", "mappings", "files", "items", "events", "discussions"}

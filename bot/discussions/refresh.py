@@ -2,7 +2,7 @@
 reply saying who changed what; or, for an item with no thread yet that a notification rule
 told of, the thread started with the item's card as its root (the notification itself). When
 the channel is noisy or in its quiet hours, the reply waits for the channel's digest instead
-(`bot.notifications.gate`).
+(`bot.discussions.gate`).
 
 Idempotent under retries: the lines a reply covers are marked told only once Teams gave the
 reply's id, so a retry (throttled, connector down) says every pending line once, joined by any
@@ -26,6 +26,7 @@ from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
+from bot.discussions import digests, gate, told
 from bot.discussions import service as discussions
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.heads import BOT_NAME, current_root
@@ -36,7 +37,6 @@ from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
 from bot.messaging import DELETED, DeletedRoot, Messenger, Sent, ThreadReply, ThreadRoot
-from bot.notifications import digests, gate, told
 from bot.schemas import ItemKind
 from bot.settings import Settings
 

@@ -13,11 +13,11 @@ from bot import logs
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, note_unmentioned_message, upsert_team
+from bot.discussions import chats
 from bot.discussions.threads import Discussions
 from bot.errors import DomainError
 from bot.files.store import FileStore
 from bot.items.deletions import ItemDeletions
-from bot.notifications import chats
 from bot.settings import Settings
 from bot.teams import roster
 from bot.teams.actions import invokes, thread_messages
