@@ -35,7 +35,7 @@ from bench.sync_rig import (
     standin,
     until_synced,
 )
-from bot.sync.schemas import MIN_INTERVAL_SECONDS
+from bot.sync_records.schemas import MIN_INTERVAL_SECONDS
 
 SAMPLES = 40 if FULL else 20
 POLLED_INTERVALS = 2 if FULL else 1  # how long changes are made for the polling case

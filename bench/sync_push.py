@@ -49,7 +49,7 @@ from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.jira import open_source as open_jira
-from bot.sync.schemas import ItemSyncStatus
+from bot.sync_records.schemas import ItemSyncStatus
 
 CHANGES = 1_000 if FULL else 200
 EDITORS = 8  # connections the changes here are made on (not timed)

@@ -35,6 +35,7 @@ from bot.directory.users import add_member, upsert_user
 from bot.discussions.heads import current_root
 from bot.ids import new_id
 from bot.teams.outbound import conversation_references
+from bot.teams.outbound.sayings import description_of
 
 CHANGES = 100
 DISCUSSED = CHANGES
@@ -123,7 +124,7 @@ async def start_threads(url: str, item_ids: list[str], public_url: str) -> list[
         for item_id in item_ids:
             root = new_id()[-13:]
             roots.append(root)
-            head = await current_root(uow, item_id=item_id, public_url=public_url)
+            head = await current_root(uow, item_id=item_id)
             assert head is not None
             uow.add(
                 ItemThread(
@@ -144,7 +145,7 @@ async def start_threads(url: str, item_ids: list[str], public_url: str) -> list[
                     author_user_id=None,
                     author_name="Tracker",
                     body="",
-                    card=head.described,
+                    card=description_of(head, public_url=public_url),
                     mentions=[],
                     created_at=now,
                     modified_at=now,

@@ -22,8 +22,10 @@ from bot.db.engine import create_engine, session_factory
 from bot.db.migrate import migrate
 from bot.directory import api as directory_api
 from bot.discussions import api as discussions_api
-from bot.discussions.coalescer import Coalescer
+from bot.discussions.coalescer import Coalescer, item_deleting
+from bot.discussions.digests import Digester
 from bot.discussions.notices import RuleNotices
+from bot.discussions.personal import PersonalNotifications
 from bot.discussions.refresh import ThreadRefresher
 from bot.discussions.threads import Discussions
 from bot.events import api as events_api
@@ -35,12 +37,11 @@ from bot.files import api as files_api
 from bot.files.links import download_links
 from bot.files.store import FileStore
 from bot.items import api as items_api
+from bot.items.deletions import ItemDeletions
 from bot.items.versions import VersionedCache
 from bot.jobs import wakeups
 from bot.jobs.observed_worker import ObservedWorker
 from bot.keys import (
-    BOT,
-    BOT_HANDLER,
     CHANGE_FEED,
     CLOCK,
     DELIVERER,
@@ -51,12 +52,9 @@ from bot.keys import (
     EVENT_PUMP,
     FILE_STORE,
     HTTP,
+    ITEM_DELETIONS,
     LIST_CACHE,
-    LISTS_IN_FLIGHT,
     MESSENGER,
-    METRICS,
-    NOTIFIER,
-    OPENAPI,
     SESSIONS,
     SETTINGS,
     SHUTDOWN,
@@ -68,8 +66,6 @@ from bot.keys import (
 )
 from bot.mappings import api as mappings_api
 from bot.me import api as me_api
-from bot.notifications.digests import Digester
-from bot.notifications.personal import PersonalNotifications
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
 from bot.projects.sources import SourceKind
@@ -78,13 +74,14 @@ from bot.sync import api as sync_api
 from bot.sync.address import source_http
 from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine import outbox
+from bot.sync.engine import comments_out
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.jira import open_source as open_jira
 from bot.sync.planner import open_source as open_planner
 from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
+from bot.teams.keys import BOT, BOT_HANDLER, NOTIFIER
 from bot.teams.outbound.messenger import TeamsMessenger
 from bot.teams.outbound.notifier import Notifier
 from bot.teams.outbound.waited_posts import WaitedPosts
@@ -96,6 +93,7 @@ from bot.web.body import MAX_JSON_BODY
 from bot.web.docs import install_docs
 from bot.web.errors import error_middleware
 from bot.web.fairness import ListsInFlight
+from bot.web.keys import LISTS_IN_FLIGHT, METRICS, OPENAPI
 from bot.web.metadata import install_metadata
 from bot.web.openapi import OpenApiDocument
 from bot.web.requestid import add_request_id
@@ -155,6 +153,9 @@ def create_app(
     app.on_response_prepare.append(add_request_id)
     app[SHUTDOWN] = Shutdown()
     app[CHANGE_FEED] = ChangeFeed()
+    # A deleted item's thread outlives its rows (bot.discussions.coalescer).
+    app[ITEM_DELETIONS] = ItemDeletions()
+    app[ITEM_DELETIONS].observe(item_deleting)
     app.on_shutdown.append(_stop_claiming)
     app.on_shutdown.append(_end_change_streams)
     app.cleanup_ctx.extend(
@@ -282,15 +283,15 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
         app[BOT] = runtime
         app[NOTIFIER] = notifier = Notifier(runtime, app[SESSIONS], app[CLOCK])
         # What the domain says, as Teams cards (bot.messaging, bot.teams.outbound.messenger).
-        app[MESSENGER] = TeamsMessenger(notifier, public_url=settings.public_url)
+        app[MESSENGER] = messenger = TeamsMessenger(notifier, public_url=settings.public_url)
         app[DISCUSSIONS] = discussions = Discussions(
             app[SESSIONS],
             app[CLOCK],
-            WaitedPosts(notifier),
+            WaitedPosts(messenger),
             wait=timedelta(seconds=settings.teams_wait_seconds),
             public_url=settings.public_url,
             cache=app[LIST_CACHE],
-            onward=outbox.note_comment,  # comments on synced items go on to their source
+            onward=comments_out.note_comment,  # comments on synced items go on to their source
         )
         app[BOT_HANDLER] = TrackerBot(
             app[SESSIONS],
@@ -301,6 +302,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
             cache=app[LIST_CACHE],
             discussions=discussions,
             files=app[FILE_STORE],
+            deletions=app[ITEM_DELETIONS],
         )
         try:
             yield
@@ -337,9 +339,7 @@ async def _jobs(app: web.Application) -> AsyncIterator[None]:
     event_pump.observe(coalescer.observe)
     # Whoever is assigned an item is told in their 1:1 chat with the bot.
     event_pump.observe(PersonalNotifications(app[MESSENGER]).observe)
-    ThreadRefresher(
-        app[NOTIFIER], app[SESSIONS], app[CLOCK], coalescer, settings, app[MESSENGER]
-    ).register(worker)
+    ThreadRefresher(app[SESSIONS], app[CLOCK], coalescer, settings, app[MESSENGER]).register(worker)
     Digester(app[MESSENGER], app[SESSIONS], app[CLOCK], settings).register(worker)
     SyncEngine(
         app[SESSIONS],

@@ -1,7 +1,7 @@
-"""Typed keys of the long-lived resources stored on the aiohttp application."""
+"""Typed keys of the long-lived resources stored on the aiohttp application (the bot's own are
+in `bot.teams.keys`, the web frame's in `bot.web.keys`)."""
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
@@ -17,19 +17,12 @@ from bot.events.pump import EventPump
 from bot.events.sweep import DueSweep
 from bot.files.links import DownloadLinks
 from bot.files.store import FileStore
+from bot.items.deletions import ItemDeletions
 from bot.items.versions import VersionedCache
 from bot.jobs.worker import Worker
+from bot.messaging import Messenger
 from bot.settings import Settings
 from bot.sync.connectors import Connectors
-from bot.teams.handler import TrackerBot
-from bot.teams.outbound.messenger import TeamsMessenger
-from bot.teams.outbound.notifier import Notifier
-from bot.teams.transport.adapter import BotRuntime
-from bot.web.fairness import ListsInFlight
-from bot.web.metrics import Metrics
-
-if TYPE_CHECKING:  # it reads the routes, which read these keys
-    from bot.web.openapi import OpenApiDocument
 
 SETTINGS = web.AppKey("settings", Settings)
 CLOCK = web.AppKey("clock", Clock)
@@ -37,20 +30,16 @@ ENGINE = web.AppKey("engine", AsyncEngine)
 SESSIONS = web.AppKey("sessions", async_sessionmaker[AsyncSession])
 HTTP = web.AppKey("http", aiohttp.ClientSession)
 SSO_KEYS = web.AppKey("sso_keys", JwksKeys)
-OPENAPI: web.AppKey["OpenApiDocument"] = web.AppKey("openapi")
 ODATA_METADATA = web.AppKey("odata_metadata", bytes)  # the CSDL XML of /odata/$metadata
 # Counts and item references of lists, valid while their version holds (bot.items.versions).
 LIST_CACHE = web.AppKey("list_cache", VersionedCache)
-# List requests running per session or token (bot.web.fairness).
-LISTS_IN_FLIGHT = web.AppKey("lists_in_flight", ListsInFlight)
-BOT = web.AppKey("bot", BotRuntime)
-BOT_HANDLER = web.AppKey("bot_handler", TrackerBot)
-NOTIFIER = web.AppKey("notifier", Notifier)
-# What the domain says in Teams (bot.messaging).
-MESSENGER = web.AppKey("messenger", TeamsMessenger)
+# What the domain says in the chat (bot.messaging; Teams' is bot.teams.outbound.messenger).
+MESSENGER: web.AppKey[Messenger] = web.AppKey("messenger")
 # Starts discussions and posts comments, waiting for Teams (bot.discussions.threads).
 DISCUSSIONS = web.AppKey("discussions", Discussions)
 WORKER = web.AppKey("worker", Worker)
+# Told of items about to be deleted: an item's thread outlives its rows (bot.items.deletions).
+ITEM_DELETIONS = web.AppKey("item_deletions", ItemDeletions)
 # Wakes the open change streams (bot.changes).
 CHANGE_FEED = web.AppKey("change_feed", ChangeFeed)
 
@@ -74,7 +63,5 @@ THREAD_COALESCER = web.AppKey("thread_coalescer", Coalescer)
 # Attachments' bytes, and the signed links that serve them (bot.files).
 FILE_STORE = web.AppKey("file_store", FileStore)
 DOWNLOAD_LINKS = web.AppKey("download_links", DownloadLinks)
-# What /metrics serves, counted as requests and background work happen (bot.web.metrics).
-METRICS = web.AppKey("metrics", Metrics)
 # The sync connectors by source kind (bot.sync.connectors).
 SYNC_CONNECTORS = web.AppKey("sync_connectors", Connectors)

@@ -1,16 +1,27 @@
 """The domain's port to the chat it talks in: what to say, and where.
 
 Domain services say it through a `Messenger`, in their own transaction: the message is queued
-with what they write and sent once it commits. `bot.teams.outbound.messenger` implements it and
+with what they write and sent once it commits; a job that must know what Teams made (an item's
+thread) sends now. `bot.teams.outbound.messenger` implements it and
 builds the cards at the Teams edge; `create_app` hands it to the services that talk.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from html import escape
 from typing import Any, Protocol
 
 from bot.db.uow import UnitOfWork
 from bot.schemas import ItemKind
+
+DELETED = " (deleted)"  # what a deleted item's thread root adds to its title
+
+
+def mention_tag(name: str) -> str:
+    """How a message's text marks a mention of someone (the mention's entity carries the same
+    text)."""
+    return f"<at>{escape(name)}</at>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +96,49 @@ class Commented:
     body: str
 
 
+@dataclass(frozen=True, slots=True)
+class ThreadRoot:
+    """An item's thread root as it is now: the item as its card shows it (its due date marked
+    once past `at`). `asks_mention` where the team's unmentioned messages have never reached the
+    app (Teams may deliver only @mentions there), so the root asks replies for one; `mentions`:
+    the people the thread's first post @mentions ({id, name})."""
+
+    kind: ItemKind
+    item: dict[str, Any]  # in the details shape (`bot.items.read`)
+    at: datetime
+    asks_mention: bool
+    mentions: Sequence[Mapping[str, str]] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedRoot:
+    """The root of an item that was deleted, from its last description (`Messenger.describe`):
+    its title and facts marked `DELETED`, nothing to open."""
+
+    described: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadReply:
+    """A reply in an item's thread telling a burst of its changes (`bot.discussions.lines`): its
+    HTML, and the people it @mentions ({id, name})."""
+
+    html: str
+    mentions: list[dict[str, str]]
+
+
 # What is said with a card, and what is said with words alone.
-Carded = RuleSwitchedOff | NotificationsFailing | Assigned | Digest | SyncPaused | SyncStatesAdded
-Said = Carded | Commented
+Carded = (
+    RuleSwitchedOff
+    | NotificationsFailing
+    | Assigned
+    | Digest
+    | SyncPaused
+    | SyncStatesAdded
+    | ThreadRoot
+    | DeletedRoot
+)
+Said = Carded | Commented | ThreadReply
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +157,12 @@ class Messenger(Protocol):
 
     async def start(self, *, channel_id: str, said: Said) -> Sent:
         """A new thread in the channel, now; raises `PermanentFailure` when Teams never will."""
+
+    async def reply(self, *, conversation_id: str, said: Said) -> Sent:
+        """A reply in a thread (or a message in a chat), now."""
+
+    async def update(self, *, conversation_id: str, activity_id: str, said: Said) -> Sent:
+        """The message `activity_id` the app sent, replaced by `said`, now."""
+
+    def describe(self, root: ThreadRoot) -> dict[str, Any]:
+        """The root as the API describes it (the root message's attachment), kept with it."""

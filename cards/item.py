@@ -7,7 +7,7 @@ from datetime import datetime
 from bot.fields.schemas import Category, StatusOut
 from bot.items.schemas import BugDetails, TaskDetails
 from bot.schemas import ItemKind
-from bot.sync.schemas import SyncedAt
+from bot.sync_records.schemas import SyncedAt
 from cards.changes import Note, note_line
 from cards.layout import (
     ATTENTION,

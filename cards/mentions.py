@@ -7,16 +7,11 @@ of the card as `<at>Name</at>`, each resolved by a mention entity in the card's 
 """
 
 from collections.abc import Mapping, Sequence
-from html import escape
 
+from bot.messaging import mention_tag
 from cards.layout import Card, largest_fitting, shorten, text_block
 
 NAME_MAX = 64  # a name as the mention shows it
-
-
-def mention_tag(name: str) -> str:
-    """How a text marks a mention (its entity carries the same text)."""
-    return f"<at>{escape(name)}</at>"
 
 
 def mentioning(card: Card, people: Sequence[Mapping[str, str]]) -> Card:

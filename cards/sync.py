@@ -5,7 +5,7 @@ card: `cards.synced`)."""
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.sync.schemas import ProjectSyncShown, SyncState, source_name
+from bot.sync_records.schemas import ProjectSyncShown, SyncState, source_name
 from cards.help import MONOSPACE, run_command
 from cards.item import fact_columns
 from cards.layout import (

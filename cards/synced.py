@@ -1,7 +1,7 @@
 """Where a synced item lives, on its card: "Synced with Azure DevOps 42" linking to it there,
 and its sync problem when it has one."""
 
-from bot.sync.schemas import ItemSyncStatus, SyncedAt, source_name
+from bot.sync_records.schemas import ItemSyncStatus, SyncedAt, source_name
 from cards.layout import ATTENTION, Element, rich_text, shorten, text_run
 
 NAME_MAX = 80

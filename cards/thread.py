@@ -10,18 +10,16 @@ from html import escape, unescape
 from typing import Any
 
 from bot.items.schemas import TaskDetails
+from bot.messaging import DELETED
 from bot.sync import whereabouts
 from cards.item import fact_columns, facts, item_summary, kind_of, open_url
 from cards.layout import Card, envelope, rich_text, shorten, text_block, text_run
 from cards.synced import synced_lines
 
-# The content type the API reports for the root's attachment (the seed's), never one posted.
-CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
 TEXT_MAX = 1000
 NAME_MAX = 40
 # The description's accent: red for bugs, blue for tasks, as their icons are.
 THEME_COLORS = {"bug": "C4314B", "task": "0078D4"}
-DELETED = " (deleted)"
 
 
 def root_card(

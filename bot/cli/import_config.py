@@ -32,6 +32,7 @@ from bot.events.definitions import checks
 from bot.events.schemas import ActionType, DefinitionIn, DefinitionPatch
 from bot.fields.catalog import load_catalog
 from bot.mappings import service as mappings
+from bot.mappings.following import FollowingMappings
 from bot.mappings.schemas import MappedField, MappingIn, MappingPatch
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn
@@ -132,7 +133,9 @@ class Configuration:
         key = (body.source.value, body.source_id)
         if await self.project_here(*key) is not None:
             return
-        project = await projects.create_project(self.uow, body=body, secret_key=self.secret_key)
+        project = await projects.create_project(
+            self.uow, body=body, secret_key=self.secret_key, mappings=FollowingMappings()
+        )
         self._here[key] = project.id
         self._configured.add(project.id)
         self.projects_added.append(

@@ -1,9 +1,5 @@
-"""The root of an item's thread as it is now (the card posted, the description the API returns),
-and its channel's scope, read outside any request."""
-
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
+"""The root of an item's thread as it is now (what its card shows: the Teams edge draws it and
+describes it as the API returns it), read outside any request."""
 
 from sqlalchemy import bindparam, select
 
@@ -11,11 +7,8 @@ from bot.db.statements import Prepared
 from bot.db.tables import Channel, Item, Team
 from bot.db.uow import UnitOfWork
 from bot.items import read
-from bot.items.schemas import BugDetails, TaskDetails
+from bot.messaging import ThreadRoot
 from bot.schemas import ItemKind
-from bot.teams.links import item_link
-from cards.layout import Card
-from cards.thread import root_card, root_description
 
 BOT_NAME = "Tracker"  # the app's short name in the manifest: what people type after @
 
@@ -35,37 +28,16 @@ _ITEM = Prepared(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Root:
-    """An item's thread root: the Adaptive Card posted in Teams, and its description in the
-    seed's connector-card shape, stored as the API returns it."""
-
-    card: Card
-    described: dict[str, Any]
-
-
-def root_of(
-    item: TaskDetails, *, kind: ItemKind, public_url: str, now: datetime, mention_needed: bool
-) -> Root:
-    """The item's root; `mention_needed` where the team's unmentioned messages have never
-    reached the app (Teams may deliver only @mentions there), so its card asks for one."""
-    url = item_link(public_url, kind, item.id)
-    card = root_card(item, item_url=url, now=now, mention=BOT_NAME if mention_needed else None)
-    return Root(card, root_description(item, item_url=url))
-
-
-async def current_root(uow: UnitOfWork, *, item_id: str, public_url: str) -> Root | None:
+async def current_root(uow: UnitOfWork, *, item_id: str) -> ThreadRoot | None:
     """The item's root now; None when the item is gone."""
     row = await uow.row(_ITEM, {"item": item_id})
     if row is None:
         return None
     kind = ItemKind(row["kind"])
     [details] = await read.render_across_channels(uow, kind, [row])
-    model = BugDetails if kind is ItemKind.BUG else TaskDetails
-    return root_of(
-        model.model_validate(details),
+    return ThreadRoot(
         kind=kind,
-        public_url=public_url,
-        now=uow.clock.now(),
-        mention_needed=row["unmentioned_message_at"] is None,
+        item=details,
+        at=uow.clock.now(),
+        asks_mention=row["unmentioned_message_at"] is None,
     )

@@ -12,7 +12,7 @@ from datetime import date, datetime
 from html import escape
 from typing import Any
 
-from cards.mentions import mention_tag
+from bot.messaging import ThreadReply, mention_tag
 
 SOMEONE = "Someone"
 # Fields told as "<label> old → new" (the rest have their own words, or none).
@@ -43,14 +43,6 @@ class Pending:
     mentions: Sequence[Mapping[str, str]]
 
 
-@dataclass(frozen=True, slots=True)
-class Said:
-    """What the reply says: its HTML, and the people it @mentions ({id, name})."""
-
-    html: str
-    mentions: list[dict[str, str]]
-
-
 def people_named(lines: Sequence[Pending]) -> set[str]:
     """The user ids whose names the line needs: actors and assignees."""
     ids = {line.actor_id for line in lines if line.actor_id}
@@ -62,11 +54,13 @@ def people_named(lines: Sequence[Pending]) -> set[str]:
     return ids
 
 
-def say(lines: Sequence[Pending], names: Mapping[str, str], *, this_year: int) -> Said | None:
+def say(
+    lines: Sequence[Pending], names: Mapping[str, str], *, this_year: int
+) -> ThreadReply | None:
     """The reply for these pending lines, oldest first; None when there is nothing to tell."""
     deletions = [line for line in lines if line.what == "deleted"]
     if deletions:  # what it was changed to before no longer matters
-        return Said(f"{_name(deletions[-1].actor_id, names)} deleted it", [])
+        return ThreadReply(f"{_name(deletions[-1].actor_id, names)} deleted it", [])
     sentences = _changes(lines, names, this_year)
     changed_keys = {line.key for line in lines if line.what == "change"}
     told_keys: set[str] = set()
@@ -81,7 +75,7 @@ def say(lines: Sequence[Pending], names: Mapping[str, str], *, this_year: int) -
     tags = [tag for person in mentions if (tag := mention_tag(person["name"])) not in html]
     if tags:
         html = f"{html} {' '.join(tags)}"
-    return Said(html, mentions)
+    return ThreadReply(html, mentions)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 reply saying who changed what; or, for an item with no thread yet that a notification rule
 told of, the thread started with the item's card as its root (the notification itself). When
 the channel is noisy or in its quiet hours, the reply waits for the channel's digest instead
-(`bot.notifications.gate`).
+(`bot.discussions.gate`).
 
 Idempotent under retries: the lines a reply covers are marked told only once Teams gave the
 reply's id, so a retry (throttled, connector down) says every pending line once, joined by any
@@ -26,22 +26,19 @@ from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
+from bot.discussions import digests, gate, told
 from bot.discussions import service as discussions
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.heads import BOT_NAME, current_root
-from bot.discussions.lines import Pending, Said, mention_tag, people_named, say
+from bot.discussions.lines import Pending, people_named, say
 from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.errors import Conflict, NotFound
 from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker
-from bot.messaging import Messenger, Sent
-from bot.notifications import digests, gate, told
+from bot.messaging import DELETED, DeletedRoot, Messenger, Sent, ThreadReply, ThreadRoot
 from bot.schemas import ItemKind
 from bot.settings import Settings
-from bot.teams.outbound.notifier import Notifier, message
-from cards.mentions import mentioning
-from cards.thread import DELETED, deleted_root_card
 
 log = logging.getLogger(__name__)
 
@@ -132,9 +129,9 @@ class _Plan:
     conversation_id: str | None  # None: the item has no thread, and this run starts it
     root_message_id: str | None
     deleted: bool
-    card: dict[str, Any] | None  # the root's new Adaptive Card; None: left as it is
-    described: dict[str, Any] | None  # the new card as the API describes it; None: kept
-    said: Said | None  # the reply; None: no reply
+    root: ThreadRoot | DeletedRoot | None  # what the root's card shows now; None: left as it is
+    described: dict[str, Any] | None  # the new root as the API describes it; None: kept
+    said: ThreadReply | None  # the reply; None: no reply
     line_ids: list[str]  # the pending lines it covers
     keys: list[str]  # their changes (pending-event ids), whose notifications this tells
     held: gate.Held | None = None  # the channel's digest tells it instead, and why
@@ -147,21 +144,20 @@ class _Plan:
 
 
 class ThreadRefresher:
-    """Runs the coalescer's jobs through the notifier."""
+    """Runs the coalescer's jobs through the messenger."""
 
     def __init__(
         self,
-        notifier: Notifier,
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         coalescer: Coalescer,
         settings: Settings,
         teams: Messenger,
     ) -> None:
-        self._notifier, self._sessions, self._clock = notifier, sessions, clock
-        self._teams = teams  # tells a channel its notifications keep failing
+        self._sessions, self._clock = sessions, clock
+        self._teams = teams  # the thread's posts, and a channel told its notifications fail
         self._coalescer, self._settings = coalescer, settings
-        self._public_url, self._app_id = settings.public_url, settings.microsoft_app_id
+        self._app_id = settings.microsoft_app_id
 
     def register(self, worker: Worker) -> None:
         worker.register(REFRESH, self.run, gave_up=self.given_up)
@@ -176,7 +172,7 @@ class ThreadRefresher:
             await self._close(plan, sent=Sent(plan.conversation_id, plan.posted), claim=None)
             return
         plan = await self._gated(plan)
-        posts = plan.starts and plan.card is not None and plan.held is None
+        posts = plan.starts and plan.root is not None and plan.held is None
         claim: discussions.Claim | None = None
         try:
             claim = await self._claim(plan) if posts else None
@@ -249,25 +245,25 @@ class ThreadRefresher:
                 thread = await uow.row(_THREAD, {"item": item_id})
                 if thread is not None and thread["conversation_id"] is not None:
                     conversation_id, root_id = thread["conversation_id"], thread["root_message_id"]
-            card: dict[str, Any] | None = None
+            root: ThreadRoot | DeletedRoot | None = None
             described: dict[str, Any] | None = None
             title = ""
             if deleted:
                 if refresh["card"]:
-                    card = deleted_root_card(refresh["card"])
+                    root = DeletedRoot(refresh["card"])
                     title = f"{refresh['card'].get('title') or ''}{DELETED}"
             elif said is not None or conversation_id is None:
                 # a burst that changed nothing leaves the card as it is
-                root = await current_root(uow, item_id=item_id, public_url=self._public_url)
+                root = await current_root(uow, item_id=item_id)
                 if root is not None:
-                    card, described = root.card, root.described
+                    described = self._teams.describe(root)
                     title = str(described["title"])
             summary = ""
             if said is not None or conversation_id is None:
                 summary = digests.summary(title, said.html if said else None)
-        if conversation_id is None and (card is None or deleted):
+        if conversation_id is None and (root is None or deleted):
             # the item is gone before its thread started: nothing to tell
-            card, described, said = None, None, None
+            root, described, said = None, None, None
         return _Plan(
             job_id=job.id,
             item_id=item_id,
@@ -276,7 +272,7 @@ class ThreadRefresher:
             conversation_id=conversation_id,
             root_message_id=root_id,
             deleted=deleted,
-            card=card,
+            root=root,
             described=described,
             said=said,
             line_ids=[row["id"] for row in rows],
@@ -287,7 +283,7 @@ class ThreadRefresher:
 
     async def _gated(self, plan: _Plan) -> _Plan:
         """The plan, held for the channel's digest when the channel is noisy or quiet."""
-        if (plan.said is None and not plan.starts) or (plan.starts and plan.card is None):
+        if (plan.said is None and not plan.starts) or (plan.starts and plan.root is None):
             return plan  # nothing would be posted
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
             held = await gate.held_until(
@@ -327,23 +323,26 @@ class ThreadRefresher:
         """The root card, then the reply (or the thread started with the card); what Teams
         made. A plan held for the digest only updates the root card."""
         if plan.starts:
-            if plan.held is not None or plan.card is None:
+            if plan.held is not None or plan.root is None:
                 return None
-            return await self._notifier.start_thread(
-                channel_id=await self._channel_teams_id(plan), activity=_root(plan)
+            assert isinstance(plan.root, ThreadRoot)  # a deleted item's thread never starts
+            # The thread's first post: the item's card, @mentioning the people the notification
+            # names.
+            people = plan.said.mentions if plan.said is not None else []
+            return await self._teams.start(
+                channel_id=await self._channel_teams_id(plan),
+                said=replace(plan.root, mentions=people),
             )
         assert plan.conversation_id is not None and plan.root_message_id is not None
-        if plan.card is not None:
-            await self._notifier.update(
+        if plan.root is not None:
+            await self._teams.update(
                 conversation_id=plan.conversation_id,
                 activity_id=plan.root_message_id,
-                activity=message(card=plan.card),
+                said=plan.root,
             )
         if plan.said is None or plan.held is not None:
             return None
-        return await self._notifier.reply(
-            conversation_id=plan.conversation_id, activity=_reply(plan.said)
-        )
+        return await self._teams.reply(conversation_id=plan.conversation_id, said=plan.said)
 
     async def _channel_teams_id(self, plan: _Plan) -> str:
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
@@ -390,7 +389,7 @@ class ThreadRefresher:
                 await told.failed(
                     uow, self._teams, event_ids=plan.keys, item_id=plan.item_id, error=failure
                 )
-            elif plan.starts and plan.card is None:
+            elif plan.starts and plan.root is None:
                 await told.failed(
                     uow, self._teams, event_ids=plan.keys, item_id=plan.item_id, error=ITEM_GONE
                 )
@@ -490,32 +489,3 @@ async def _record(uow: UnitOfWork, plan: _Plan, *, reply_id: str | None, app_id:
             "deleted_at": None,
         },
     )
-
-
-def _reply(said: Said) -> dict[str, Any]:
-    """The reply activity: the line as HTML, each mention as a Teams mention entity."""
-    return {
-        "type": "message",
-        "textFormat": "xml",
-        "text": said.html,
-        "entities": _mentions(said.mentions),
-    }
-
-
-def _root(plan: _Plan) -> dict[str, Any]:
-    """A thread's first post: the item's card, @mentioning the people the notification names
-    inside it, as a text beside a card is shown by some clients in place of the card."""
-    assert plan.card is not None
-    people = plan.said.mentions if plan.said is not None else []
-    return message(card=mentioning(plan.card, people))
-
-
-def _mentions(people: list[dict[str, str]]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "mention",
-            "mentioned": {"id": person["id"], "name": person["name"]},
-            "text": mention_tag(person["name"]),
-        }
-        for person in people
-    ]

@@ -8,8 +8,9 @@ import orjson
 
 from bot.discussions.service import APPLICATION, Place
 from bot.timestamps import format_timestamp
-from cards.thread import CONNECTOR_CARD
 
+# The content type the API reports for the root's attachment (the seed's), never one posted.
+CONNECTOR_CARD = "application/vnd.microsoft.teams.card.o365connector"
 TEAMS_LINK = "https://teams.microsoft.com/l/message"
 CHANNEL_LINK = "https://teams.microsoft.com/l/channel"
 LINKS_KEPT = 256  # threads whose link parts are kept: a page's messages share one

@@ -16,12 +16,10 @@ from bot.db.uow import Actor, ChannelScope, UnitOfWork, VersionedCache, unit_of_
 from bot.directory.teams import hears_unmentioned_messages
 from bot.discussions import service as discussions
 from bot.discussions import shapes
-from bot.discussions.heads import root_of
 from bot.errors import BadGateway, BadRequest
 from bot.items import read
-from bot.items.schemas import DETAILS
+from bot.messaging import Commented, Said, ThreadRoot
 from bot.schemas import ItemKind
-from bot.teams.outbound.notifier import message
 
 BEING_STARTED = "The discussion is being started right now: ask again in a moment."
 NO_ANSWER = "Microsoft Teams did not answer in time; nothing was posted. Try again."
@@ -40,12 +38,14 @@ class Posted(Protocol):
 
 
 class Teams(Protocol):
-    """Posting through the Bot Connector (`bot.teams.outbound.waited_posts`); a refusal raises
+    """The messenger's sends, waited for (`bot.teams.outbound.waited_posts`); a refusal raises
     BadGateway."""
 
-    async def start_thread(self, *, channel_id: str, activity: dict[str, Any]) -> Posted: ...
+    async def start(self, *, channel_id: str, said: Said) -> Posted: ...
 
-    async def reply(self, *, conversation_id: str, activity: dict[str, Any]) -> Posted: ...
+    async def reply(self, *, conversation_id: str, said: Said) -> Posted: ...
+
+    def describe(self, root: ThreadRoot) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -85,14 +85,11 @@ class Discussions:
             details = await read.get_details(uow, kind=kind, item_id=item_id)
             heard = await hears_unmentioned_messages(uow, team_id=channel.team_id)
             now = uow.clock.now()
-        item = DETAILS[kind].model_validate(details)
-        head = root_of(
-            item, kind=kind, public_url=self.public_url, now=now, mention_needed=not heard
-        )
-        activity = message(card=head.card)
+        head = ThreadRoot(kind=kind, item=details, at=now, asks_mention=not heard)
+        described = self.teams.describe(head)
         try:
             posted = await self._waited(
-                self.teams.start_thread(channel_id=channel.teams_channel_id, activity=activity)
+                self.teams.start(channel_id=channel.teams_channel_id, said=head)
             )
         except BaseException:
             async with self._unit(actor, channel) as uow:
@@ -107,7 +104,7 @@ class Discussions:
                 claim=claim,
                 conversation_id=posted.conversation_id,
                 root_id=root_id,
-                card=head.described,
+                card=described,
             )
         shown = shapes.message(row, place, root_id=root_id)
         return Started(
@@ -148,10 +145,7 @@ class Discussions:
             thread = await discussions.find_thread(uow, kind=kind, item_id=item_id)
         body = discussions.comment_body(actor.display_name, content)
         posted = await self._waited(
-            self.teams.reply(
-                conversation_id=thread.conversation_id,
-                activity={"type": "message", "text": body, "textFormat": "xml"},
-            )
+            self.teams.reply(conversation_id=thread.conversation_id, said=Commented(body))
         )
         if not posted.activity_id:
             raise BadGateway("Microsoft Teams did not say which message it posted.")

@@ -122,7 +122,7 @@ def _alerts(trigger: Trigger) -> Prepared:
 
 
 def _events(trigger: Trigger) -> Prepared:
-    """The events of the alerts this run fired, shaped as `bot.items.events` writes them."""
+    """The events of the alerts this run fired, shaped as `bot.pending_events` writes them."""
     rows: Any = (
         select(
             bindparam("id_prefix", type_=String()) + random_hex(_ITEM.id),

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import InstrumentedAttribute
 
+from bot import pending_events as events
 from bot.db.statements import Row
 from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
@@ -15,7 +16,6 @@ from bot.errors import BadRequest, Conflict, Invalid
 from bot.fields import values
 from bot.fields.catalog import PRIORITY, SEVERITY, name_key
 from bot.fields.schemas import LevelPatch, PriorityIn, SeverityIn
-from bot.items import events
 from bot.odata.query import Query
 from bot.schemas import Trigger
 

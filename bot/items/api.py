@@ -7,7 +7,7 @@ from bot.items import service as items
 from bot.items.history_schemas import HistoryPage
 from bot.items.queries import LISTS, entity_set
 from bot.items.schemas import CREATE, CREATED, DETAILS, PAGE, PATCH, BulkEdit, BulkResults
-from bot.keys import DOWNLOAD_LINKS, FILE_STORE
+from bot.keys import DOWNLOAD_LINKS, FILE_STORE, ITEM_DELETIONS
 from bot.schemas import ItemKind
 from bot.web.collections import query_of, render_page
 from bot.web.odata_keys import entity_context, entity_key, entity_link
@@ -57,8 +57,10 @@ def _declare(kind: ItemKind) -> None:
 
     async def delete(call: Call) -> None:
         item_id = entity_key(call.request.match_info["key"])
-        files = call.request.app[FILE_STORE]
-        await items.delete_item(call.uow, kind=kind, item_id=item_id, files=files)
+        files, deletions = call.request.app[FILE_STORE], call.request.app[ITEM_DELETIONS]
+        await items.delete_item(
+            call.uow, kind=kind, item_id=item_id, files=files, deletions=deletions
+        )
 
     async def bulk_edit(call: Call) -> BulkResults:
         return BulkResults(await bulk.bulk_edit(call.uow, kind=kind, edit=call.body))

@@ -8,11 +8,12 @@ from typing import Any, cast
 
 from sqlalchemy import Table
 
+from bot import pending_events as events
 from bot.db.tables import Item
 from bot.db.uow import UnitOfWork
 from bot.fields.catalog import Catalog, load_catalog_to_write
 from bot.ids import new_ids
-from bot.items import events, rules, service
+from bot.items import rules, service
 from bot.items.assignees import set_assignees
 from bot.items.schemas import AssigneeRef, BugCreate, TaskCreate
 from bot.mappings.rule import Mappings

@@ -7,13 +7,14 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, select, update
 
+from bot import pending_events as events
 from bot.db.expressions import one_of_named
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee
 from bot.db.uow import UnitOfWork
 from bot.fields.catalog import MAPPING_NOT_FOUND, load_catalog_to_write
 from bot.ids import is_id
-from bot.items import events, rules
+from bot.items import rules
 from bot.items.assignees import set_assignees
 from bot.items.schemas import BulkEdit, BulkResult
 from bot.mappings.rule import load_mappings

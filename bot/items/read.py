@@ -29,7 +29,7 @@ from bot.odata.plans import ListStatements, counted
 from bot.odata.query import Query, page
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
-from bot.sync import item_sync
+from bot.sync_records import item_sync
 
 ITEM = Item.__table__.c
 FIELD_VALUE = FieldValue.__table__.c

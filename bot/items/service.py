@@ -6,17 +6,18 @@ from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, delete, insert, select, update
 
+from bot import pending_events as events
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee, ItemCounter
 from bot.db.uow import UnitOfWork
-from bot.discussions import coalescer
 from bot.errors import Invalid, ItemNotFound
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
 from bot.files import service as attachments
 from bot.files.store import FileStore
 from bot.ids import is_id, new_id
-from bot.items import events, read, rules
+from bot.items import read, rules
 from bot.items.assignees import set_assignees
+from bot.items.deletions import ItemDeletions
 from bot.items.schemas import BugCreate, BugPatch, TaskCreate, TaskPatch
 from bot.mappings import rule as mapping_rule
 from bot.mappings.rule import Mappings
@@ -253,14 +254,16 @@ async def update_item(
     )
 
 
-async def delete_item(uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: FileStore) -> None:
+async def delete_item(
+    uow: UnitOfWork, *, kind: ItemKind, item_id: str, files: FileStore, deletions: ItemDeletions
+) -> None:
     """Remove the item, its assignees and its attachments for good (their files once the
     transaction has committed); its number is never given again."""
     # Lock first, so the snapshot read next is the state a concurrent change left (PostgreSQL).
     await _load_for_update(uow, kind, item_id)
     last_state = await read.get_details(uow, kind=kind, item_id=item_id)
     await attachments.forget_items_files(uow, item_ids=[item_id], store=files)
-    await coalescer.item_deleting(uow, item_ids=[item_id])  # its thread outlives its rows
+    await deletions.deleting(uow, item_ids=[item_id])  # its thread outlives its rows
     deleted = await uow.execute(
         delete(Item)
         .where(Item.id == item_id, Item.channel_id == _channel_id(uow))

@@ -12,9 +12,9 @@ from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.fields.catalog import INVALID_STATUS, MAPPING_NOT_FOUND, SEVERITY, STATUS, CatalogValue
+from bot.mappings.remap import remap
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
-from bot.sync.remap import remap
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pydantic import Field, RootModel, SecretStr, StringConstraints, field_valid
 from bot.fields.schemas import Category, Color, Name
 from bot.projects.sources import SourceKind
 from bot.schemas import ApiModel, CollectionPage, RefusesNull, Timestamp
-from bot.sync.schemas import ProjectSyncOut, SyncSettings
+from bot.sync_records.schemas import ProjectSyncOut, SyncSettings
 
 NATIVE_SOURCE = SourceKind.NATIVE.value
 MAX_STATES = 100

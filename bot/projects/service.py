@@ -2,13 +2,12 @@
 catalogue and default mappings, credentials are sealed, and an item's project is of its channel."""
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from cryptography.fernet import InvalidToken
 from sqlalchemy import bindparam, delete, insert, select, update
 
 from bot.db.changes import changed
-from bot.db.expressions import one_of
 from bot.db.statements import Prepared, Row
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
@@ -16,15 +15,12 @@ from bot.errors import BadRequest, Conflict, Invalid, NotFound
 from bot.fields import catalog_locks
 from bot.fields.catalog import STATUS
 from bot.ids import is_id, new_id
-from bot.mappings import rule
-from bot.mappings.defaults import add_default_mappings
 from bot.odata.query import Query, apply, count_statement, page
 from bot.projects import credentials
 from bot.projects.schemas import ProjectIn, ProjectOut, ProjectPatch, SourceState
 from bot.projects.sources import PLANNER_PERCENT, SourceKind, states_of
 from bot.schemas import ItemKind
-from bot.sync.links import sync_out
-from bot.sync.schemas import ProjectSyncOut
+from bot.sync_records.schemas import ProjectSyncOut
 
 # The secrets a project may hold (sync.md: per source), by field name.
 SECRET_NAMES = ("token", "password", "email", "tenant_id", "client_id", "client_secret")
@@ -38,6 +34,20 @@ _NATIVE = Prepared(
     )
 )
 _BY_ID = Prepared(_ITEM_PROJECT.where(Project.id == bindparam("project_id")))
+
+
+class ProjectMappings(Protocol):
+    """What keeps a project's mappings in step with its source's states
+    (`bot.mappings.following`): the caller gives it, as mappings sit above projects."""
+
+    async def configured(self, uow: UnitOfWork, *, project: Row) -> None:
+        """The project was just configured: its source's default mappings."""
+
+    async def states_replaced(
+        self, uow: UnitOfWork, *, project: Row, before: set[str], map_added: bool
+    ) -> None:
+        """Its states changed (`before`: their ids before): the mappings follow, the added
+        states mapped by default when `map_added`, and the mapping rule runs again."""
 
 
 async def add_native_project(
@@ -125,7 +135,7 @@ def project_out(project: Row, sync: ProjectSyncOut | None = None) -> ProjectOut:
             "states": project.states,
             "has_credentials": project.credentials is not None,
             "credentials": [json_name(name) for name in project.credential_names],
-            "sync": sync or sync_out(None),
+            "sync": sync or ProjectSyncOut.off(),
             "created_at": project.created_at,
             "updated_at": project.updated_at,
         }
@@ -152,7 +162,9 @@ async def get_project(uow: UnitOfWork, *, project_id: str, for_update: bool = Fa
     return project
 
 
-async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -> Row:
+async def create_project(
+    uow: UnitOfWork, *, body: ProjectIn, secret_key: str, mappings: ProjectMappings
+) -> Row:
     """Configure an external project; it starts with its source's default mappings."""
     channel_id = _channel_id(uow)
     source = body.source
@@ -195,12 +207,17 @@ async def create_project(uow: UnitOfWork, *, body: ProjectIn, secret_key: str) -
     )
     _set_secrets(project, secret_key, _secrets(body.model_dump(by_alias=False), {}))
     await uow.execute(insert(Project).values(project))
-    await add_default_mappings(uow, project=project, states=states_of(source, project.states))
+    await mappings.configured(uow, project=project)
     return project
 
 
 async def update_project(
-    uow: UnitOfWork, *, project_id: str, patch: ProjectPatch, secret_key: str
+    uow: UnitOfWork,
+    *,
+    project_id: str,
+    patch: ProjectPatch,
+    secret_key: str,
+    mappings: ProjectMappings,
 ) -> Row:
     """Change what may change; a changed state catalogue keeps the mappings of kept states,
     drops those of removed ones and maps added ones by default."""
@@ -230,7 +247,7 @@ async def update_project(
             raise Invalid("states", "Planner's states are fixed")
         if not patch.states:
             raise Invalid("states", "a project keeps at least one state")
-        await _replace_states(uow, project, patch.states)
+        await _replace_states(uow, project, patch.states, mappings)
     for field in ("display_name", "project_name", "hostname", "enable", "enable_bug", "color"):
         if field in changes:
             project[field] = changes[field]
@@ -324,7 +341,7 @@ async def source_statuses(
 
 
 async def take_source_states(
-    uow: UnitOfWork, project: Row, states: list[SourceState]
+    uow: UnitOfWork, project: Row, states: list[SourceState], mappings: ProjectMappings
 ) -> list[SourceState]:
     """The catalogue as the source lists it now (sync.md, States): states it no longer has go
     with their mappings; new ones arrive unmapped, so their items are `Invalid` until someone
@@ -332,43 +349,22 @@ async def take_source_states(
     before = {state["id"] for state in project.states}
     if _stored_states(states) == project.states:
         return []
-    await _replace_states(uow, project, states, map_added=False)
+    await _replace_states(uow, project, states, mappings, map_added=False)
     await uow.execute(update(Project).where(Project.id == project.id).values(states=project.states))
     return [state for state in states if state.id not in before]
 
 
 async def _replace_states(
-    uow: UnitOfWork, project: Row, states: list[SourceState], *, map_added: bool = True
+    uow: UnitOfWork,
+    project: Row,
+    states: list[SourceState],
+    mappings: ProjectMappings,
+    *,
+    map_added: bool = True,
 ) -> None:
     before = {state["id"] for state in project.states}
-    after = {state.id: state for state in states}
-    removed = before - after.keys()
-    if removed:
-        await uow.execute(
-            delete(FieldMapping).where(
-                FieldMapping.project_id == project.id,
-                FieldMapping.type == STATUS,
-                one_of(FieldMapping.source_value_id, removed),
-            )
-        )
-    for state in states:  # a renamed state keeps its mappings under its new name
-        if state.id in before:
-            await uow.execute(
-                update(FieldMapping)
-                .where(
-                    FieldMapping.project_id == project.id,
-                    FieldMapping.type == STATUS,
-                    FieldMapping.source_value_id == state.id,
-                )
-                .values(source_value_name=state.name)
-            )
     project["states"] = _stored_states(states)
-    if map_added:
-        added = tuple(
-            s for s in states_of(SourceKind(project.source), project.states) if s.id not in before
-        )
-        await add_default_mappings(uow, project=project, states=added, severities=False)
-    await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
+    await mappings.states_replaced(uow, project=project, before=before, map_added=map_added)
 
 
 def _stored_states(states: list[SourceState] | None) -> list[dict[str, Any]]:

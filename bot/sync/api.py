@@ -2,7 +2,7 @@
 route the sources call when something changed (docs/sync.md)."""
 
 from bot.sync import saving, status
-from bot.sync.schemas import HookSecretOut, SyncStarted, SyncStatusOut
+from bot.sync_records.schemas import HookSecretOut, SyncStarted, SyncStatusOut
 from bot.web.routing import Access, Call, RouteTable
 
 routes = RouteTable(tag="sync")

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from bot.db.tables import Item, Project, ProjectSync
 from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
-from bot.sync.schemas import Direction, ItemSyncStatus
+from bot.sync_records.schemas import Direction, ItemSyncStatus
 
 
 @dataclass(frozen=True, slots=True)

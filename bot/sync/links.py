@@ -16,7 +16,7 @@ from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.projects import credentials
 from bot.projects.sources import SourceKind
-from bot.sync.schemas import (
+from bot.sync_records.schemas import (
     DEFAULT_INTERVAL_SECONDS,
     DEFAULT_ITEM_TYPES,
     Direction,
@@ -107,20 +107,7 @@ async def syncs_of(
 
 def sync_out(row: ProjectSync | None, pending: int = 0) -> ProjectSyncOut:
     if row is None:
-        return ProjectSyncOut.model_validate(
-            {
-                "enabled": False,
-                "direction": Direction.BOTH,
-                "interval_seconds": DEFAULT_INTERVAL_SECONDS,
-                "item_types": DEFAULT_ITEM_TYPES,
-                "query": None,
-                "state": SyncState.OFF,
-                "last_pull_at": None,
-                "last_push_at": None,
-                "pending": 0,
-                "last_error": None,
-            }
-        )
+        return ProjectSyncOut.off()
     return ProjectSyncOut.model_validate(
         {
             "enabled": row.enabled,

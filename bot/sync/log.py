@@ -9,7 +9,7 @@ from sqlalchemy import Table, and_, delete, or_, select
 from bot.db.tables import ProjectSync, SyncLogLine
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
-from bot.sync.schemas import LOG_LINES, SyncLogOut
+from bot.sync_records.schemas import LOG_LINES, SyncLogOut
 
 INFO, WARNING, ERROR = "info", "warning", "error"
 KEPT = 1000  # lines per project (the API shows the last LOG_LINES)

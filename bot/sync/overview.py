@@ -9,7 +9,7 @@ from bot.db.uow import UnitOfWork
 from bot.errors import BadRequest, NotFound
 from bot.projects.sources import SourceKind
 from bot.sync import links
-from bot.sync.schemas import ProjectSyncShown, SyncCounts
+from bot.sync_records.schemas import ProjectSyncShown, SyncCounts
 
 NAME_SHOWN_MAX = 60
 NO_SUCH = "This channel has no project called “{name}”. Type `sync` to see the synced ones."

@@ -8,6 +8,7 @@ from bot.db.tables import ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.mappings.defaults import add_priority_mappings
+from bot.mappings.following import FollowingMappings
 from bot.messaging import Messenger
 from bot.projects import service as projects
 from bot.projects.schemas import ProjectIn, ProjectPatch, SourceState
@@ -16,7 +17,7 @@ from bot.sync import checks, links, log, states, unlinking
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.kinds import link_once, poll_at
 from bot.sync.jira import query as jira_query
-from bot.sync.schemas import Direction, SyncSettings, SyncState
+from bot.sync_records.schemas import Direction, SyncSettings, SyncState
 
 # Saving these sends the link to be checked again.
 RECHECKED = ("hostname", "item_types", *projects.SECRET_NAMES)
@@ -38,7 +39,9 @@ async def create_project(
         )
         if not body.states and body.source.brings_states:
             body = body.model_copy(update={"states": [SourceState(**s) for s in states]})
-    project = await projects.create_project(uow, body=body, secret_key=secret_key)
+    project = await projects.create_project(
+        uow, body=body, secret_key=secret_key, mappings=FollowingMappings()
+    )
     hook_secret = None
     if sent is not None:
         row = links.new_sync(project, uow.clock.now())
@@ -66,7 +69,11 @@ async def update_project(
     _refuse_unusable_query(SourceKind(held.source), patch.sync)
     was_at = _address(held)
     project = await projects.update_project(
-        uow, project_id=project_id, patch=patch, secret_key=secret_key
+        uow,
+        project_id=project_id,
+        patch=patch,
+        secret_key=secret_key,
+        mappings=FollowingMappings(),
     )
     changed = patch.model_dump(exclude_unset=True, by_alias=False)
     if changed.get("sync", ...) is None:

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from bot.db.statements import Row
 from bot.db.tables import Channel, ProjectSync
 from bot.db.uow import UnitOfWork
+from bot.mappings.following import FollowingMappings
 from bot.messaging import Messenger, SyncStatesAdded
 from bot.projects import service as projects
 from bot.projects.schemas import SourceState
@@ -30,7 +31,9 @@ async def keep(
     messenger: Messenger,
 ) -> None:
     """The states just read, kept (`project` held for update)."""
-    added = await projects.take_source_states(uow, project, [SourceState(**s) for s in states])
+    added = await projects.take_source_states(
+        uow, project, [SourceState(**s) for s in states], FollowingMappings()
+    )
     if row is not None:
         row.states_read_at = uow.clock.now()
     if not added:

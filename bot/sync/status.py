@@ -13,7 +13,7 @@ from bot.projects import service as projects
 from bot.projects.sources import SourceKind
 from bot.sync import links, log
 from bot.sync.engine.kinds import link_once, poll_at
-from bot.sync.schemas import SyncCounts, SyncState, SyncStatusOut
+from bot.sync_records.schemas import SyncCounts, SyncState, SyncStatusOut
 
 HOOK_USER = "tracker"  # Azure DevOps service hooks' Basic user name
 REFUSED = "The hook's credentials were refused."

@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 from bot.items.schemas import TaskDetails
 from bot.projects.sources import SourceKind
-from bot.sync.schemas import ItemSyncStatus, SyncedAt
+from bot.sync_records.schemas import ItemSyncStatus, SyncedAt
 
 
 def source_item_url(source: str, hostname: str, project: str, item_id: str) -> str | None:

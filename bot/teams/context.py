@@ -16,6 +16,7 @@ from bot.directory.access import admit_to_channel, find_caller
 from bot.discussions.threads import Discussions
 from bot.errors import Forbidden
 from bot.files.store import FileStore
+from bot.items.deletions import ItemDeletions
 from bot.settings import Settings
 
 NOT_ON_ROSTER = (
@@ -84,6 +85,8 @@ class BotContext:
     personal_chat: str | None = None
     # Where attachments live: deleting an item removes its files (None only in unit tests).
     files: FileStore | None = None
+    # Told of an item about to be deleted (None only in unit tests).
+    deletions: ItemDeletions | None = None
 
     @asynccontextmanager
     async def work(self, *, write: bool = True) -> AsyncIterator[UnitOfWork]:

@@ -13,10 +13,11 @@ from bot import logs
 from bot.clock import Clock
 from bot.db.uow import UnitOfWork, VersionedCache, unit_of_work
 from bot.directory.teams import mark_channel_deleted, note_unmentioned_message, upsert_team
+from bot.discussions import chats
 from bot.discussions.threads import Discussions
 from bot.errors import DomainError
 from bot.files.store import FileStore
-from bot.notifications import chats
+from bot.items.deletions import ItemDeletions
 from bot.settings import Settings
 from bot.teams import roster
 from bot.teams.actions import invokes, thread_messages
@@ -44,10 +45,12 @@ class TrackerBot(TeamsActivityHandler):
         cache: VersionedCache | None = None,
         discussions: Discussions | None = None,
         files: FileStore | None = None,
+        deletions: ItemDeletions | None = None,
     ) -> None:
         self._sessions, self._clock, self._public_url = sessions, clock, public_url
         self._settings = settings
         self._cache, self._discussions, self._files = cache, discussions, files
+        self._deletions = deletions
         # Without an app id nobody is verified, so the Emulator's anonymous user is the demo's.
         self._emulator_allowed = emulator_allowed
         # Teams ids of the teams known to deliver every channel message: recorded once each.
@@ -132,6 +135,7 @@ class TrackerBot(TeamsActivityHandler):
             discussions=self._discussions,
             personal_chat=personal_chat_of(turn_context.activity),
             files=self._files,
+            deletions=self._deletions,
         )
 
     async def on_installation_update_add(self, turn_context: TurnContext) -> None:

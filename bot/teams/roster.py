@@ -18,9 +18,9 @@ from bot.db.upserts import insert_or_replace
 from bot.directory.schemas import ChannelOut
 from bot.directory.teams import upsert_team
 from bot.directory.users import add_member, remove_member, upsert_user
+from bot.discussions import chats
 from bot.errors import DomainError
 from bot.events import notification_rules
-from bot.notifications import chats
 from bot.teams.outbound import conversation_references
 from bot.teams.transport import connector_threads
 

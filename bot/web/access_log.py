@@ -14,8 +14,8 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from bot import logs, outcomes
-from bot.keys import METRICS
 from bot.web.errors import CLIENT_CLOSED_REQUEST
+from bot.web.keys import METRICS
 from bot.web.requestid import HEADER, REQUEST_ID, choose_request_id
 
 log = logging.getLogger("bot.access")

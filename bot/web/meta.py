@@ -8,7 +8,8 @@ from pydantic import BaseModel
 from bot.db.failures import DATABASE_ERRORS
 from bot.db.migrate import current_revision, head_revision
 from bot.events import pump
-from bot.keys import OPENAPI, WORKER
+from bot.keys import WORKER
+from bot.web.keys import OPENAPI
 from bot.web.routing import Access, Call, RouteTable
 
 log = logging.getLogger(__name__)

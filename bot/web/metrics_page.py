@@ -22,9 +22,10 @@ from bot.db.uow import unit_of_work
 from bot.errors import QueryTooLong, Unauthorized
 from bot.events import pump
 from bot.jobs import queue
-from bot.keys import CLOCK, ENGINE, METRICS, SESSIONS, SETTINGS, WORKER
+from bot.keys import CLOCK, ENGINE, SESSIONS, SETTINGS, WORKER
 from bot.sync.backlog import SyncBacklog
 from bot.sync.backlog import backlog as sync_backlog
+from bot.web.keys import METRICS
 from bot.web.metrics import Metrics
 
 log = logging.getLogger(__name__)

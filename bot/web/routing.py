@@ -16,10 +16,11 @@ from bot import logs
 from bot.auth import service as auth
 from bot.db.uow import Actor, ChannelScope, UnitOfWork, unit_of_work
 from bot.errors import BadRequest, missing_context
-from bot.keys import CLOCK, LIST_CACHE, LISTS_IN_FLIGHT, SESSIONS, SETTINGS
+from bot.keys import CLOCK, LIST_CACHE, SESSIONS, SETTINGS
 from bot.odata.model import EntitySet
 from bot.settings import Settings
 from bot.web.body import parse_body, read_body
+from bot.web.keys import LISTS_IN_FLIGHT
 
 COOKIE = "graphNodeCookie"
 TEAM_HEADER = "x-svc-teamid"

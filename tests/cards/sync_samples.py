@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.items.schemas import TaskDetails
-from bot.sync.schemas import ProjectSyncShown, SyncCounts, SyncError, SyncState
 from bot.sync.whereabouts import synced_at
+from bot.sync_records.schemas import ProjectSyncShown, SyncCounts, SyncError, SyncState
 from cards.item import item_card
 from cards.layout import Card
 from cards.sync import sync_card, sync_paused_card, sync_states_added_card

@@ -33,7 +33,7 @@ from bot.db.tables import (
     TeamMember,
 )
 from bot.sync import links
-from bot.sync.schemas import SyncState
+from bot.sync_records.schemas import SyncState
 from bot.teams.outbound import conversation_references
 from tests.events.deliveries.factory import delivery as delivery_of
 from tests.factories import Factory, Member

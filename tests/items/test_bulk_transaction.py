@@ -8,9 +8,9 @@ import pytest
 from aiohttp.test_utils import TestClient
 from sqlalchemy import func, select, text
 
+from bot import pending_events as events
 from bot.db.tables import Item, ItemCounter, PendingEvent
 from bot.ids import is_id
-from bot.items import events
 from bot.keys import ENGINE
 from bot.schemas import Trigger
 from tests.factories import Factory, Member

@@ -6,8 +6,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from bot import pending_events as events
 from bot.db.tables import Item, ItemCounter, PendingEvent
-from bot.items import events
 from tests.factories import Factory
 from tests.factories import create_item as create
 

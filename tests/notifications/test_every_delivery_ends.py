@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import delete, update
 
 from bot.db.tables import ConversationReference, Job
+from bot.discussions.digests import POST_DIGEST
 from bot.discussions.refresh_job import REFRESH
 from bot.jobs.kinds import JobKind
-from bot.notifications.digests import POST_DIGEST
 from tests.discussions.head.threads import WINDOW, Rig
 from tests.factories import CHANNEL
 from tests.logged import captured

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from bot.db.tables import Channel
 from bot.directory.schemas import QuietHours
-from bot.notifications.noise import Noise, read_noise
+from bot.discussions.noise import Noise, read_noise
 from bot.settings import Settings
 from tests.factories import CHANNEL, Factory
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot.notifications.personal import NO_CHAT
+from bot.discussions.personal import NO_CHAT
 from tests.cards.samples import text_of
 from tests.notifications.conftest import Office
 from tests.teams.activities import ADA, TEAM, personal_chat_id, personal_installed, teams_activity

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from bot.db import driver
+from bot.discussions.personal import NO_CHAT, SWITCHED_OFF
 from bot.keys import EVENT_PUMP
-from bot.notifications.personal import NO_CHAT, SWITCHED_OFF
 from cards.listing import MAX_ROWS
 from tests.cards.samples import action, text_of
 from tests.factories import insert_copies
@@ -24,7 +24,7 @@ from tests.teams.activities import (
 from tests.teams.bot import facts, sent_cards
 from tests.teams.connector import TeamsMember
 
-LOGGER = "bot.notifications.personal"
+LOGGER = "bot.discussions.personal"
 
 
 async def say(office: Office, who: TeamsMember, text: str) -> str:

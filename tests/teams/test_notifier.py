@@ -10,7 +10,8 @@ from bot.clock import FrozenClock
 from bot.db.engine import session_factory
 from bot.db.tables import Job
 from bot.jobs import queue
-from bot.keys import NOTIFIER, WORKER
+from bot.keys import WORKER
+from bot.teams.keys import NOTIFIER
 from bot.teams.outbound import notifier
 from bot.teams.outbound.send_budget import SendBudget
 from cards.mentions import mentioning

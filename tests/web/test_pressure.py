@@ -16,8 +16,8 @@ from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.db.sqlite_inline import READER_THREADS
 from bot.db.tables import Channel
-from bot.keys import LISTS_IN_FLIGHT
 from bot.web import fairness
+from bot.web.keys import LISTS_IN_FLIGHT
 from tests.factories import CHANNEL, TEAM, Factory, Member, create_item, insert_copies
 from tests.waiting import finished, until
 from tests.web.held_statements import HeldReads, PastTheBound

@@ -2,19 +2,50 @@
 with its author's name, and its id there kept so that a pull never brings it back in. A source
 that fails keeps them waiting (the push job is retried), and one whose answer was lost is
 looked for there before it is sent again (`comment_tries`); a source that refuses a comment, or
-has lost the item, drops it with a line in the sync log."""
+has lost the item, drops it with a line in the sync log. A comment made here is first noted
+waiting, in its own transaction (`note_comment`)."""
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
 
 from bot.db.statements import Row
-from bot.db.tables import DiscussionMessage, SyncComment, SyncRecord
+from bot.db.tables import DiscussionMessage, Project, ProjectSync, SyncComment, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.sync import log
 from bot.sync.engine.comment_tries import author_of, reads_as, waiting
 from bot.sync.engine.units import Opened, Units
+from bot.sync.links import COMMENTED
 from bot.sync.source import SourceComment, SourceNotFound, SourceRefused
+from bot.sync_records.outbox import PUSH, ItemJob
+from bot.sync_records.schemas import Direction
+
+
+async def note_comment(uow: UnitOfWork, *, item_id: str, message_id: str, text: str) -> None:
+    """A comment made here on an item synced with a source that takes comments: kept waiting
+    (its text) and the item's push job queued, which sends it once the item is there."""
+    if uow.from_source:
+        return
+    project_id = await uow.value(
+        select(SyncRecord.project_id)
+        .join(ProjectSync, ProjectSync.project_id == SyncRecord.project_id)
+        .join(Project, Project.id == SyncRecord.project_id)
+        .where(
+            SyncRecord.item_id == item_id,
+            SyncRecord.deleted.is_(False),
+            ProjectSync.enabled.is_(True),
+            ProjectSync.direction != Direction.IN.value,
+            Project.source.in_([kind.value for kind in COMMENTED]),
+        )
+    )
+    if project_id is None:
+        return  # not synced, only read, or its source keeps no comments
+    await uow.execute(
+        insert(SyncComment).values(
+            message_id=message_id, item_id=item_id, source_comment_id=None, text=text
+        )
+    )
+    await PUSH.enqueue(uow, ItemJob(project_id=project_id, item_id=item_id))
 
 
 async def send_waiting(units: Units, opened: Opened, item_id: str) -> None:

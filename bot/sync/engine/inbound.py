@@ -8,19 +8,20 @@ from typing import Any, cast
 
 from sqlalchemy import Table, select, update
 
+from bot import pending_events as events
 from bot.db.changes import changed
 from bot.db.statements import Row
 from bot.db.tables import Item, ItemAssignee, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
-from bot.items import events, read
+from bot.items import read
 from bot.items.assignees import set_assignees
 from bot.items.service import next_internal_ids
 from bot.schemas import ItemKind, Trigger
 from bot.sync.engine import creates
 from bot.sync.engine.context import ProjectContext
-from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import SourceItem
+from bot.sync_records.schemas import ItemSyncStatus
 from bot.timestamps import parse_timestamp
 
 INVALID = "Invalid"

@@ -1,4 +1,5 @@
-"""The sync engine's job kinds and the per-project poller's row."""
+"""The sync engine's job kinds and the per-project poller's row (an item's push is queued
+with its change: `bot.sync_records.outbox`)."""
 
 import hashlib
 from datetime import datetime
@@ -15,18 +16,11 @@ class ProjectJob(Payload):
     project_id: str
 
 
-class ItemJob(Payload):
-    project_id: str
-    item_id: str
-
-
 # Link a project: its hooks at the source, then the first import (resumable), then polling.
 LINK = JobKind("sync.link", ProjectJob, max_attempts=1_000)
 # A project's poller: sends what waits, reads what changed; one row per project, put back for
 # its next run, so one process at a time polls it (the jobs table's claim and lease).
 POLL = JobKind("sync.poll", ProjectJob, max_attempts=1_000)
-# One item's changes here, sent to the source.
-PUSH = JobKind("sync.push", ItemJob, max_attempts=1_000)
 
 
 def poller_id(project_id: str) -> str:

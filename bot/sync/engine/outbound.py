@@ -12,18 +12,7 @@ from bot.db.uow import UnitOfWork
 from bot.schemas import ItemKind
 from bot.sync.engine.context import ProjectContext
 from bot.sync.source import SourceChange, SourceFields
-
-# The item's fields by the API's name (as events carry them) → SourceFields names.
-FIELDS = {
-    "name": "title",
-    "body": "body",
-    "status": "state",
-    "priority": "priority",
-    "severity": "severity",
-    "assignedTo": "assignees",
-    "startDate": "start_date",
-    "dueDate": "due_date",
-}
+from bot.sync_records.outbox import FIELDS
 
 
 async def change_of(uow: UnitOfWork, ctx: ProjectContext, item: Row, record: Row) -> SourceChange:

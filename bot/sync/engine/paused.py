@@ -8,7 +8,7 @@ from bot.db.tables import Channel, Project, ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.messaging import Messenger, SyncPaused
 from bot.sync import log
-from bot.sync.schemas import SyncState
+from bot.sync_records.schemas import SyncState
 from bot.timestamps import format_timestamp
 
 CODE = "Unauthorized"  # the `lastError` code of a paused sync

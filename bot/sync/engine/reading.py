@@ -4,10 +4,11 @@ conflict logged, and items gone at the source deleted here."""
 from sqlalchemy import delete, select
 
 from bot import outcomes
+from bot import pending_events as events
 from bot.db.tables import Item, SyncRecord, User
 from bot.db.uow import UnitOfWork
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
-from bot.items import events, read
+from bot.items import read
 from bot.messaging import Messenger
 from bot.schemas import ItemKind, Trigger
 from bot.sync import log

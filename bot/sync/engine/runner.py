@@ -16,12 +16,13 @@ from bot.messaging import Messenger
 from bot.sync import checks, links, log, states
 from bot.sync.connectors import Connectors
 from bot.sync.engine import paused
-from bot.sync.engine.kinds import LINK, POLL, PUSH, ItemJob, ProjectJob, poll_at
+from bot.sync.engine.kinds import LINK, POLL, ProjectJob, poll_at
 from bot.sync.engine.reading import Reader
 from bot.sync.engine.sending import Sender
 from bot.sync.engine.units import IN, OUT, Opened, Units
-from bot.sync.schemas import SyncState
 from bot.sync.source import SourceError, SourceRefused, SourceUnauthorized
+from bot.sync_records.outbox import PUSH, ItemJob
+from bot.sync_records.schemas import SyncState
 from bot.timestamps import format_timestamp
 
 

@@ -15,10 +15,8 @@ from bot.db.uow import UnitOfWork
 from bot.jobs import queue
 from bot.sync import log
 from bot.sync.engine import comments_out, creates, inbound, outbound
-from bot.sync.engine.kinds import PUSH
 from bot.sync.engine.reading import Reader
 from bot.sync.engine.units import OUT, Opened, Units
-from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import (
     SourceChange,
     SourceItem,
@@ -26,6 +24,8 @@ from bot.sync.source import (
     SourceRefused,
     SourceStale,
 )
+from bot.sync_records.outbox import PUSH
+from bot.sync_records.schemas import ItemSyncStatus
 
 STALE_TRIES = 3  # a write whose guard fails is pulled and tried again, this many times in all
 # What a refusal leaves on the item: a workflow's missing transition (its code said so), else

@@ -16,8 +16,8 @@ from bot.projects.sources import SourceKind
 from bot.sync import links
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import context
-from bot.sync.schemas import SyncState
 from bot.sync.source import Source
+from bot.sync_records.schemas import SyncState
 
 # The directions of `sync_changes_total` (/metrics): from the source, and to it.
 IN, OUT = "in", "out"

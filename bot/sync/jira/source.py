@@ -30,7 +30,6 @@ from bot.sync.jira import fields
 from bot.sync.jira.adf import to_adf, to_text
 from bot.sync.jira.client import JiraClient
 from bot.sync.pacer import PACER, HostPacer
-from bot.sync.schemas import ItemSyncStatus
 from bot.sync.source import (
     Changed,
     HookRegistration,
@@ -42,6 +41,7 @@ from bot.sync.source import (
     SourceRefused,
     SourceStale,
 )
+from bot.sync_records.schemas import ItemSyncStatus
 
 PAGE = 100  # issues one search page asks for with an item's fields
 IDS_PAGE = 5000  # issues one search page holds at most when only ids are asked for

@@ -14,8 +14,9 @@ from bot.items import read
 from bot.items.schemas import DETAILS, TaskDetails
 from bot.items.shortcuts import Whereabouts
 from bot.schemas import ItemKind
-from bot.sync import item_sync, whereabouts
-from bot.sync.schemas import ItemSyncStatus
+from bot.sync import whereabouts
+from bot.sync_records import item_sync
+from bot.sync_records.schemas import ItemSyncStatus
 from bot.teams.context import BotContext
 from bot.teams.links import item_link
 from bot.timestamps import parse_timestamp

@@ -30,11 +30,14 @@ async def confirm(ctx: BotContext, data: verbs.DeleteItem, _raw: Mapping[str, An
     """Delete the item; a second click (or another person's first) finds it gone and says so."""
     ctx = await card_data.in_channel(ctx, team_id=None, channel_id=data.channel_id)
     assert ctx.files is not None, "the app's file store, which the item's attachments leave"
+    assert ctx.deletions is not None, "what keeps something of a deleted item (its thread)"
     kind = data.kind
     try:
         async with ctx.work() as uow:
             item = await card_data.details(uow, kind=kind, item_id=data.item_id)
-            await items.delete_item(uow, kind=kind, item_id=data.item_id, files=ctx.files)
+            await items.delete_item(
+                uow, kind=kind, item_id=data.item_id, files=ctx.files, deletions=ctx.deletions
+            )
     except NotFound:
         line = f"#{data.internal_id} was already deleted"
     else:

@@ -1,7 +1,7 @@
 """`notify`, `notify on`, `notify off`: personal notifications, switched in the 1:1 chat."""
 
+from bot.discussions import chats
 from bot.errors import BadRequest
-from bot.notifications import chats
 from bot.teams.commands import grammar
 from bot.teams.context import BotContext
 from cards.help import note_card

@@ -4,7 +4,7 @@ started now, as `POST /api/projects/{id}/sync` starts it."""
 
 from bot.errors import BadRequest
 from bot.sync import overview, status
-from bot.sync.schemas import ProjectSyncShown, SyncState, source_name
+from bot.sync_records.schemas import ProjectSyncShown, SyncState, source_name
 from bot.teams.commands import grammar
 from bot.teams.context import BotContext
 from cards.help import note_card

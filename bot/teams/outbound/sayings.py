@@ -2,21 +2,26 @@
 
 from typing import Any
 
+from bot.discussions.heads import BOT_NAME
 from bot.messaging import (
     Assigned,
     Carded,
+    DeletedRoot,
     Digest,
     NotificationsFailing,
     RuleSwitchedOff,
     SyncPaused,
     SyncStatesAdded,
+    ThreadRoot,
 )
 from bot.teams.commands.card_data import details_model, list_row
 from bot.teams.links import item_link
 from cards.assigned import assigned_card, assigned_list_card
 from cards.digest import Told, digest_card
+from cards.mentions import mentioning
 from cards.rules import notifications_failing_card, rule_switched_off_card
 from cards.sync import sync_paused_card, sync_states_added_card
+from cards.thread import deleted_root_card, root_card, root_description
 
 
 def card_of(said: Carded, *, public_url: str) -> dict[str, Any]:
@@ -41,6 +46,15 @@ def card_of(said: Carded, *, public_url: str) -> dict[str, Any]:
             return sync_states_added_card(
                 project=project, project_id=project_id, source=source, states=states
             )
+        case ThreadRoot(kind=kind, item=item, at=at, asks_mention=asks, mentions=people):
+            # The people a notification names are @mentioned inside the card: a text beside a
+            # card is shown by some clients in place of the card.
+            model = details_model(kind, item)
+            url = item_link(public_url, kind, model.id)
+            card = root_card(model, item_url=url, now=at, mention=BOT_NAME if asks else None)
+            return mentioning(card, people)
+        case DeletedRoot(described=described):
+            return deleted_root_card(described)
         case Digest(lines=lines, channel_id=channel_id):
             return digest_card(
                 [
@@ -50,3 +64,9 @@ def card_of(said: Carded, *, public_url: str) -> dict[str, Any]:
                 channel_id=channel_id,
                 kinds={line.kind.plural for line in lines},
             )
+
+
+def description_of(root: ThreadRoot, *, public_url: str) -> dict[str, Any]:
+    """The root as the API describes it (the seed's connector-card shape)."""
+    model = details_model(root.kind, root.item)
+    return root_description(model, item_url=item_link(public_url, root.kind, model.id))

@@ -1,4 +1,4 @@
-"""Posts a request waits for (a discussion's start, a comment): the notifier's sends, with every
+"""Posts a request waits for (a discussion's start, a comment): the messenger's sends, with every
 refusal or failure of the Bot Connector turned into a 502 for the caller instead of a retry."""
 
 from typing import Any
@@ -7,8 +7,8 @@ from msrest.exceptions import ClientRequestError, HttpOperationError
 
 from bot.errors import BadGateway
 from bot.jobs.worker import PermanentFailure, RetryLater
-from bot.messaging import Sent
-from bot.teams.outbound.notifier import Notifier
+from bot.messaging import Said, Sent, ThreadRoot
+from bot.teams.outbound.messenger import TeamsMessenger
 
 REFUSED = "Microsoft Teams did not take the message ({why}); nothing was posted. Try again."
 
@@ -16,20 +16,23 @@ REFUSED = "Microsoft Teams did not take the message ({why}); nothing was posted.
 class WaitedPosts:
     """The `Teams` that `bot.discussions.threads` posts through."""
 
-    def __init__(self, notifier: Notifier) -> None:
-        self._notifier = notifier
+    def __init__(self, messenger: TeamsMessenger) -> None:
+        self._messenger = messenger
 
-    async def start_thread(self, *, channel_id: str, activity: dict[str, Any]) -> Sent:
+    async def start(self, *, channel_id: str, said: Said) -> Sent:
         try:
-            return await self._notifier.start_thread(channel_id=channel_id, activity=activity)
+            return await self._messenger.start(channel_id=channel_id, said=said)
         except _FAILURES as exc:
             raise BadGateway(REFUSED.format(why=_why(exc))) from exc
 
-    async def reply(self, *, conversation_id: str, activity: dict[str, Any]) -> Sent:
+    async def reply(self, *, conversation_id: str, said: Said) -> Sent:
         try:
-            return await self._notifier.reply(conversation_id=conversation_id, activity=activity)
+            return await self._messenger.reply(conversation_id=conversation_id, said=said)
         except _FAILURES as exc:
             raise BadGateway(REFUSED.format(why=_why(exc))) from exc
+
+    def describe(self, root: ThreadRoot) -> dict[str, Any]:
+        return self._messenger.describe(root)
 
 
 _FAILURES = (RetryLater, PermanentFailure, HttpOperationError, ClientRequestError, OSError)

@@ -7,7 +7,8 @@ from aiohttp import web
 from botbuilder.schema import Activity
 
 from bot.errors import BadRequest, Unauthorized, UnsupportedMediaType
-from bot.keys import BOT, BOT_HANDLER, SETTINGS
+from bot.keys import SETTINGS
+from bot.teams.keys import BOT, BOT_HANDLER
 from bot.web.body import read_body
 from bot.web.errors import json_response
 

@@ -12,7 +12,7 @@ from bot.db.tables import Channel, DiscussionMessage, ItemThread
 from bot.directory.users import find_user, user_out
 from bot.discussions.heads import current_root
 from bot.ids import new_id
-from bot.keys import SETTINGS, WORKER
+from bot.keys import MESSENGER, WORKER
 from tests.cards import samples
 from tests.factories import CHANNEL, Factory, Member, create_item
 from tests.teams.activities import ADA, GRACE, LIN
@@ -80,7 +80,7 @@ async def start_thread(bot: TestClient, factory: Factory, item_id: str) -> str:
     async with factory.work() as uow:
         channel_id = await uow.value(select(Channel.id).where(Channel.teams_id == CHANNEL))
         now = uow.clock.now()
-        root = await current_root(uow, item_id=item_id, public_url=bot.app[SETTINGS].public_url)
+        root = await current_root(uow, item_id=item_id)
         assert root is not None
         uow.add(
             ItemThread(
@@ -101,7 +101,7 @@ async def start_thread(bot: TestClient, factory: Factory, item_id: str) -> str:
                 author_user_id=None,
                 author_name="Tracker",
                 body="",
-                card=root.described,
+                card=bot.app[MESSENGER].describe(root),
                 mentions=[],
                 created_at=now,
                 modified_at=now,

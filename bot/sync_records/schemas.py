@@ -87,6 +87,24 @@ class ProjectSyncOut(ApiModel):
     pending: int
     last_error: SyncError | None = Field(alias="lastError")
 
+    @classmethod
+    def off(cls) -> "ProjectSyncOut":
+        """The `sync` of a project never synced."""
+        return cls.model_validate(
+            {
+                "enabled": False,
+                "direction": Direction.BOTH,
+                "interval_seconds": DEFAULT_INTERVAL_SECONDS,
+                "item_types": DEFAULT_ITEM_TYPES,
+                "query": None,
+                "state": SyncState.OFF,
+                "last_pull_at": None,
+                "last_push_at": None,
+                "pending": 0,
+                "last_error": None,
+            }
+        )
+
 
 class SyncCounts(ApiModel):
     imported: int = 0

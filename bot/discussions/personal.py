@@ -19,8 +19,8 @@ from bot.db.tables import Channel, Item, PersonalChat, Team, User
 from bot.db.uow import UnitOfWork
 from bot.events.pump import Event
 from bot.items import read
-from bot.items.events import json_name
 from bot.messaging import Assigned, Messenger
+from bot.pending_events import json_name
 from bot.schemas import ItemKind, Trigger
 
 log = logging.getLogger(__name__)

@@ -25,13 +25,13 @@ from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, ChannelDigest, DigestEntry
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import insert_or_update, insert_unless_present
+from bot.discussions import told
+from bot.discussions.noise import read_noise
 from bot.ids import new_id
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, Worker
 from bot.messaging import Digest, DigestLine, Messenger
-from bot.notifications import told
-from bot.notifications.noise import read_noise
 from bot.schemas import ItemKind
 from bot.settings import Settings
 

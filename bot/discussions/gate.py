@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, func, select
 from bot.db.statements import Prepared
 from bot.db.tables import ChannelDigest, Item, ThreadLine, ThreadRefresh
 from bot.db.uow import UnitOfWork
-from bot.notifications.noise import read_noise
+from bot.discussions.noise import read_noise
 from bot.settings import Settings
 
 # One statement, so PostgreSQL reads all three in one snapshot: a burst closing into the digest

@@ -1,20 +1,40 @@
 """Changes made here to items of a project that sends them: noted in the change's own
-transaction (as events are), each item's changed fields kept dirty (a comment kept waiting) and
-a push job queued. Changes that came from the source are never noted: they do not go back out."""
+transaction (as events are), each item's changed fields kept dirty and a push job queued (the
+sync engine, `bot/sync/engine/`, runs it). Changes that came from the source are never noted:
+they do not go back out."""
 
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 
 from bot.db.statements import Prepared
-from bot.db.tables import Item, Project, ProjectSync, SyncComment, SyncRecord
+from bot.db.tables import Item, ProjectSync, SyncRecord
 from bot.db.uow import UnitOfWork
+from bot.jobs.kinds import JobKind, Payload
 from bot.schemas import Trigger
-from bot.sync.engine.kinds import PUSH, ItemJob
-from bot.sync.engine.outbound import FIELDS
-from bot.sync.links import COMMENTED
-from bot.sync.schemas import Direction, ItemSyncStatus
+from bot.sync_records.schemas import Direction, ItemSyncStatus
 from bot.timestamps import format_timestamp
+
+# The item's fields by the API's name (as events carry them) → the source's (`SourceFields`).
+FIELDS = {
+    "name": "title",
+    "body": "body",
+    "status": "state",
+    "priority": "priority",
+    "severity": "severity",
+    "assignedTo": "assignees",
+    "startDate": "start_date",
+    "dueDate": "due_date",
+}
+
+
+class ItemJob(Payload):
+    project_id: str
+    item_id: str
+
+
+# One item's changes here, sent to the source (`bot.sync.engine.runner` runs it).
+PUSH = JobKind("sync.push", ItemJob, max_attempts=1_000)
 
 _RECORDS = cast(Table, SyncRecord.__table__)
 _DIRTY = Prepared(
@@ -127,30 +147,3 @@ async def _sending(project_ids: set[str], uow: UnitOfWork) -> set[str]:
             )
         )
     )
-
-
-async def note_comment(uow: UnitOfWork, *, item_id: str, message_id: str, text: str) -> None:
-    """A comment made here on an item synced with a source that takes comments: kept waiting
-    (its text) and the item's push job queued, which sends it once the item is there."""
-    if uow.from_source:
-        return
-    project_id = await uow.value(
-        select(SyncRecord.project_id)
-        .join(ProjectSync, ProjectSync.project_id == SyncRecord.project_id)
-        .join(Project, Project.id == SyncRecord.project_id)
-        .where(
-            SyncRecord.item_id == item_id,
-            SyncRecord.deleted.is_(False),
-            ProjectSync.enabled.is_(True),
-            ProjectSync.direction != Direction.IN.value,
-            Project.source.in_([kind.value for kind in COMMENTED]),
-        )
-    )
-    if project_id is None:
-        return  # not synced, only read, or its source keeps no comments
-    await uow.execute(
-        insert(SyncComment).values(
-            message_id=message_id, item_id=item_id, source_comment_id=None, text=text
-        )
-    )
-    await PUSH.enqueue(uow, ItemJob(project_id=project_id, item_id=item_id))

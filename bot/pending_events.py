@@ -12,7 +12,7 @@ from bot.db.uow import UnitOfWork
 from bot.ids import new_id, new_ids
 from bot.jobs import wakeups
 from bot.schemas import ItemKind, Trigger
-from bot.sync.engine import outbox
+from bot.sync_records import outbox
 from bot.timestamps import format_timestamp
 
 _EVENTS = cast(Table, PendingEvent.__table__)

@@ -6,7 +6,7 @@ from sqlalchemy import select, update
 from bot.db.tables import FieldMapping, FieldValue, Item, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.fields.catalog import STATUS
-from bot.sync.schemas import ItemSyncStatus
+from bot.sync_records.schemas import ItemSyncStatus
 
 
 async def remap(uow: UnitOfWork, *, channel_id: str, project_id: str | None = None) -> None:

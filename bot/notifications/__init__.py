@@ -1,1 +1,0 @@
-"""Notifications: what the bot tells people in Teams, and when."""
