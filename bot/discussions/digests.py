@@ -25,8 +25,8 @@ from bot.db.statements import Prepared, Row
 from bot.db.tables import Channel, ChannelDigest, DigestEntry
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.db.upserts import insert_or_update, insert_unless_present
-from bot.discussions import told
 from bot.discussions.noise import read_noise
+from bot.events.deliveries import told
 from bot.ids import new_id
 from bot.jobs.kinds import JobKind, Payload
 from bot.jobs.queue import ClaimedJob

@@ -1,7 +1,7 @@
 """Notification rules' side of the events engine, an observer `create_app` registers with it:
 for each change some rule with the `Notification` action matched, one notice for the item's
 thread (however many rules matched), @mentioning the item's assignees, and a delivery per rule
-for its log (`bot.discussions.told` ends them once the thread was told)."""
+for its log (`bot.events.deliveries.told` ends them once the thread was told)."""
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence

@@ -26,13 +26,14 @@ from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
-from bot.discussions import digests, gate, told
+from bot.discussions import digests, gate
 from bot.discussions import service as discussions
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.heads import BOT_NAME, current_root
 from bot.discussions.lines import Pending, people_named, say
 from bot.discussions.refresh_job import REFRESH, RefreshThread
 from bot.errors import Conflict, NotFound
+from bot.events.deliveries import told
 from bot.ids import new_id
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import PermanentFailure, RetryLater, Worker

@@ -275,6 +275,12 @@ async def record_source_comment(
     return row["id"], thread["conversation_id"] if thread else None
 
 
+async def forget_source_comments(uow: UnitOfWork, *, message_ids: Any) -> None:
+    """Drop messages stored as comments made at the source (`message_ids`: a select of their
+    row ids) that turned out to be copies of comments sent from here."""
+    await uow.execute(delete(MESSAGES).where(MESSAGE.id.in_(message_ids)))
+
+
 # What Teams reports: replies, edits, deletions.
 
 

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from sqlalchemy import delete, insert, select, update
 
 from bot.db.statements import Row
-from bot.db.tables import DiscussionMessage, Project, ProjectSync, SyncComment, SyncRecord
+from bot.db.tables import Project, ProjectSync, SyncComment, SyncRecord
 from bot.db.uow import UnitOfWork
+from bot.discussions import service as discussions
 from bot.sync import log
 from bot.sync.engine.comment_tries import author_of, reads_as, waiting
 from bot.sync.engine.units import Opened, Units
@@ -69,15 +70,11 @@ async def send_waiting(units: Units, opened: Opened, item_id: str) -> None:
         async with units.unit(opened) as uow:
             # A pull that read the comment there before its id was kept here stored it as
             # one of the source's: that copy goes, this one stays.
-            await uow.execute(
-                delete(DiscussionMessage).where(
-                    DiscussionMessage.id.in_(
-                        select(SyncComment.message_id).where(
-                            SyncComment.item_id == item_id,
-                            SyncComment.source_comment_id == made.id,
-                        )
-                    )
-                )
+            await discussions.forget_source_comments(
+                uow,
+                message_ids=select(SyncComment.message_id).where(
+                    SyncComment.item_id == item_id, SyncComment.source_comment_id == made.id
+                ),
             )
             await uow.execute(
                 update(SyncComment)
