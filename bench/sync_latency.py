@@ -70,10 +70,10 @@ def report(source: SyncSource, kind: str, figures: dict[str, list[float]]) -> li
             f"max {max(values) / scale:.{0 if unit == 'ms' else 1}f} {unit}"
         )
 
-    hook = [f"{kind:10} there → here hook {shown('hook')} (goal p95 ≤ 1 s)"]
+    hook = "hook" in figures  # none for a source without hooks (Planner)
     return [
         f"{kind:10} here → there      {shown('out')} (goal p95 ≤ 1 s)",
-        *(hook if "hook" in figures else []),
+        *([f"{kind:10} there → here hook {shown('hook')} (goal p95 ≤ 1 s)"] if hook else []),
         f"{kind:10} there → here poll {shown('poll', 's')} (goal ≤ {MIN_INTERVAL_SECONDS + 1} s)"
         f", {len(figures['poll'])} changes",
         f"{kind:10} GET an item's details {shown('bare')}",
