@@ -22,6 +22,7 @@ from bench import (
     sync_import,
     sync_jira,
     sync_latency,
+    sync_planner,
     sync_push,
     thread_refresh,
     uploads,
@@ -118,8 +119,12 @@ def main(only: list[str]) -> None:
         for kind in ("sqlite", "postgresql"):
             for line in observability.report(kind, observability.measure(kind)):
                 print(line, flush=True)
-    # `sync` for every source, `sync-ado` or `sync-jira` for one.
-    for part, source in (("sync-ado", sync_ado.SOURCE), ("sync-jira", sync_jira.SOURCE)):
+    # `sync` for every source, `sync-ado`, `sync-jira` or `sync-planner` for one.
+    for part, source in (
+        ("sync-ado", sync_ado.SOURCE),
+        ("sync-jira", sync_jira.SOURCE),
+        ("sync-planner", sync_planner.SOURCE),
+    ):
         if only and "sync" not in only and part not in only:
             continue
         for bench in (sync_import, sync_push, sync_latency):

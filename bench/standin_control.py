@@ -63,11 +63,18 @@ class Noting:
                 "method": request.method,
                 "path": request.path,
                 "query": dict(request.query),
-                "body": json.loads(body) if body else None,
+                "body": _parsed(body),
                 "status": response.status,
             }
         )
         return response
+
+
+def _parsed(body: str) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return body  # a form (Entra's token request)
 
 
 def control(standin: Controlled) -> web.Application:

@@ -21,11 +21,15 @@ class AzureDevOps:
     name = "Azure DevOps"
     items = "work items"
     rich = "html"
+    hooked = True
     standin = "bench.ado_standin"
     pages = "WIQL and batch pages"
     write = "PATCH"
     # A patch the app sent twice (its first try met a stale rev) may meet one too.
     answered = frozenset({200, 412})
+
+    def app_settings(self, there: Standin) -> dict[str, str]:
+        return {}
 
     def link_body(self, there: Standin) -> dict[str, Any]:
         return {

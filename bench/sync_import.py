@@ -6,14 +6,16 @@ round (`harness.in_rounds`).
 
 The stand-in runs in its own process, seeded with plain items and, in a second one, with items
 whose descriptions are rich text (HTML, or Atlassian Document Format) turned into the body's
-text on the way in. Each round links a project in a fresh channel, so every round imports every
-item.
+text on the way in (Planner's notes are plain text: one stand-in, each task with a
+description, whose details the import reads). Each round links a project in a fresh channel, so
+every round imports every item.
 """
 
 import asyncio
 import itertools
 import statistics
 import time
+from contextlib import ExitStack
 from typing import Any
 
 import aiohttp
@@ -42,14 +44,20 @@ def title(source: SyncSource) -> str:
     )
 
 
+def variants(source: SyncSource) -> list[str]:
+    return ["plain", source.rich] if source.rich else ["plain"]
+
+
 def measure(source: SyncSource, kind: str) -> dict[str, Any]:
-    with standin(source) as plain, standin(source) as rich:
-        stand_ins = {"plain": plain, source.rich: rich}
+    with ExitStack() as stack:
+        stand_ins = {variant: stack.enter_context(standin(source)) for variant in variants(source)}
         asyncio.run(_seed(stand_ins))
         channels = itertools.count()
         cpu: dict[str, list[float]] = {variant: [] for variant in stand_ins}
         sent: dict[str, list[float]] = {variant: [] for variant in stand_ins}
-        with app(kind, channels=ROUNDS * len(stand_ins)) as running:
+        # The app's settings name one stand-in: a source that needs them has one variant.
+        settings = source.app_settings(stand_ins["plain"])
+        with app(kind, channels=ROUNDS * len(stand_ins), **settings) as running:
             runs = {}
             for variant, there in stand_ins.items():
                 runs[f"app {variant}"] = _app_run(
@@ -61,7 +69,7 @@ def measure(source: SyncSource, kind: str) -> dict[str, Any]:
 
 def report(source: SyncSource, kind: str, measured: dict[str, Any]) -> list[str]:
     lines = []
-    for variant in ("plain", source.rich):
+    for variant in variants(source):
         series = measured["series"]
         app_side, bare = series[f"app {variant}"], series[f"bare {variant}"]
         cpu = statistics.median(measured["cpu"][variant]) * 1000

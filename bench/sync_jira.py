@@ -22,10 +22,14 @@ class Jira:
     name = "Jira"
     items = "issues"
     rich = "adf"
+    hooked = True
     standin = "bench.jira_standin"
     pages = "search/jql pages"
     write = "PUT"
     answered = frozenset({200, 204})
+
+    def app_settings(self, there: Standin) -> dict[str, str]:
+        return {}
 
     def link_body(self, there: Standin) -> dict[str, Any]:
         return {

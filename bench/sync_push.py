@@ -3,13 +3,14 @@ every linked item through the app's API (one change each, not timed), then a job
 the push jobs those changes queued until none is pending (timed), beside a bare aiohttp client
 sending the very requests the stand-in served in that round (`SyncSource.replayed`: Azure
 DevOps' JSON Patches with their `test` on `/rev`, each rev brought up to date; Jira's read
-before each write, the write and the read after) to twin items at the same local source, at
+before each write, the write and the read after; Planner's details read before each PATCH, the
+PATCH with `If-Match` the twin's ETag) to twin items at the same local source, at
 the worker's concurrency, round by round.
 
 As in `deliveries`, the worker runs in this process, wired as the app wires it (the sync engine,
 its connectors, `JOBS_CONCURRENCY` slots); the app's own process serves the API with no worker.
 No hook calls back during a round (Azure DevOps refuses the project's token service hooks; no
-Jira webhook is registered).
+Jira webhook is registered; Planner has none).
 """
 
 import asyncio
@@ -49,6 +50,7 @@ from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.jira import open_source as open_jira
+from bot.sync.planner import open_source as open_planner
 from bot.sync_records.schemas import ItemSyncStatus
 
 CHANGES = 1_000 if FULL else 200
@@ -63,7 +65,10 @@ def title(source: SyncSource) -> str:
 
 
 def measure(source: SyncSource, kind: str) -> dict[str, Any]:
-    with standin(source) as there, app(kind, JOBS_POLL_SECONDS="0") as running:
+    with (
+        standin(source) as there,
+        app(kind, JOBS_POLL_SECONDS="0", **source.app_settings(there)) as running,
+    ):
         return asyncio.run(_measure(source, running, there))
 
 
@@ -80,7 +85,11 @@ def report(source: SyncSource, kind: str, figures: dict[str, Any]) -> str:
 
 async def _measure(source: SyncSource, running: App, there: Standin) -> dict[str, Any]:
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, DATABASE_URL=running.url, SECRET_KEY=SECRET, SYNC_ALLOWED_HOSTS="127.0.0.1"
+        _env_file=None,
+        DATABASE_URL=running.url,
+        SECRET_KEY=SECRET,
+        SYNC_ALLOWED_HOSTS="127.0.0.1",
+        **source.app_settings(there),
     )
     engine = create_engine(running.url)
     sessions = session_factory(engine)
@@ -192,9 +201,22 @@ async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
                 clock=clock,
             )
 
+        def planner(link: Link) -> Any:
+            return open_planner(
+                http,
+                hostname=link.hostname,
+                plan_id=link.source_id,
+                secrets=link.secrets,
+                authority=settings.entra_authority_url,
+                allowed=allowed,
+                clock=clock,
+                buckets=link.query,
+            )
+
         connectors = Connectors()
         connectors.register(SourceKind.AZURE_DEVOPS, azure_devops)
         connectors.register(SourceKind.JIRA, jira)
+        connectors.register(SourceKind.PLANNER, planner)
         worker = Worker(sessions, clock, slots=settings.jobs_concurrency)
         SyncEngine(
             sessions,

@@ -1,7 +1,7 @@
 """What the sync benchmarks share, whichever the source: what differs by source (`SyncSource`:
-`sync_ado.SOURCE`, `sync_jira.SOURCE`), its local stand-in in its own process, the app as its
-own process on a scratch database with channels to link projects in, and linking one through
-the API as a user does (`POST /api/projects`, sync enabled)."""
+`sync_ado.SOURCE`, `sync_jira.SOURCE`, `sync_planner.SOURCE`), its local stand-in in its own
+process, the app as its own process on a scratch database with channels to link projects in,
+and linking one through the API as a user does (`POST /api/projects`, sync enabled)."""
 
 import asyncio
 import json
@@ -43,11 +43,15 @@ class SyncSource(Protocol):
 
     name: str  # as a title names it
     items: str  # what it calls its items
-    rich: str  # what the import's second variant, rich text, is written in
+    rich: str | None  # what the import's second variant, rich text, is written in (if any)
+    hooked: bool  # whether a change there calls the app back (else polling alone brings it)
     standin: str  # the module serving its stand-in with the control API (`standin_control`)
     pages: str  # what the bare client reads in an import
     write: str  # the method of the request that makes a change there
     answered: frozenset[int]  # the statuses a replayed request may meet
+
+    def app_settings(self, there: Standin) -> dict[str, str]:
+        """What the app's settings must name for it to reach the stand-in (beside the link)."""
 
     def link_body(self, there: Standin) -> dict[str, Any]:
         """`POST /api/projects`' source part: `source`, `sourceId`, `hostname`, credentials."""
@@ -140,14 +144,14 @@ async def link(
     **sync: Any,
 ) -> tuple[str, str]:
     """A project linked through the API, sync enabled (the import runs in the app): its id
-    and its hook secret."""
+    and its hook secret (none for a source without hooks: Planner)."""
     body = {"displayName": "Fabrikam", **source.link_body(there), "sync": {"enabled": True, **sync}}
     async with http.post(
         f"{app.base}/api/projects", json=body, headers=app.in_channel(channel)
     ) as response:
         assert response.status == 201, await response.text()
         answer = await response.json()
-    return str(answer["_id"]), str(answer["hookSecret"])
+    return str(answer["_id"]), str(answer.get("hookSecret") or "")
 
 
 async def until_synced(
