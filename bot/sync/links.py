@@ -4,12 +4,13 @@ secret (made once, kept only as a digest)."""
 import hashlib
 import hmac
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 
+from bot.db.changes import changed
 from bot.db.statements import Row
 from bot.db.tables import Item, ProjectSync
 from bot.db.uow import UnitOfWork
@@ -32,15 +33,16 @@ COMMENTED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)
 EMPTY_COUNTS = {"imported": 0, "pushed": 0, "pulled": 0, "conflicts": 0, "errors": 0}
 
 
-def new_sync(project: Row, now: Any) -> ProjectSync:
-    return ProjectSync(
+def new_sync(project: Row, now: Any) -> Row:
+    """A project's first sync row, off, not yet stored (`insert`)."""
+    return Row(
         project_id=project.id,
         enabled=False,
-        direction=Direction.BOTH,
+        direction=Direction.BOTH.value,
         interval_seconds=DEFAULT_INTERVAL_SECONDS,
         item_types=_synced_types(DEFAULT_ITEM_TYPES, SourceKind(project.source)),
         query=None,
-        state=SyncState.OFF,
+        state=SyncState.OFF.value,
         last_pull_at=None,
         last_push_at=None,
         last_error=None,
@@ -53,22 +55,40 @@ def new_sync(project: Row, now: Any) -> ProjectSync:
         asked=0,
         counts=dict(EMPTY_COUNTS),
         told_paused=False,
+        states_read_at=None,
         updated_at=now,
     )
 
 
-def merge(row: ProjectSync, sent: SyncSettings, source: SourceKind) -> None:
+async def insert_row(uow: UnitOfWork, row: Row) -> dict[str, Any]:
+    """A new sync row stored; what it holds now, the `before` of its next `write`."""
+    await uow.execute(insert(ProjectSync).values(row))
+    return dict(row)
+
+
+async def write(uow: UnitOfWork, row: Row, before: Mapping[str, Any]) -> dict[str, Any]:
+    """The columns of the sync row changed since `before`, written; what it holds now, the
+    `before` of its next write. Written before the unit's next statement, where the ORM's flush
+    wrote them: a statement after it sees the row as changed."""
+    if written := changed(row, before):
+        await uow.execute(
+            update(ProjectSync).where(ProjectSync.project_id == row.project_id).values(written)
+        )
+    return dict(row)
+
+
+def merge(row: Row, sent: SyncSettings, source: SourceKind) -> None:
     """The fields sent, over what is held; a field that may not be null refuses it."""
     changes = sent.model_dump(exclude_unset=True, by_alias=False)
     for field in ("enabled", "direction", "interval_seconds", "item_types"):
         if field in changes and changes[field] is None:
             raise Invalid(f"sync.{_json(field)}", "must not be null")
     if "item_types" in changes:
-        row.item_types = _synced_types(dict(DEFAULT_ITEM_TYPES) | changes["item_types"], source)
+        row["item_types"] = _synced_types(dict(DEFAULT_ITEM_TYPES) | changes["item_types"], source)
     for field in ("enabled", "direction", "interval_seconds", "query"):
         if field in changes:
             value = changes[field]
-            setattr(row, field, value.value if isinstance(value, Direction) else value)
+            row[field] = value.value if isinstance(value, Direction) else value
 
 
 def _synced_types(types: dict[str, str], source: SourceKind) -> dict[str, str]:
@@ -77,20 +97,18 @@ def _synced_types(types: dict[str, str], source: SourceKind) -> dict[str, str]:
     return dict(types)
 
 
-async def sync_row(
-    uow: UnitOfWork, project_id: str, *, for_update: bool = False
-) -> ProjectSync | None:
+async def sync_row(uow: UnitOfWork, project_id: str, *, for_update: bool = False) -> Row | None:
+    """The project's sync row as read (changes to it are stored by `write`); `for_update`
+    locks it until the unit ends."""
     statement = select(ProjectSync).where(ProjectSync.project_id == project_id)
-    return await uow.entity(statement.with_for_update() if for_update else statement)
+    return await uow.row(statement.with_for_update() if for_update else statement)
 
 
-async def syncs_of(
-    uow: UnitOfWork, project_ids: Sequence[str]
-) -> dict[str, tuple[ProjectSync, int]]:
+async def syncs_of(uow: UnitOfWork, project_ids: Sequence[str]) -> dict[str, tuple[Row, int]]:
     """Each project's sync row and its pending count (projects never synced are left out)."""
     if not project_ids:
         return {}
-    rows = await uow.entities(select(ProjectSync).where(ProjectSync.project_id.in_(project_ids)))
+    rows = await uow.rows(select(ProjectSync).where(ProjectSync.project_id.in_(project_ids)))
     if not rows:
         return {}
     counted = await uow.rows(
@@ -105,7 +123,7 @@ async def syncs_of(
     return {row.project_id: (row, int(pending.get(row.project_id, 0))) for row in rows}
 
 
-def sync_out(row: ProjectSync | None, pending: int = 0) -> ProjectSyncOut:
+def sync_out(row: Row | None, pending: int = 0) -> ProjectSyncOut:
     if row is None:
         return ProjectSyncOut.off()
     return ProjectSyncOut.model_validate(
@@ -124,14 +142,15 @@ def sync_out(row: ProjectSync | None, pending: int = 0) -> ProjectSyncOut:
     )
 
 
-def new_hook_secret(row: ProjectSync, secret_key: str) -> str:
-    """A new secret for the project's hook calls, sealed at rest; shown once."""
+def new_hook_secret(row: Row, secret_key: str) -> str:
+    """A new secret for the project's hook calls, sealed at rest (in `row`, to `write`); shown
+    once."""
     secret = secrets.token_urlsafe(32)
-    row.hook_secret = credentials.seal(secret_key, {"hookSecret": secret})
+    row["hook_secret"] = credentials.seal(secret_key, {"hookSecret": secret})
     return secret
 
 
-def hook_secret(row: ProjectSync | None, secret_key: str) -> str | None:
+def hook_secret(row: Row | None, secret_key: str) -> str | None:
     """The held secret of an enabled sync; None when there is none (or SECRET_KEY changed)."""
     if row is None or row.hook_secret is None or not row.enabled:
         return None

@@ -6,7 +6,8 @@ from typing import cast
 
 from sqlalchemy import Table, and_, delete, or_, select
 
-from bot.db.tables import ProjectSync, SyncLogLine
+from bot.db.statements import Row
+from bot.db.tables import SyncLogLine
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
 from bot.sync_records.schemas import LOG_LINES, SyncLogOut
@@ -39,10 +40,11 @@ async def write(
     await uow.insert_many(_LINES, [line], {})
 
 
-def count(row: ProjectSync, name: str, by: int = 1) -> None:
-    """Add to one of the project's counts (imported, pushed, pulled, conflicts, errors)."""
+def count(row: Row, name: str, by: int = 1) -> None:
+    """Add to one of the project's counts (imported, pushed, pulled, conflicts, errors) in its
+    sync row (`bot.sync.links.write` stores it)."""
     if by:
-        row.counts = {**row.counts, name: row.counts.get(name, 0) + by}
+        row["counts"] = {**row.counts, name: row.counts.get(name, 0) + by}
 
 
 async def last_lines(uow: UnitOfWork, *, project_id: str) -> list[SyncLogOut]:

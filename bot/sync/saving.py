@@ -4,7 +4,6 @@ stored, and sync turned on starts the link job and answers the hook secret once.
 from typing import Any
 
 from bot.db.statements import Row
-from bot.db.tables import ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.mappings.defaults import add_priority_mappings
@@ -46,11 +45,10 @@ async def create_project(
     if sent is not None:
         row = links.new_sync(project, uow.clock.now())
         links.merge(row, sent, SourceKind(project.source))
-        row.states_read_at = uow.clock.now() if row.enabled else None
-        uow.add(row)
-        await uow.flush()
+        row["states_read_at"] = uow.clock.now() if row.enabled else None
+        before = await links.insert_row(uow, row)
         if row.enabled:
-            hook_secret = await _turned_on(uow, project, row, secret_key)
+            hook_secret = await _turned_on(uow, project, row, before, secret_key)
     return await _saved(uow, project, hook_secret)
 
 
@@ -84,38 +82,49 @@ async def update_project(
     was_enabled = row is not None and row.enabled
     if row is None:
         row = links.new_sync(project, uow.clock.now())
-        uow.add(row)
+        before = await links.insert_row(uow, row)
+    else:
+        before = dict(row)
     source = SourceKind(project.source)
     if patch.sync is not None:
         links.merge(row, patch.sync, source)
         changed |= patch.sync.model_dump(exclude_unset=True, by_alias=False)
-    row.updated_at = uow.clock.now()
+    row["updated_at"] = uow.clock.now()
     hook_secret = None
     if not row.enabled:
-        row.state = SyncState.OFF
+        row["state"] = SyncState.OFF.value
         if was_enabled:
+            await links.write(uow, row, before)
             await unlinking.switched_off(
                 uow, project=project, row=row, secret_key=secret_key, connectors=connectors
             )
+            before = dict(row)
     elif not was_enabled or any(name in changed for name in RECHECKED):
         secrets = projects.held_secrets(secret_key, project)
         _, read = await _check(
             connectors, source, project.hostname, project.source_id, secrets, row.item_types
         )
         if source.brings_states and "states" not in changed:
+            await links.write(uow, row, before)
             await states.keep(uow, project=project, row=row, states=read, messenger=messenger)
+            before = dict(row)
         moved = (project.hostname, project.source_id) != (was_at.hostname, was_at.source_id)
         if row.hook_ids and moved:  # its hooks are made anew at the new address
+            await links.write(uow, row, before)
             await _hooks_left(uow, was_at, row, secret_key, connectors)
+            before = dict(row)
         if not was_enabled:
-            hook_secret = await _turned_on(uow, project, row, secret_key)
+            hook_secret = await _turned_on(uow, project, row, before, secret_key)
+            before = dict(row)
         elif row.state == SyncState.PAUSED:  # new credentials: resume, sending what waited
-            row.state = SyncState.RUNNING if row.imported else SyncState.IMPORTING
-            row.last_error, row.told_paused = None, False
+            row["state"] = (SyncState.RUNNING if row.imported else SyncState.IMPORTING).value
+            row["last_error"], row["told_paused"] = None, False
+            before = await links.write(uow, row, before)
             await _start(uow, project, row)
         elif not row.hook_ids:
+            before = await links.write(uow, row, before)
             await _start(uow, project, row)
-    await uow.flush()
+    await links.write(uow, row, before)
     return await _saved(uow, project, hook_secret)
 
 
@@ -134,9 +143,10 @@ async def new_hook_secret(uow: UnitOfWork, *, project_id: str, secret_key: str) 
         raise Invalid(
             "sync.enabled", "hook secrets are for Azure DevOps and Jira projects that sync"
         )
+    before = dict(row)
     secret = links.new_hook_secret(row, secret_key)
-    row.updated_at = uow.clock.now()
-    await uow.flush()
+    row["updated_at"] = uow.clock.now()
+    await links.write(uow, row, before)
     return secret
 
 
@@ -160,7 +170,6 @@ async def refresh_states(
         connectors, source, project.hostname, project.source_id, secrets, item_types
     )
     await states.keep(uow, project=project, row=row, states=read, messenger=messenger)
-    await uow.flush()
     return await _saved(uow, project, None)
 
 
@@ -175,12 +184,15 @@ def _address(project: Row) -> Row:
 
 
 async def _hooks_left(
-    uow: UnitOfWork, at: Row, row: ProjectSync, secret_key: str, connectors: Connectors
+    uow: UnitOfWork, at: Row, row: Row, secret_key: str, connectors: Connectors
 ) -> None:
-    """The hooks made at the project's former address removed (the link makes new ones)."""
+    """The hooks made at the project's former address removed (the link makes new ones);
+    `row`, held for update, has its earlier changes written."""
+    before = dict(row)
     left = await unlinking.remove_hooks(
         project=at, row=row, secret_key=secret_key, connectors=connectors
     )
+    await links.write(uow, row, before)
     message = f"Moved from {at.hostname} ({at.source_id}): its hooks are made again."
     level = log.INFO if left is None else log.WARNING
     await log.write(uow, project_id=row.project_id, level=level, message=f"{message} {left or ''}")
@@ -204,22 +216,25 @@ async def _check(
 
 
 async def _turned_on(
-    uow: UnitOfWork, project: Row, row: ProjectSync, secret_key: str
+    uow: UnitOfWork, project: Row, row: Row, before: dict[str, Any], secret_key: str
 ) -> str | None:
     """Sync just enabled: the import starts (none when it only sends), and an Azure DevOps or
-    Jira project gets its hook secret, shown this once."""
+    Jira project gets its hook secret, shown this once. `row`, held for update, has changed
+    since `before`; all it holds is written before the start."""
     hook_secret = None
+    before = await links.write(uow, row, before)
     await add_priority_mappings(uow, project=project)
     if SourceKind(project.source) in links.HOOKED and row.hook_secret is None:
         hook_secret = links.new_hook_secret(row, secret_key)
-    row.imported = row.imported or row.direction == Direction.OUT
-    row.state = SyncState.RUNNING if row.imported else SyncState.IMPORTING
-    row.last_error, row.told_paused = None, False
+    row["imported"] = row.imported or row.direction == Direction.OUT
+    row["state"] = (SyncState.RUNNING if row.imported else SyncState.IMPORTING).value
+    row["last_error"], row["told_paused"] = None, False
+    await links.write(uow, row, before)
     await _start(uow, project, row)
     return hook_secret
 
 
-async def _start(uow: UnitOfWork, project: Row, row: ProjectSync) -> None:
+async def _start(uow: UnitOfWork, project: Row, row: Row) -> None:
     """The poller, now; or the link job first while the import or the hooks are still to do."""
     hooks_missing = SourceKind(project.source) in links.HOOKED and not row.hook_ids
     if row.imported and not hooks_missing:

@@ -7,18 +7,18 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 
 from bot.db.statements import Row
-from bot.db.tables import Channel, ProjectSync
+from bot.db.tables import Channel
 from bot.db.uow import UnitOfWork
 from bot.mappings.following import FollowingMappings
 from bot.messaging import Messenger, SyncStatesAdded
 from bot.projects import service as projects
 from bot.projects.schemas import SourceState
-from bot.sync import log
+from bot.sync import links, log
 
 EVERY = timedelta(days=1)
 
 
-def due(row: ProjectSync, now: datetime) -> bool:
+def due(row: Row, now: datetime) -> bool:
     return row.states_read_at is None or now - row.states_read_at >= EVERY
 
 
@@ -26,16 +26,19 @@ async def keep(
     uow: UnitOfWork,
     *,
     project: Row,
-    row: ProjectSync | None,
+    row: Row | None,
     states: list[dict[str, str]],
     messenger: Messenger,
 ) -> None:
-    """The states just read, kept (`project` held for update)."""
+    """The states just read, kept (`project` held for update); when they were read is written
+    in the sync row `row` (held for update, its earlier changes written)."""
     added = await projects.take_source_states(
         uow, project, [SourceState(**s) for s in states], FollowingMappings()
     )
     if row is not None:
-        row.states_read_at = uow.clock.now()
+        before = dict(row)
+        row["states_read_at"] = uow.clock.now()
+        await links.write(uow, row, before)
     if not added:
         return
     names = tuple(state.name for state in added)

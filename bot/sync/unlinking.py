@@ -7,7 +7,6 @@ answered 401 without anything being read."""
 import logging
 
 from bot.db.statements import Row
-from bot.db.tables import ProjectSync
 from bot.db.uow import UnitOfWork
 from bot.projects import service as projects
 from bot.projects.sources import SourceKind
@@ -23,13 +22,14 @@ UNREMOVABLE = (SourceError, SourceUnauthorized, SourceNotFound, NoConnector)
 async def remove_hooks(
     *,
     project: Row,
-    row: ProjectSync,
+    row: Row,
     secret_key: str,
     connectors: Connectors,
 ) -> str | None:
-    """The source's subscriptions for this project removed and forgotten; why some may be
-    left there, when the source could not remove them (None: none are)."""
-    ids, row.hook_ids = list(row.hook_ids), []
+    """The source's subscriptions for this project removed and forgotten (in `row`, to
+    `links.write`); why some may be left there, when the source could not remove them (None:
+    none are)."""
+    ids, row["hook_ids"] = list(row.hook_ids), []
     if not ids:
         return None
     link = Link(
@@ -51,13 +51,15 @@ async def remove_hooks(
 
 
 async def switched_off(
-    uow: UnitOfWork, *, project: Row, row: ProjectSync, secret_key: str, connectors: Connectors
+    uow: UnitOfWork, *, project: Row, row: Row, secret_key: str, connectors: Connectors
 ) -> None:
     """Sync just switched off: hooks removed (its poller and pushes find it off and end);
-    the items and their links stay."""
+    the items and their links stay. `row`, held for update, has its earlier changes written."""
+    before = dict(row)
     left = await remove_hooks(
         project=project, row=row, secret_key=secret_key, connectors=connectors
     )
+    await links.write(uow, row, before)
     message = "Sync switched off: nothing is read or sent until it is switched on again."
     if left is None:
         await log.write(uow, project_id=project.id, message=message)
@@ -72,7 +74,7 @@ async def delete_project(
     source, its items move to the channel's native project."""
     project = await projects.get_project(uow, project_id=project_id)
     row = await links.sync_row(uow, project.id)
-    if row is not None and row.hook_ids:
+    if row is not None and row.hook_ids:  # the row goes with the project: not written
         left = await remove_hooks(
             project=project, row=row, secret_key=secret_key, connectors=connectors
         )

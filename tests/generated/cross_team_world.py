@@ -236,9 +236,11 @@ async def synced_project(
         states=JIRA_STATES,
     )
     async with factory.work() as uow:
-        row = links.new_sync(await uow.session.get_one(Project, project["_id"]), uow.clock.now())
-        row.enabled, row.state = True, SyncState.IMPORTING
-        uow.add(row)
+        held = await uow.row(select(Project).where(Project.id == project["_id"]))
+        assert held is not None
+        row = links.new_sync(held, uow.clock.now())
+        row["enabled"], row["state"] = True, SyncState.IMPORTING.value
+        await links.insert_row(uow, row)
     return project
 
 

@@ -6,12 +6,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 
 from bot.db.statements import Row
-from bot.db.tables import (
-    Channel,
-    FieldMapping,
-    FieldValue,
-    ProjectSync,
-)
+from bot.db.tables import Channel, FieldMapping, FieldValue
 from bot.db.uow import UnitOfWork
 from bot.projects.sources import SourceKind
 from bot.schemas import ItemKind
@@ -45,7 +40,7 @@ class ProjectContext:
         return self.values.setdefault((kind, field_name), Values())
 
 
-async def load(uow: UnitOfWork, project: Row, row: ProjectSync) -> ProjectContext:
+async def load(uow: UnitOfWork, project: Row, row: Row) -> ProjectContext:
     kinds = {name: ItemKind(kind.lower()) for kind, name in row.item_types.items()}
     team_id = await uow.value(select(Channel.team_id).where(Channel.id == project.channel_id))
     values: dict[tuple[ItemKind, str], Values] = {}

@@ -4,23 +4,27 @@ card naming the project and what to do (`told_paused`, cleared when new credenti
 
 from sqlalchemy import select
 
-from bot.db.tables import Channel, Project, ProjectSync
+from bot.db.statements import Row
+from bot.db.tables import Channel, Project
 from bot.db.uow import UnitOfWork
 from bot.messaging import Messenger, SyncPaused
-from bot.sync import log
+from bot.sync import links, log
 from bot.sync_records.schemas import SyncState
 from bot.timestamps import format_timestamp
 
 CODE = "Unauthorized"  # the `lastError` code of a paused sync
 
 
-async def pause(uow: UnitOfWork, row: ProjectSync, *, reason: str, messenger: Messenger) -> None:
+async def pause(uow: UnitOfWork, row: Row, *, reason: str, messenger: Messenger) -> None:
     """`row` (held for update) paused with `reason`; the log and the channel told unless told."""
-    row.state = SyncState.PAUSED.value
-    row.last_error = {"code": CODE, "message": reason, "at": format_timestamp(uow.clock.now())}
-    if row.told_paused:
+    before = dict(row)
+    row["state"] = SyncState.PAUSED.value
+    row["last_error"] = {"code": CODE, "message": reason, "at": format_timestamp(uow.clock.now())}
+    told = row.told_paused
+    row["told_paused"] = True
+    await links.write(uow, row, before)
+    if told:
         return
-    row.told_paused = True
     found = await uow.row(
         select(Project.display_name, Project.source, Channel.teams_id)
         .join(Channel, Channel.id == Project.channel_id)

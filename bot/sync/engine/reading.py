@@ -11,7 +11,7 @@ from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
 from bot.items import read
 from bot.messaging import Messenger
 from bot.schemas import ItemKind, Trigger
-from bot.sync import log
+from bot.sync import links, log
 from bot.sync.engine import comments_in, inbound
 from bot.sync.engine.units import IN, Opened, Units
 from bot.sync.source import SourceItem
@@ -50,15 +50,19 @@ class Reader:
                             messenger=messenger,
                         )
                 held = await self._units.row(uow, opened)
+                before = dict(held)
                 if importing:
-                    held.import_cursor = page.cursor
+                    held["import_cursor"] = page.cursor
                     log.count(held, "imported", made)
                 else:
-                    held.cursor = page.cursor
-                held.last_pull_at = uow.clock.now()
+                    held["cursor"] = page.cursor
+                held["last_pull_at"] = uow.clock.now()
+                await links.write(uow, held, before)
         async with self._units.unit(opened) as uow:
             held = await self._units.row(uow, opened)
-            held.last_pull_at = uow.clock.now()
+            before = dict(held)
+            held["last_pull_at"] = uow.clock.now()
+            await links.write(uow, held, before)
 
     async def apply(
         self, uow: UnitOfWork, opened: Opened, item: SourceItem, *, fire: bool
@@ -84,9 +88,12 @@ class Reader:
         if not applied.conflicts and not pulled:
             return applied  # nothing to count: the sync row is not locked per imported item
         held = await self._units.row(uow, opened)
+        before = dict(held)
         log.count(held, "conflicts", len(applied.conflicts))
         if pulled:
             log.count(held, "pulled")
+        await links.write(uow, held, before)
+        if pulled:
             await inbound.fire(uow, applied)
         return applied
 

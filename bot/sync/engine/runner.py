@@ -67,8 +67,10 @@ class SyncEngine:
             return
         async with self._units.unit(opened) as uow:
             row = await self._units.row(uow, opened)
-            row.imported, row.state, row.last_error = True, SyncState.RUNNING.value, None
-            row.cursor = row.cursor or row.import_cursor
+            before = dict(row)
+            row["imported"], row["state"], row["last_error"] = True, SyncState.RUNNING.value, None
+            row["cursor"] = row.cursor or row.import_cursor
+            await links.write(uow, row, before)
             # Linked again (sync back on): what changed meanwhile is read now.
             after = timedelta(seconds=row.interval_seconds if importing else 0)
             await poll_at(uow, project_id=row.project_id, run_at=uow.clock.now() + after)
@@ -92,9 +94,11 @@ class SyncEngine:
             return
         async with self._units.unit(opened) as uow:
             row = await self._units.row(uow, opened)
-            row.polls += 1
+            before = dict(row)
+            row["polls"] += 1
             if row.state == SyncState.FAILING:
-                row.state, row.last_error = SyncState.RUNNING.value, None
+                row["state"], row["last_error"] = SyncState.RUNNING.value, None
+            await links.write(uow, row, before)
             asked_meanwhile = row.asked != opened.row.asked  # a hook came while this ran
             await log.trim(uow, project_id=row.project_id)
         after = 0 if asked_meanwhile else opened.row.interval_seconds
@@ -127,7 +131,9 @@ class SyncEngine:
                     uow, project=project, row=row, states=read, messenger=self._messenger
                 )
                 return
-            row.states_read_at = uow.clock.now()  # said once a day, not at every poll
+            before = dict(row)
+            row["states_read_at"] = uow.clock.now()  # said once a day, not at every poll
+            await links.write(uow, row, before)
             await log.write(
                 uow,
                 project_id=row.project_id,
@@ -153,7 +159,9 @@ class SyncEngine:
             held = await links.sync_row(uow, row.project_id, for_update=True)
             still_on = held is not None and held.enabled
             if held is not None and still_on:
-                held.hook_ids = list(made.ids)
+                before = dict(held)
+                held["hook_ids"] = list(made.ids)
+                await links.write(uow, held, before)
                 if made.problem:
                     await log.write(
                         uow,
@@ -192,9 +200,11 @@ class SyncEngine:
                 assert isinstance(exc, SourceError)
                 code, wait = type(exc).__name__, exc.retry_after
                 said = f"{opened.ctx.source} failed; retried later: {exc.message}"
-            row.state = SyncState.FAILING.value
-            row.last_error = {"code": code, "message": exc.message, "at": format_timestamp(now)}
+            before = dict(row)
+            row["state"] = SyncState.FAILING.value
+            row["last_error"] = {"code": code, "message": exc.message, "at": format_timestamp(now)}
             log.count(row, "errors")
+            await links.write(uow, row, before)
             await log.write(uow, project_id=row.project_id, level=log.WARNING, message=said)
             after = timedelta(seconds=wait or min(row.interval_seconds, 60))
         raise retry(exc.message, after=after)

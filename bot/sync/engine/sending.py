@@ -13,7 +13,7 @@ from bot.db.statements import Row
 from bot.db.tables import Item, Job, SyncComment, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.jobs import queue
-from bot.sync import log
+from bot.sync import links, log
 from bot.sync.engine import comments_out, creates, inbound, outbound
 from bot.sync.engine.reading import Reader
 from bot.sync.engine.units import OUT, Opened, Units
@@ -97,7 +97,7 @@ class Sender:
                         message=f"Deleted at the source: {gone}",
                         source_id=gone,
                     )
-                    log.count(await self._units.row(uow, opened), "pushed")
+                    await self._units.count(uow, opened, "pushed")
                 outcomes.sync_change(OUT, "applied")
                 return
             if target is not None and not change.changed:
@@ -176,8 +176,10 @@ class Sender:
                     values["source_id"] = result.id
                 await uow.execute(update(Item).where(Item.id == item_id).values(**values))
                 held = await self._units.row(uow, opened)
-                held.last_push_at = uow.clock.now()
+                before = dict(held)
+                held["last_push_at"] = uow.clock.now()
                 log.count(held, "pushed")
+                await links.write(uow, held, before)
                 outcomes.sync_change(OUT, "applied")
                 await log.write(
                     uow,
@@ -217,7 +219,7 @@ class Sender:
                 )
                 .values(sync_status=_refusal_status(refused).value)
             )
-            log.count(await self._units.row(uow, opened), "errors")
+            await self._units.count(uow, opened, "errors")
             outcomes.sync_change(OUT, "refused")
             await log.write(
                 uow,

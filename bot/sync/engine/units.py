@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from bot.clock import Clock
-from bot.db.tables import Project, ProjectSync
+from bot.db.statements import Row
+from bot.db.tables import Project
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
 from bot.projects.service import held_secrets
 from bot.projects.sources import SourceKind
-from bot.sync import links
+from bot.sync import links, log
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import context
 from bot.sync.source import Source
@@ -25,7 +26,7 @@ IN, OUT = "in", "out"
 
 @dataclass
 class Opened:
-    row: ProjectSync  # a snapshot, read apart from the unit that writes it
+    row: Row  # a snapshot, read apart from the unit that writes it
     ctx: context.ProjectContext
     source: Source
 
@@ -72,7 +73,16 @@ class Units:
             uow.channel = await scope_of_channel(uow, channel_id=opened.ctx.channel_id)
             yield uow
 
-    async def row(self, uow: UnitOfWork, opened: Opened) -> ProjectSync:
+    async def row(self, uow: UnitOfWork, opened: Opened) -> Row:
+        """The project's sync row, read again and held for update (`links.write` stores what
+        changes in it)."""
         row = await links.sync_row(uow, opened.row.project_id, for_update=True)
         assert row is not None, "a project's sync row lives as long as the project"
         return row
+
+    async def count(self, uow: UnitOfWork, opened: Opened, name: str, by: int = 1) -> None:
+        """Add to one of the project's counts, its sync row held for update and written."""
+        row = await self.row(uow, opened)
+        before = dict(row)
+        log.count(row, name, by)
+        await links.write(uow, row, before)
