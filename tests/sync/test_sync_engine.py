@@ -1,11 +1,13 @@
 """The sync engine through the Azure DevOps connector and the local Azure DevOps over HTTP."""
 
+import asyncio
 from datetime import timedelta
 
 from bot.clock import FrozenClock
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.factories import Factory
 from tests.sync.linking import ADO_STATES_WITHOUT_RESOLVED, bugs, link, run_jobs, sync_status
+from tests.waiting import until_set
 
 
 async def test_link_imports_every_item_with_states_and_people_matched(
@@ -95,6 +97,26 @@ async def test_a_change_there_arrives_by_polling_once_and_is_not_sent_back(
     assert triggers == ["ITEM_UPDATED"]
     status = await sync_status(client, ada, project["_id"])
     assert status["counts"]["pulled"] == 1
+
+
+async def test_polls_start_every_interval_however_long_one_took(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    (work_item,) = standin.seed(1, types=("Bug",))
+    await link(client, ada, standin)
+    clock.advance(timedelta(seconds=61))  # the first poll is due
+    slow = standin.hang_next(path_part="wiql")
+    polling = asyncio.create_task(run_jobs(client))
+    await until_set(slow.arrived, "the poll's query reached the source")
+    clock.advance(timedelta(seconds=20))  # the poll takes 20 s
+    slow.release()
+    await polling
+    standin.change(work_item, {"System.Title": "Renamed there"})
+    clock.advance(timedelta(seconds=41))  # 61 s after the last poll started, 41 s after it ended
+    await run_jobs(client)
+    (bug,) = await bugs(client, ada)
+    assert bug["name"] == "Renamed there"
 
 
 async def test_an_item_of_an_unmapped_state_takes_its_status_once_the_state_is_mapped(

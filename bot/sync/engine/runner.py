@@ -79,6 +79,7 @@ class SyncEngine:
         opened = await self._units.open(job.payload.project_id)
         if opened is None or not opened.row.imported:
             return  # off, paused or still importing: saving or the link puts the poller back
+        started = self._clock.now()
         direction = OUT
         try:
             await self._sender.push_pending(opened)
@@ -101,8 +102,11 @@ class SyncEngine:
             await links.write(uow, row, before)
             asked_meanwhile = row.asked != opened.row.asked  # a hook came while this ran
             await log.trim(uow, project_id=row.project_id)
-        after = 0 if asked_meanwhile else opened.row.interval_seconds
-        raise NotNow("next poll", after=timedelta(seconds=after))
+        # Polls start every `intervalSeconds` (sync.md bounds a change's wait by it), however
+        # long this one took.
+        spent = self._clock.now() - started
+        after = timedelta(seconds=0 if asked_meanwhile else opened.row.interval_seconds) - spent
+        raise NotNow("next poll", after=max(after, timedelta(0)))
 
     async def push(self, job: ClaimedJob[ItemJob]) -> None:
         opened = await self._units.open(job.payload.project_id)
