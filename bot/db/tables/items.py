@@ -75,6 +75,9 @@ Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.created_at, _ITEM.id)
 Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.updated_at, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.due_date, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.status, _ITEM.due_date, _ITEM.id)
+# Lists sorted by status, priority or severity read each value's items in id order, the order
+# that breaks their ties (`bot.items.value_sorts`): no field a bulk edit sets is in it.
+Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.id)
 # Numbers sort by the unique constraint's index. No index for status or priority (sorted by
 # folded name) nor the rarer sorts: one more index costs each bulk edit that moves its rows'
 # entries (on PostgreSQL every edit, never HOT since updated_at is indexed) more than edits may
