@@ -30,7 +30,8 @@ FIELDS = {"status": ITEM.status, "priority": ITEM.priority, "severity": ITEM.sev
 # Past this $skip a page is read the plain way: each value would be read that deep.
 MAX_SKIP = 1000
 PLANS_KEPT = 256
-_VALUE, _VALUES, _AFTER, _LIMIT, _CHANNEL = "value", "values", "after_id", "limit", "channel_id"
+_VALUE, _VALUES, _AFTER, _CHANNEL = "value", "values", "after_id", "channel_id"
+LIMIT = "limit"
 
 Build = Callable[[], Select[Any]]
 
@@ -47,7 +48,7 @@ def sorted_field(query: Query) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Group:
+class Group:
     """The items whose value folds to `key` (None: no value), and the names they hold."""
 
     key: str | None
@@ -74,32 +75,42 @@ class ValueSortedPages:
     ) -> list[Row]:
         """What the plain page statement would fetch (the page and one row more, after $skip
         and the cursor), one value's range after another."""
-        descending = query.order[0].descending
         groups = await self._groups(uow, kind, field, here)
-        groups.sort(key=_rank, reverse=descending)
         fetched: list[Row] = []
         skip, wanted = query.skip, query.top + 1
-        for group in groups:
-            after = _after(group, query.after, descending)
-            if after is _BEFORE:
-                continue
-            limit = skip + wanted - len(fetched)
-            shape = (kind, uow.cache is None, field, group.key is None, len(group.names) > 1)
-            statement = self._part(shape, query, after is not None, rows, extra)
-            values = {**here, _LIMIT: limit}
-            if len(group.names) > 1:
-                values[_VALUES] = list(group.names)
-            elif group.names:
-                values[_VALUE] = group.names[0]
-            if after is not None:
-                values[_AFTER] = after
-            part = await uow.rows(statement, values)
+        for group, after in walk(groups, query):
+            statement, values = self.part(
+                (kind, uow.cache is None, field), query, group, after, rows, extra
+            )
+            part = await uow.rows(
+                statement, {**here, **values, LIMIT: skip + wanted - len(fetched)}
+            )
             dropped = min(skip, len(part))
             skip -= dropped
             fetched.extend(part[dropped:])
             if len(fetched) >= wanted:
                 break
         return fetched
+
+    def part(
+        self,
+        list_shape: tuple[Any, ...],
+        query: Query,
+        group: Group,
+        after: str | None,
+        rows: Build,
+        extra: Callable[[], tuple[ColumnElement[Any], ...]],
+    ) -> tuple[Prepared, dict[str, Any]]:
+        """One group's statement (its limit the parameter `LIMIT`) and its values."""
+        shape = (*list_shape, group.key is None, len(group.names) > 1)
+        values: dict[str, Any] = {}
+        if len(group.names) > 1:
+            values[_VALUES] = list(group.names)
+        elif group.names:
+            values[_VALUE] = group.names[0]
+        if after is not None:
+            values[_AFTER] = after
+        return self._part(shape, query, after is not None, rows, extra), values
 
     def _part(
         self,
@@ -110,7 +121,7 @@ class ValueSortedPages:
         extra: Callable[[], tuple[ColumnElement[Any], ...]],
     ) -> Prepared:
         """One value's rows under the query's filter, in id order, after an id if `cursor`."""
-        kind, _uncached, field, null, several = shape
+        _kind, _uncached, field, null, several = shape
         descending = query.order[0].descending
         key = (*shape, query.filter_text, descending, cursor)
         prepared = self._kept.get(key)
@@ -130,13 +141,13 @@ class ValueSortedPages:
                 statement = statement.where(ITEM.id < after if descending else ITEM.id > after)
             statement = statement.add_columns(*keyset.sort_columns(query.order), *extra())
             by_id = ITEM.id.desc() if descending else ITEM.id.asc()
-            statement = statement.order_by(by_id).limit(bindparam(_LIMIT))
+            statement = statement.order_by(by_id).limit(bindparam(LIMIT))
             prepared = self._kept.put(key, Prepared(statement))
         return prepared
 
     async def _groups(
         self, uow: UnitOfWork, kind: ItemKind, field: str, here: Mapping[str, Any]
-    ) -> list[_Group]:
+    ) -> list[Group]:
         """The folded values the channel's items of this kind hold, each with its names."""
         cache = uow.cache
         version = None
@@ -147,13 +158,7 @@ class ValueSortedPages:
             cached = cache.get(cache_key, version)
             if cached is not None:
                 return list(cached)
-        names: dict[str | None, list[str]] = {}
-        for row in await uow.rows(self._names(kind, field), here):
-            if row["name"] is None:
-                names[None] = []
-            else:
-                names.setdefault(row["folded"], []).append(row["name"])
-        groups = [_Group(key, tuple(sorted(held))) for key, held in names.items()]
+        groups = grouped(await uow.rows(self.names(kind, field), here))
         if cache is not None and version is not None:
             cache.put(cache_key, version, tuple(groups))
         return groups
@@ -166,7 +171,7 @@ class ValueSortedPages:
             prepared = self._kept.put(key, Prepared(select(column)))
         return prepared
 
-    def _names(self, kind: ItemKind, field: str) -> Prepared:
+    def names(self, kind: ItemKind, field: str) -> Prepared:
         """The distinct names the channel's items hold, each folded as the sort folds it."""
         key = ("names", kind, field)
         prepared = self._kept.get(key)
@@ -181,15 +186,37 @@ class ValueSortedPages:
         return prepared
 
 
+def grouped(rows: Sequence[Mapping[str, Any]]) -> list[Group]:
+    """The groups of the names the `names` statement read."""
+    names: dict[str | None, list[str]] = {}
+    for row in rows:
+        if row["name"] is None:
+            names[None] = []
+        else:
+            names.setdefault(row["folded"], []).append(row["name"])
+    return [Group(key, tuple(sorted(held))) for key, held in names.items()]
+
+
+def walk(groups: Sequence[Group], query: Query) -> list[tuple[Group, str | None]]:
+    """The groups a page may read, in the page's order, each with the id its rows follow."""
+    descending = query.order[0].descending
+    walked = []
+    for group in sorted(groups, key=_rank, reverse=descending):
+        after = _after(group, query.after, descending)
+        if after is not _BEFORE:
+            walked.append((group, after))
+    return walked
+
+
 _BEFORE = object()
 
 
-def _rank(group: _Group) -> tuple[bool, str]:
+def _rank(group: Group) -> tuple[bool, str]:
     """A group's place going up: no value first (as OData puts nulls), then by folded name."""
     return (group.key is not None, group.key or "")
 
 
-def _after(group: _Group, cursor: Sequence[Any] | None, descending: bool) -> Any:
+def _after(group: Group, cursor: Sequence[Any] | None, descending: bool) -> Any:
     """Where a group's rows start after the cursor: None (all of them), the id they follow,
     or `_BEFORE` (the cursor is past them all)."""
     if cursor is None:
@@ -197,5 +224,5 @@ def _after(group: _Group, cursor: Sequence[Any] | None, descending: bool) -> Any
     key, last_id = cursor
     if group.key == key:
         return last_id
-    behind = _rank(group) < _rank(_Group(key, ()))
+    behind = _rank(group) < _rank(Group(key, ()))
     return _BEFORE if behind != descending else None
