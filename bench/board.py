@@ -146,6 +146,8 @@ async def _moves(tab: Tab) -> tuple[list[float], list[float]]:
         arrow = "ArrowRight" if column == first else "ArrowLeft"
         while not await _pick_and_point(tab, card, arrow):
             lost += 1
+            if lost > MOVES:
+                raise RuntimeError(f"the page lost {lost} picked-up cards in {move + 1} moves")
         await tab.run("window.benchDropping = true")
         await tab.press(" ")
         await tab.until(f"window.benchMoves.length === {move + 1}")
