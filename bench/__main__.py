@@ -3,6 +3,7 @@
 import sys
 
 from bench import (
+    board,
     bot_turn,
     channels,
     deliveries,
@@ -44,6 +45,11 @@ def main(only: list[str]) -> None:
         print(f"\nList shapes over {items.BUGS:,} bugs in one channel, one client")
         for kind in ("sqlite", "postgresql"):
             for line in list_shapes.report(kind, list_shapes.measure(kind)):
+                print(line, flush=True)
+    if not only or "board" in only:
+        print(f"\nThe channel tab's board of {board.BUGS:,} bugs in headless Chromium")
+        for kind in ("sqlite", "postgresql"):
+            for line in board.report(kind, board.measure(kind)):
                 print(line, flush=True)
     if not only or "instructions" in only:
         print(

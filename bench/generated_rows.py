@@ -3,6 +3,7 @@
 from datetime import datetime
 from typing import Any
 
+from bot.db.text import fold_text
 from bot.ids import new_id
 
 
@@ -28,6 +29,7 @@ def item_row(
         "kind": kind,
         "internal_id": internal_id,
         "name": name,
+        "name_key": fold_text(name),
         "body": "Generated for the benchmarks.",
         "owner": None,
         "status": status,

@@ -47,7 +47,12 @@ def register_sqlite_functions(dbapi_connection: Any) -> None:
 
 
 def _lower(value: object) -> object:
-    return value.lower() if isinstance(value, str) else value
+    return fold_text(value) if isinstance(value, str) else value
+
+
+def fold_text(text: str) -> str:
+    """`text` as `fold_case` folds it in SQL (a sort key kept on a row holds this)."""
+    return text.lower()
 
 
 def escape_like(text: str) -> str:

@@ -49,7 +49,7 @@ _CREATED_AT = Property("createdAt", Item.created_at, K.DATETIME)
 _COMMON = (
     KEY,
     Property("internalId", Item.internal_id, K.INTEGER),
-    Property("name", Item.name, K.TEXT),
+    Property("name", Item.name, K.TEXT, folded=Item.name_key),
     Property("body", Item.body, K.TEXT, sortable=False),
     Property("owner", Item.owner, K.TEXT),
     Property("status", Item.status, K.NAME),

@@ -22,7 +22,7 @@ from bot.fields.catalog import STATUS
 from bot.files import service as files
 from bot.files.links import DownloadLinks
 from bot.ids import is_id
-from bot.items import versions
+from bot.items import value_sorts, versions
 from bot.items.assignees import assignee_ids
 from bot.items.queries import place_values
 from bot.odata.plans import ListStatements, counted
@@ -86,6 +86,7 @@ class Page:
 # The channel lists' page and count statements, prepared once per kind and shape: the channel
 # is a parameter (`_CHANNEL`), bound per request.
 _STATEMENTS = ListStatements()
+_BY_VALUE = value_sorts.ValueSortedPages()
 _CHANNEL = "channel_id"
 
 
@@ -104,8 +105,14 @@ async def list_items(uow: UnitOfWork, *, kind: ItemKind, query: Query) -> Page:
             return ()
         return (versions.version_column(channel_id=bindparam(_CHANNEL), kind=kind),)
 
-    statement, values = _STATEMENTS.page((kind, cache is None), query, rows, version)
-    fetched = await uow.rows(statement, {**values, **here})
+    field = value_sorts.sorted_field(query)
+    if field is None:
+        statement, values = _STATEMENTS.page((kind, cache is None), query, rows, version)
+        fetched = await uow.rows(statement, {**values, **here})
+    else:
+        fetched = await _BY_VALUE.rows(
+            uow, kind=kind, field=field, query=query, rows=rows, extra=version, here=here
+        )
     # The version is read with the page, in the same snapshot, and before any count: nothing
     # cached under it is older than it says. An empty page caches nothing.
     seen = fetched[0][versions.VERSION] if cache and fetched else None

@@ -9,6 +9,7 @@ from sqlalchemy import Integer, Table, bindparam, delete, insert, select, update
 from bot import pending_events as events
 from bot.db.statements import Prepared, Row
 from bot.db.tables import Item, ItemAssignee, ItemCounter
+from bot.db.text import fold_text
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid, ItemNotFound
 from bot.fields.catalog import Catalog, CatalogValue, load_catalog_to_write, name_key
@@ -43,6 +44,8 @@ _NEXT_INTERNAL_IDS = Prepared(
 _SHOWN_TIMESTAMPS = ("start_date", "due_date", "completed_date", "created_at", "updated_at")
 # Fields that always hold a value: PATCH may change them, never clear them.
 NOT_NULL = ("name", "status", "priority", "severity", "project_id")
+# Columns written with a change that its event does not name (the name's sort key follows it).
+_NOT_SHOWN = ("status_id", "sync_status", "name_key")
 # Free fields, stored as given.
 FREE_FIELDS = ("body", "owner", "effort", "phase", "phase_name", "bucket", "bucket_name")
 
@@ -135,6 +138,7 @@ def new_item_row(
         "kind": kind.value,
         "internal_id": None,
         "name": body.name,
+        "name_key": fold_text(body.name),
         "status": status.name,
         "status_id": status.id,
         "priority": priority.name,
@@ -191,7 +195,7 @@ async def update_item(
     if "bucket" in new and new["bucket"] is None:
         new["bucket"] = []
     if "name" in sent:
-        new["name"] = sent["name"]
+        new["name"], new["name_key"] = sent["name"], fold_text(sent["name"])
     status = catalog.statuses.by_id.get(item.status_id or "")
     if "status" in sent:
         status = catalog.statuses.named(sent["status"])
@@ -232,7 +236,7 @@ async def update_item(
     changes = [
         events.change(field, getattr(item, field), value)
         for field, value in new.items()
-        if getattr(item, field) != value and field not in ("status_id", "sync_status")
+        if getattr(item, field) != value and field not in _NOT_SHOWN
     ]
     if "assigned_to" in sent:
         before = await _assignee_ids(uow, item.id)

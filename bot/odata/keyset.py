@@ -48,6 +48,9 @@ Row = TypeVarTuple("Row")
 def sort_expression(key: SortKey) -> ColumnElement[Any]:
     """What a key sorts by: text folded, as comparisons fold it."""
     prop = key.property
+    folded = prop.folded_expression
+    if folded is not None:
+        return folded
     if prop.kind in (PropertyKind.TEXT, PropertyKind.NAME):
         return fold_case(prop.expression)
     return prop.expression

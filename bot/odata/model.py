@@ -25,6 +25,12 @@ class PropertyKind(StrEnum):
     ID = "id"  # a lowercase hex id: compared exactly
 
 
+def _expression(column: SqlExpression) -> ColumnElement[Any]:
+    if isinstance(column, QueryableAttribute):
+        return column.expression
+    return column
+
+
 @dataclass(frozen=True, eq=False)
 class Property:
     """A scalar property clients may filter, sort and select by its JSON name."""
@@ -33,13 +39,19 @@ class Property:
     column: SqlExpression
     kind: PropertyKind
     sortable: bool = True
+    # A column on the row holding the text already folded, which sorts as the folded text
+    # would (and may have an index): what a sort by this property reads instead.
+    folded: SqlExpression | None = None
 
     @property
     def expression(self) -> ColumnElement[Any]:
         """The property as a Core expression (a mapped attribute gives its column)."""
-        if isinstance(self.column, QueryableAttribute):
-            return self.column.expression
-        return self.column
+        return _expression(self.column)
+
+    @property
+    def folded_expression(self) -> ColumnElement[Any] | None:
+        """The folded column as a Core expression, if the property has one."""
+        return None if self.folded is None else _expression(self.folded)
 
     @property
     def nullable(self) -> bool:

@@ -177,3 +177,31 @@ async def test_a_due_date_index_other_than_the_models_say_is_caught(empty_databa
                 await conn.run_sync(lambda sync: command.check(alembic_config(sync)))
     finally:
         await engine.dispose()
+
+
+async def test_upgrade_to_0027_folds_every_items_name_for_the_name_sort(
+    empty_database: str, clock: FrozenClock
+) -> None:
+    """Items made before 0027 get their name folded as the sort folds it, Unicode included."""
+    names = ["ÄRGER im Büro", "ΟΔΟΣ", "plain", "MiXeD Case"]
+    engine = create_engine(empty_database)
+    try:
+        await migrate(engine)
+        async with Factory.open(empty_database, clock) as factory:
+            ada = await factory.member("Ada")
+            async with factory.work() as uow:
+                uow.actor = actor_of(ada.user)
+                uow.channel = await resolve_channel(
+                    uow, user_id=ada.user.id, team_id=TEAM, channel_id=CHANNEL
+                )
+                for name in names:
+                    made = BugCreate.model_validate({"name": name})
+                    await create_item(uow, kind=ItemKind.BUG, body=made, entity_id=None)
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda sync: command.downgrade(alembic_config(sync), "0026"))
+        await migrate(engine)
+        async with engine.connect() as conn:
+            keys = (await conn.execute(text("SELECT name, name_key FROM items"))).all()
+    finally:
+        await engine.dispose()
+    assert sorted(keys) == sorted((name, name.lower()) for name in names)

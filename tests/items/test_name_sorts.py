@@ -181,3 +181,18 @@ async def test_the_tabs_filters_keep_a_priority_sort(client, factory: Factory) -
         expected = by_name([row for row in made if keeps(row)], "priority", descending=False)
         assert [row["_id"] for row in rows] == expected, filter_
         assert expected, filter_
+
+
+async def test_a_renamed_item_sorts_by_its_new_name(client, factory: Factory) -> None:
+    ada = await factory.member()
+    made = await fill(client, ada, count=5)
+    renamed = made[0]["_id"]
+    response = await client.patch(
+        f"/odata/bugs('{renamed}')", json={"name": "ZZZ last"}, headers=ada.in_channel()
+    )
+    assert response.status < 300, await response.text()
+    made[0]["name"] = "ZZZ last"
+    for descending in (False, True):
+        orderby = "name desc" if descending else "name"
+        whole = await listed(client, ada, **{"$orderby": orderby, "$top": "2"})
+        assert [row["_id"] for row in whole] == by_name(made, "name", descending)

@@ -9,6 +9,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from bot.db.tables.base import ID, Base
 from bot.db.types import UTCDateTime
 
+NAME_KEY = String(255).with_variant(String(255, collation="C"), "postgresql")
+
 
 class Item(Base):
     """A bug or a task in a channel."""
@@ -20,6 +22,9 @@ class Item(Base):
     kind: Mapped[str] = mapped_column(String(8))  # bug | task
     internal_id: Mapped[int]
     name: Mapped[str] = mapped_column(String(255))
+    # The name folded (`bot.db.text.fold_text`), written with it: lists sorted by name read
+    # their index. Compared by code point, as the folded name sorts (PostgreSQL's "C").
+    name_key: Mapped[str | None] = mapped_column(NAME_KEY)
     body: Mapped[str | None] = mapped_column(Text)
     owner: Mapped[str | None] = mapped_column(String(255))
     # The status's name, or "Invalid" once the status is gone or unmapped (then status_id is null).
@@ -75,6 +80,11 @@ Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.created_at, _ITEM.id)
 Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.updated_at, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.due_date, _ITEM.id)
 _index_with_nulls_first(_ITEM.channel_id, _ITEM.kind, _ITEM.status, _ITEM.due_date, _ITEM.id)
+# Lists sorted by status, priority or severity read each value's items in id order, the order
+# that breaks their ties (`bot.items.value_sorts`): no field a bulk edit sets is in it.
+Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.id)
+# Lists sorted by name: bulk edits never set it, so they leave this index alone.
+Index(None, _ITEM.channel_id, _ITEM.kind, _ITEM.name_key, _ITEM.id)
 # Numbers sort by the unique constraint's index. No index for status or priority (sorted by
 # folded name) nor the rarer sorts: one more index costs each bulk edit that moves its rows'
 # entries (on PostgreSQL every edit, never HOT since updated_at is indexed) more than edits may

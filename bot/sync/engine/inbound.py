@@ -12,6 +12,7 @@ from bot import pending_events as events
 from bot.db.changes import changed
 from bot.db.statements import Row
 from bot.db.tables import Item, ItemAssignee, SyncRecord
+from bot.db.text import fold_text
 from bot.db.uow import UnitOfWork
 from bot.ids import new_id
 from bot.items import read
@@ -26,6 +27,8 @@ from bot.timestamps import parse_timestamp
 
 INVALID = "Invalid"
 _ITEMS, _RECORDS = cast(Table, Item.__table__), cast(Table, SyncRecord.__table__)
+# Columns written with a change that its event does not name (the name's sort key follows it).
+_NOT_SHOWN = ("status_id", "sync_status", "name_key")
 # SourceFields name → the item's column (assignees apart).
 COLUMNS = {
     "title": "name",
@@ -137,7 +140,8 @@ def _wanted(
 ) -> tuple[dict[str, dict[str, Any]], list[str], list[str]]:
     """Per source field, the item's columns it sets; the unmatched people; the matched ids."""
     f = source_item.fields
-    wanted: dict[str, dict[str, Any]] = {"title": {"name": f.title}, "body": {"body": f.body}}
+    title = {"name": f.title, "name_key": fold_text(f.title)}
+    wanted: dict[str, dict[str, Any]] = {"title": title, "body": {"body": f.body}}
     for name in ("start_date", "due_date", "completed_date"):
         wanted[name] = {name: _moment(getattr(f, name))}
     statuses = ctx.mapped(kind, "status")
@@ -246,7 +250,7 @@ async def _write(
 ) -> None:
     assigned = values.pop("assigned_to", None)
     for column, value in values.items():
-        if column not in ("status_id", "sync_status") and getattr(item, column) != value:
+        if column not in _NOT_SHOWN and getattr(item, column) != value:
             applied.changes.append(events.change(column, getattr(item, column), value))
     if assigned is not None:
         before = await uow.values(
