@@ -16,18 +16,15 @@ import asyncio
 import json
 import statistics
 import sys
-import tempfile
 import time
 import urllib.parse
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
 from bench import items_data
-from bench.harness import dataset_database, environment, free_port, server
-from bench.items import demo_in_channel
+from bench.items import app_on
 from tests.pages.chromium import chromium
 from tests.tabs.browser import WAIT, Tab, open_tab
 
@@ -64,19 +61,8 @@ FIRST_MOVABLE = """(() => {
 
 
 def measure(kind: str) -> dict[str, Any]:
-    data = items_data.dataset(BUGS, 0, name="board")
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        dataset_database(kind, Path(folder), data) as url,
-        ExitStack() as servers,
-    ):
-        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
-        headers = demo_in_channel(env)
-        port = free_port()
-        app = servers.enter_context(
-            server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
-        )
-        return asyncio.run(_in_browser(app.base, headers, Path(folder)))
+    with app_on(kind, items_data.dataset(BUGS, 0, name="board")) as served:
+        return asyncio.run(_in_browser(served.app.base, served.headers, served.folder))
 
 
 async def _in_browser(base: str, headers: dict[str, str], folder: Path) -> dict[str, Any]:

@@ -10,10 +10,12 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench import items_data
 from bench.harness import (
+    Dataset,
     Series,
     Server,
     dataset_database,
@@ -44,27 +46,19 @@ BULK_RUNS = 10
 
 
 def measure(kind: str) -> dict[str, object]:
-    data = items_data.dataset(BUGS, ITEMS)
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        dataset_database(kind, Path(folder), data) as url,
-        ExitStack() as servers,
-    ):
-        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
-        headers = demo_in_channel(env)
+    # The app and its ceilings serve side by side, each its own process, and are loaded in
+    # turn (`in_rounds`); the bare ceilings answer what the app answered.
+    with app_on(kind, items_data.dataset(BUGS, ITEMS)) as served:
+        app, headers, env, servers = served.app, served.headers, served.env, served.servers
         posting = {**headers, "Content-Type": "application/json"}
         post_bug = Path(__file__).with_name("post_bug.lua")
-        # The app and its ceilings serve side by side, each its own process, and are loaded in
-        # turn (`in_rounds`); the bare ceilings answer what the app answered.
-        port = free_port()
-        app = servers.enter_context(
-            server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
-        )
         page = _request(app.base, "GET", LIST_PATH, headers)
         created = _request(app.base, "POST", "/odata/bugs", headers, CREATED)
         port = free_port()
         raw = servers.enter_context(
-            server([sys.executable, "-m", "bench.raw_items_server", str(port), url], env, port)
+            server(
+                [sys.executable, "-m", "bench.raw_items_server", str(port), served.url], env, port
+            )
         )
         same_rows(
             _request(app.base, "GET", LIST_PATH, headers),
@@ -72,7 +66,7 @@ def measure(kind: str) -> dict[str, object]:
         )
         same_shape(created, _request(raw.base, "POST", "/odata/bugs", headers, CREATED))
         bare_list, bare_create = (
-            servers.enter_context(_bare(env, Path(folder) / name, body))
+            servers.enter_context(_bare(env, served.folder / name, body))
             for name, body in (("page.json", page), ("created.json", created))
         )
         results: dict[str, object] = {}
@@ -123,6 +117,35 @@ def measure(kind: str) -> dict[str, object]:
             app.base, raw.base, headers, ids[:BULK_IDS]
         )
         return results
+
+
+@dataclass(frozen=True)
+class Served:
+    """The app in its own process on a dataset, and what a bench needs beside it."""
+
+    app: Server
+    headers: dict[str, str]  # the demo user's, in the demo channel
+    folder: Path  # scratch space, gone with the block
+    url: str  # the database's
+    env: dict[str, str]  # the app's environment, for the ceilings' processes
+    servers: ExitStack  # more processes served beside the app, stopped with it
+
+
+@contextmanager
+def app_on(kind: str, data: Dataset) -> Iterator[Served]:
+    """The app serving `data` in a database of `kind` (sqlite or postgresql)."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        dataset_database(kind, Path(folder), data) as url,
+        ExitStack() as servers,
+    ):
+        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
+        headers = demo_in_channel(env)
+        port = free_port()
+        app = servers.enter_context(
+            server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
+        )
+        yield Served(app, headers, Path(folder), url, env, servers)
 
 
 def demo_in_channel(env: dict[str, str]) -> dict[str, str]:

@@ -14,10 +14,8 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 import urllib.parse
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +24,10 @@ from bench.harness import (
     ROUNDS,
     Server,
     _psql_value,
-    dataset_database,
-    environment,
     free_port,
     server,
 )
-from bench.items import BUGS, CREATED, LIST_QUERY, demo_in_channel
+from bench.items import BUGS, CREATED, LIST_QUERY, app_on
 
 # How long each shape is asked for, per round, after a few requests to warm it.
 SECONDS_PER_SHAPE = 0.7
@@ -214,18 +210,8 @@ def _user_id(client: Client, email: str) -> str:
 
 
 def measure(kind: str) -> dict[str, object]:
-    data = items_data.dataset(BUGS, 0, name="shapes")
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        dataset_database(kind, Path(folder), data) as url,
-        ExitStack() as servers,
-    ):
-        env = environment(url, DATA_DIR=folder, SEED_DEMO="false")
-        headers = demo_in_channel(env)
-        port = free_port()
-        app = servers.enter_context(
-            server([sys.executable, "app.py"], {**env, "PORT": str(port)}, port)
-        )
+    with app_on(kind, items_data.dataset(BUGS, 0, name="shapes")) as served:
+        app, headers, url, env = served.app, served.headers, served.url, served.env
         client = _client(app.base, headers)
         paths = _paths(client)
         first_ms = {}
@@ -236,10 +222,10 @@ def measure(kind: str) -> dict[str, object]:
             except TimedOut:
                 pass
             first_ms[name] = (time.perf_counter() - started) * 1000
-        page_file = Path(folder) / "page.json"
+        page_file = served.folder / "page.json"
         page_file.write_bytes(client.ask("GET", paths[BENCHMARKED]))
         port = free_port()
-        bare = servers.enter_context(
+        bare = served.servers.enter_context(
             server(
                 [sys.executable, "-m", "bench.bare_server", str(port), str(page_file)], env, port
             )
