@@ -4,7 +4,9 @@ loopback and whose jobs the tests run themselves."""
 from datetime import UTC, datetime
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 
+from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.settings import Settings
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
@@ -28,3 +30,16 @@ def settings(db: str, make_settings) -> Settings:  # noqa: ANN001
 @pytest.fixture
 async def standin(make_azure_devops: MakeAzureDevOps, clock: FrozenClock) -> AzureDevOpsStandin:
     return await make_azure_devops(clock=clock)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def second_app(settings: Settings, clock: FrozenClock, aiohttp_client):  # noqa: ANN001, ANN201
+    """Starts another app on the test's database when called, as a second process (or one
+    started again) would be."""
+
+    async def start() -> TestClient:
+        server = TestServer(create_app(settings, clock=clock))
+        await server.start_server(access_log=None)
+        return await aiohttp_client(server)  # type: ignore[no-any-return]
+
+    return start

@@ -6,12 +6,10 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
-from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.keys import WORKER
-from bot.settings import Settings
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.factories import Factory
 from tests.sync.linking import ado_body, hook_basic, run_jobs, sync_status
@@ -39,15 +37,12 @@ def pulls(standin: AzureDevOpsStandin) -> int:
 
 async def test_two_processes_import_once_send_each_change_once_and_poll_one_at_a_time(
     client,
-    aiohttp_client,
+    second_app,  # noqa: ANN001
     factory: Factory,
     standin: AzureDevOpsStandin,
-    settings: Settings,
     clock: FrozenClock,
 ) -> None:
-    server = TestServer(create_app(settings, clock=clock))
-    await server.start_server(access_log=None)
-    other: TestClient = await aiohttp_client(server)
+    other = await second_app()
     ada = await factory.member()
     seeded = standin.seed(WORK_ITEMS)
     linked = await client.post("/api/projects", json=ado_body(standin), headers=ada.in_channel())

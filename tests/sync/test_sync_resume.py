@@ -8,12 +8,10 @@ from collections import Counter
 from datetime import timedelta
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
-from bot.app import create_app
 from bot.clock import FrozenClock
 from bot.jobs.worker import LEASE
-from bot.settings import Settings
 from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from bot.sync.standins.faults import Hang
 from tests.factories import Factory, Member
@@ -56,10 +54,9 @@ def ids_read(standin: AzureDevOpsStandin, since: int = 0) -> list[int]:
 
 async def test_an_import_killed_midway_resumes_on_a_new_app_and_doubles_nothing(
     client,
-    aiohttp_client,
+    second_app,  # noqa: ANN001
     factory: Factory,
     standin: AzureDevOpsStandin,
-    settings: Settings,
     clock: FrozenClock,
 ) -> None:
     ada = await factory.member("Ada Lovelace")
@@ -91,9 +88,7 @@ async def test_an_import_killed_midway_resumes_on_a_new_app_and_doubles_nothing(
         await importing
     await client.close()
 
-    server = TestServer(create_app(settings, clock=clock))
-    await server.start_server(access_log=None)
-    restarted = await aiohttp_client(server)
+    restarted = await second_app()
     assert len(await items_of(restarted, ada)) == 200
     assert (await sync_status(restarted, ada, project_id))["state"] == "importing"
     resumed_from = len(standin.exchanges)

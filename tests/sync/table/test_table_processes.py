@@ -3,11 +3,9 @@ design), for every source (tests/sync/table): the import happens once, even when
 asked to sync meanwhile, and each change made here, through either, is sent once."""
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
-from bot.app import create_app
 from bot.clock import FrozenClock
-from bot.settings import Settings
 from tests.factories import Factory
 from tests.sync.linking import items, sync_status
 from tests.sync.table.rig import SourceRig
@@ -22,15 +20,12 @@ CHANGED = 6
 
 async def test_two_processes_import_once_and_send_each_change_once(
     client: TestClient,
-    aiohttp_client,  # noqa: ANN001
+    second_app,  # noqa: ANN001
     factory: Factory,
     rig: SourceRig,
-    settings: Settings,
     clock: FrozenClock,
 ) -> None:
-    server = TestServer(create_app(settings, clock=clock))
-    await server.start_server(access_log=None)
-    other: TestClient = await aiohttp_client(server)
+    other = await second_app()
     ada = await factory.member()
     ids = rig.seed(ITEMS)
     linked = await client.post("/api/projects", json=rig.link_body(), headers=ada.in_channel())
