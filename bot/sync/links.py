@@ -12,7 +12,7 @@ from sqlalchemy import func, insert, select, update
 
 from bot.db.changes import changed
 from bot.db.statements import Row
-from bot.db.tables import Item, ProjectSync
+from bot.db.tables import Item, ProjectSync, SyncComment
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.projects import credentials
@@ -111,16 +111,25 @@ async def syncs_of(uow: UnitOfWork, project_ids: Sequence[str]) -> dict[str, tup
     rows = await uow.rows(select(ProjectSync).where(ProjectSync.project_id.in_(project_ids)))
     if not rows:
         return {}
-    counted = await uow.rows(
+    synced = [row.project_id for row in rows]
+    changed_items = (
         select(Item.project_id, func.count().label("pending"))
-        .where(
-            Item.project_id.in_([row.project_id for row in rows]),
-            Item.sync_status == ItemSyncStatus.PENDING,
-        )
+        .where(Item.project_id.in_(synced), Item.sync_status == ItemSyncStatus.PENDING)
         .group_by(Item.project_id)
     )
-    pending = {row["project_id"]: row["pending"] for row in counted}
-    return {row.project_id: (row, int(pending.get(row.project_id, 0))) for row in rows}
+    # A comment made here is a change too, until the source has taken it.
+    waiting_comments = (
+        select(Item.project_id, func.count().label("pending"))
+        .join(SyncComment, SyncComment.item_id == Item.id)
+        .where(Item.project_id.in_(synced), SyncComment.source_comment_id.is_(None))
+        .group_by(Item.project_id)
+    )
+    pending: dict[str, int] = {}
+    for statement in (changed_items, waiting_comments):
+        for counted in await uow.rows(statement):
+            project_id = counted["project_id"]
+            pending[project_id] = pending.get(project_id, 0) + int(counted["pending"])
+    return {row.project_id: (row, pending.get(row.project_id, 0)) for row in rows}
 
 
 def sync_out(row: Row | None, pending: int = 0) -> ProjectSyncOut:

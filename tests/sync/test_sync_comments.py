@@ -168,7 +168,7 @@ async def test_a_source_failing_keeps_the_comment_waiting_and_sends_it_once_late
     assert standin.comments(work_item) == []
     project_id = bug["projectId"]["_id"]
     status = await sync_status(desk.client, desk.ada, project_id)
-    assert status["state"] == "failing"
+    assert (status["state"], status["pending"]) == ("failing", 1)  # the comment waits
     await _poll(desk, clock)
     await _poll(desk, clock)
     assert _texts_there(standin, work_item) == [
@@ -177,7 +177,7 @@ async def test_a_source_failing_keeps_the_comment_waiting_and_sends_it_once_late
     assert [x.status for x in standin.exchanges_to("POST", "/comments")] == [500, 200]
     assert len(await _comments(desk, bug["_id"])) == 1
     status = await sync_status(desk.client, desk.ada, project_id)
-    assert (status["state"], status["lastError"]) == ("running", None)
+    assert (status["state"], status["lastError"], status["pending"]) == ("running", None, 0)
 
 
 async def test_deleting_the_item_while_its_comment_waits_sends_nothing_for_it(
