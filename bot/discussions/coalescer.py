@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, case, insert, select, update
+from sqlalchemy import Table, bindparam, case, delete, insert, select, update
 
 from bot.db.expressions import one_of, one_of_named
 from bot.db.statements import Prepared
@@ -64,6 +64,39 @@ _ROOT_CARDS = Prepared(
     )
 )
 _INSERT_LINE = Prepared(insert(_LINES))
+# What the refresh job writes as it tells a burst (below).
+_POSTED = Prepared(
+    update(_LINES)
+    .where(one_of_named(_LINES.c.id, "ids"), _LINES.c.told_at.is_(None))
+    .values(reply_id=bindparam("reply"))
+)
+_TOLD_LINES = Prepared(
+    update(_LINES)
+    .where(one_of_named(_LINES.c.id, "ids"))
+    .values(told_at=bindparam("now"), reply_id=bindparam("reply"))
+)
+_DROP_UNTOLD = Prepared(
+    update(_LINES)
+    .where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
+    .values(told_at=bindparam("now"), reply_id=None)
+)
+_PRUNE = Prepared(
+    delete(_LINES).where(
+        _LINES.c.item_id == bindparam("item"), _LINES.c.told_at < bindparam("before")
+    )
+)
+_FORGET_LINES = Prepared(delete(_LINES).where(_LINES.c.item_id == bindparam("item")))
+_CLOSE = Prepared(delete(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
+_REOPEN = Prepared(
+    update(_REFRESHES)
+    .where(_REFRESHES.c.item_id == bindparam("item"))
+    .values(job_id=bindparam("job"))
+)
+_THREAD_STARTED = Prepared(
+    update(_REFRESHES)
+    .where(_REFRESHES.c.item_id == bindparam("item"))
+    .values(conversation_id=bindparam("conversation"), root_message_id=bindparam("root"))
+)
 _UPDATE_LINE = Prepared(
     update(_LINES)
     .where(_LINES.c.id == bindparam("line_id"))
@@ -327,3 +360,51 @@ async def _store_lines(uow: UnitOfWork, lines: Sequence[dict[str, Any]]) -> None
         {"told_at": None, "reply_id": None},
     )
     await uow.execute_many(_UPDATE_LINE, merged)
+
+
+# The refresh job's writes: this module is the one writer of the lines and the bursts.
+
+
+async def mark_posted(uow: UnitOfWork, *, line_ids: Sequence[str], reply_id: str) -> None:
+    """The lines a reply Teams took covers, before that reply is recorded (still untold)."""
+    await uow.execute(_POSTED, {"ids": list(line_ids), "reply": reply_id})
+
+
+async def mark_told(uow: UnitOfWork, *, line_ids: Sequence[str], reply_id: str | None) -> None:
+    await uow.execute(
+        _TOLD_LINES, {"ids": list(line_ids), "now": uow.clock.now(), "reply": reply_id}
+    )
+
+
+async def drop_untold(uow: UnitOfWork, *, item_id: str) -> None:
+    """The item's lines not told yet will never be (their job was given up)."""
+    await uow.execute(_DROP_UNTOLD, {"item": item_id, "now": uow.clock.now()})
+
+
+async def prune(uow: UnitOfWork, *, item_id: str, told_before: datetime) -> None:
+    await uow.execute(_PRUNE, {"item": item_id, "before": told_before})
+
+
+async def close(uow: UnitOfWork, *, item_id: str) -> None:
+    """The item's burst ends; its next line opens another."""
+    await uow.execute(_CLOSE, {"item": item_id})
+
+
+async def forget(uow: UnitOfWork, *, item_id: str) -> None:
+    """A deleted item's lines and burst, gone: nothing more will be told of it."""
+    await uow.execute(_FORGET_LINES, {"item": item_id})
+    await close(uow, item_id=item_id)
+
+
+async def reopen(uow: UnitOfWork, *, item_id: str, job_id: str) -> None:
+    """The item's burst goes on under a new job, for lines that arrived meanwhile."""
+    await uow.execute(_REOPEN, {"item": item_id, "job": job_id})
+
+
+async def thread_started(
+    uow: UnitOfWork, *, item_id: str, conversation_id: str, root_id: str
+) -> None:
+    """The burst started the item's thread: later ones (and a deletion) reach it directly."""
+    await uow.execute(
+        _THREAD_STARTED, {"item": item_id, "conversation": conversation_id, "root": root_id}
+    )

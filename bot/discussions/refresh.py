@@ -17,16 +17,16 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.db.expressions import one_of, one_of_named
+from bot.db.expressions import one_of
 from bot.db.statements import Prepared
 from bot.db.tables import DiscussionMessage, Item, ItemThread, ThreadLine, ThreadRefresh, User
 from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
-from bot.discussions import digests, gate
+from bot.discussions import coalescer, digests, gate
 from bot.discussions import service as discussions
 from bot.discussions.coalescer import Coalescer
 from bot.discussions.heads import BOT_NAME, current_root
@@ -74,48 +74,8 @@ _FIRST_PENDING = Prepared(
         _LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None)
     )
 )
-_TOLD = Prepared(
-    update(_LINES)
-    .where(one_of_named(_LINES.c.id, "ids"))
-    .values(told_at=bindparam("now"), reply_id=bindparam("reply"))
-)
-_PRUNE = Prepared(
-    delete(_LINES).where(
-        _LINES.c.item_id == bindparam("item"), _LINES.c.told_at < bindparam("before")
-    )
-)
-# Lines a reply Teams took covers, before that reply is recorded (told_at stays unset till then).
-_POSTED = Prepared(
-    update(_LINES)
-    .where(one_of_named(_LINES.c.id, "ids"), _LINES.c.told_at.is_(None))
-    .values(reply_id=bindparam("reply"))
-)
 _UNTOLD_KEYS = Prepared(
     select(_LINES.c.key).where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
-)
-_DROP_UNTOLD = Prepared(
-    update(_LINES)
-    .where(_LINES.c.item_id == bindparam("item"), _LINES.c.told_at.is_(None))
-    .values(told_at=bindparam("now"), reply_id=None)
-)
-_FORGET_LINES = Prepared(delete(_LINES).where(_LINES.c.item_id == bindparam("item")))
-_CLOSE = Prepared(delete(_REFRESHES).where(_REFRESHES.c.item_id == bindparam("item")))
-_REOPEN = Prepared(
-    update(_REFRESHES)
-    .where(_REFRESHES.c.item_id == bindparam("item"))
-    .values(job_id=bindparam("job"))
-)
-_ROOT = Prepared(
-    update(_MESSAGES)
-    .where(_MESSAGES.c.item_id == bindparam("item"), _MESSAGES.c.reply_to_id.is_(None))
-    .values(card=bindparam("card", type_=_MESSAGES.c.card.type), modified_at=bindparam("now"))
-)
-_REPLY = Prepared(insert(_MESSAGES))
-# A burst that started its item's thread: later ones (and a deletion) reach it directly.
-_STARTED = Prepared(
-    update(_REFRESHES)
-    .where(_REFRESHES.c.item_id == bindparam("item"))
-    .values(conversation_id=bindparam("conversation"), root_message_id=bindparam("root"))
 )
 
 
@@ -194,7 +154,7 @@ class ThreadRefresher:
             raise
         if sent is not None and sent.activity_id is not None and not plan.starts:
             async with unit_of_work(self._sessions, self._clock) as uow:
-                await uow.execute(_POSTED, {"ids": plan.line_ids, "reply": sent.activity_id})
+                await coalescer.mark_posted(uow, line_ids=plan.line_ids, reply_id=sent.activity_id)
         await self._close(plan, sent=sent, claim=claim)
 
     async def given_up(self, uow: UnitOfWork, job: ClaimedJob[RefreshThread], error: str) -> None:
@@ -209,10 +169,10 @@ class ThreadRefresher:
         keys = list(await uow.values(_UNTOLD_KEYS, {"item": item_id}))
         await told.failed(uow, self._teams, event_ids=keys, item_id=item_id, error=error)
         if refresh["deleted_at"] is not None:
-            await uow.execute(_FORGET_LINES, {"item": item_id})
+            await coalescer.forget(uow, item_id=item_id)
         else:
-            await uow.execute(_DROP_UNTOLD, {"item": item_id, "now": uow.clock.now()})
-        await uow.execute(_CLOSE, {"item": item_id})
+            await coalescer.drop_untold(uow, item_id=item_id)
+            await coalescer.close(uow, item_id=item_id)
 
     async def _plan(self, job: ClaimedJob[RefreshThread]) -> _Plan | None:
         item_id = job.payload.item_id
@@ -370,7 +330,7 @@ class ThreadRefresher:
             elif claim is not None:
                 uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
                 await discussions.release_claim(uow, claim=claim)
-            await uow.execute(_TOLD, {"ids": plan.line_ids, "now": now, "reply": reply_id})
+            await coalescer.mark_told(uow, line_ids=plan.line_ids, reply_id=reply_id)
             if item_exists and not plan.starts:
                 await _record(uow, plan, reply_id=reply_id, app_id=self._app_id)
             if plan.held is not None:
@@ -399,19 +359,18 @@ class ThreadRefresher:
             if refresh is None or refresh["job_id"] != plan.job_id:
                 return
             if plan.deleted:  # the item is gone: nothing more will be told
-                await uow.execute(_FORGET_LINES, {"item": plan.item_id})
-                await uow.execute(_CLOSE, {"item": plan.item_id})
+                await coalescer.forget(uow, item_id=plan.item_id)
                 return
-            await uow.execute(_PRUNE, {"item": plan.item_id, "before": now - KEEP_TOLD})
+            await coalescer.prune(uow, item_id=plan.item_id, told_before=now - KEEP_TOLD)
             first = await uow.value(_FIRST_PENDING, {"item": plan.item_id})
             if refresh["deleted_at"] is not None:  # deleted since the plan: say so next
                 first = now
             if first is None:
-                await uow.execute(_CLOSE, {"item": plan.item_id})
+                await coalescer.close(uow, item_id=plan.item_id)
                 return
             job_id = new_id()
             due = max(first + self._coalescer.window, now)
-            await uow.execute(_REOPEN, {"item": plan.item_id, "job": job_id})
+            await coalescer.reopen(uow, item_id=plan.item_id, job_id=job_id)
             await self._coalescer.schedule(uow, {job_id: (plan.item_id, due)})
 
     async def _record_start(
@@ -425,9 +384,8 @@ class ThreadRefresher:
         """The thread a notification started, as a start through the API records it."""
         _, _, root = sent.conversation_id.partition(";messageid=")
         root_id = sent.activity_id or root
-        await uow.execute(
-            _STARTED,
-            {"item": plan.item_id, "conversation": sent.conversation_id, "root": root_id},
+        await coalescer.thread_started(
+            uow, item_id=plan.item_id, conversation_id=sent.conversation_id, root_id=root_id
         )
         if item_exists and plan.described is not None:
             uow.channel = await scope_of_channel(uow, channel_id=plan.channel_id)
@@ -452,41 +410,29 @@ async def _names(uow: UnitOfWork, user_ids: set[str]) -> dict[str, str]:
 async def _record(uow: UnitOfWork, plan: _Plan, *, reply_id: str | None, app_id: str) -> None:
     """The root's new card (as the API describes it), and the reply as the discussion's API
     lists it."""
-    now = uow.clock.now()
     if plan.described is not None:
-        await uow.execute(_ROOT, {"item": plan.item_id, "card": plan.described, "now": now})
+        await discussions.record_root_card(uow, item_id=plan.item_id, card=plan.described)
     if reply_id is None or plan.said is None:
         return
-    await uow.execute(
-        _REPLY,
-        {
-            "id": new_id(),
-            "item_id": plan.item_id,
-            "message_id": reply_id,
-            "reply_to_id": plan.root_message_id,
-            "author_kind": "application",
-            "author_id": app_id or None,
-            "author_user_id": None,
-            "author_name": BOT_NAME,
-            "body": plan.said.html,
-            "card": None,
-            "mentions": [
-                {
-                    "id": index,
-                    "mentionText": person["name"],
-                    "mentioned": {
-                        "user": {
-                            "id": person["id"],
-                            "displayName": person["name"],
-                            "userIdentityType": "aadUser",
-                        }
-                    },
-                }
-                for index, person in enumerate(plan.said.mentions)
-            ],
-            "created_at": now,
-            "modified_at": now,
-            "edited_at": None,
-            "deleted_at": None,
-        },
+    await discussions.record_bot_reply(
+        uow,
+        item_id=plan.item_id,
+        message_id=reply_id,
+        reply_to_id=plan.root_message_id,
+        author=(app_id, BOT_NAME),
+        body=plan.said.html,
+        mentions=[
+            {
+                "id": index,
+                "mentionText": person["name"],
+                "mentioned": {
+                    "user": {
+                        "id": person["id"],
+                        "displayName": person["name"],
+                        "userIdentityType": "aadUser",
+                    }
+                },
+            }
+            for index, person in enumerate(plan.said.mentions)
+        ],
     )

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta
 from html import escape
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 
-from bot.db.statements import AnySelect
+from bot.db.statements import AnySelect, Prepared
 from bot.db.tables import (
     Channel,
     ConversationReference,
@@ -27,6 +27,12 @@ from bot.schemas import ItemKind
 
 MESSAGES = cast(Table, DiscussionMessage.__table__)
 MESSAGE = MESSAGES.c
+_ROOT_CARD = Prepared(
+    update(MESSAGES)
+    .where(MESSAGE.item_id == bindparam("item"), MESSAGE.reply_to_id.is_(None))
+    .values(card=bindparam("card", type_=MESSAGE.card.type), modified_at=bindparam("now"))
+)
+_INSERT_MESSAGE = Prepared(insert(MESSAGES))
 ALREADY_STARTED = "Discussion has been initialized."
 NOT_INSTALLED = (
     "The app is not installed in this channel's team, so it cannot post there: "
@@ -279,6 +285,47 @@ async def forget_source_comments(uow: UnitOfWork, *, message_ids: Any) -> None:
     """Drop messages stored as comments made at the source (`message_ids`: a select of their
     row ids) that turned out to be copies of comments sent from here."""
     await uow.execute(delete(MESSAGES).where(MESSAGE.id.in_(message_ids)))
+
+
+async def record_root_card(uow: UnitOfWork, *, item_id: str, card: dict[str, Any]) -> None:
+    """The root's card as the API describes it, once the bot updated it in Teams."""
+    await uow.execute(_ROOT_CARD, {"item": item_id, "card": card, "now": uow.clock.now()})
+
+
+async def record_bot_reply(
+    uow: UnitOfWork,
+    *,
+    item_id: str,
+    message_id: str,
+    reply_to_id: str | None,
+    author: tuple[str, str],
+    body: str,
+    mentions: list[dict[str, Any]],
+) -> None:
+    """A reply the bot posted in the item's thread (`author`: the app's id and name, `body`
+    its HTML), as the discussion's API lists it."""
+    app_id, name = author
+    now = uow.clock.now()
+    await uow.execute(
+        _INSERT_MESSAGE,
+        {
+            "id": new_id(),
+            "item_id": item_id,
+            "message_id": message_id,
+            "reply_to_id": reply_to_id,
+            "author_kind": "application",
+            "author_id": app_id or None,
+            "author_user_id": None,
+            "author_name": name,
+            "body": body,
+            "card": None,
+            "mentions": mentions,
+            "created_at": now,
+            "modified_at": now,
+            "edited_at": None,
+            "deleted_at": None,
+        },
+    )
 
 
 # What Teams reports: replies, edits, deletions.
