@@ -49,4 +49,4 @@ async def test_server_owned_fields_in_a_patch_are_ignored(client, factory: Facto
     )
     assert response.status == 204
     after = (await stored(factory))["items"]
-    assert after == [{**before[0], "name": "Renamed"}]
+    assert after == [{**before[0], "name": "Renamed", "name_key": "renamed"}]
