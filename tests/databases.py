@@ -4,10 +4,12 @@ import asyncio
 import os
 import secrets
 import shutil
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import asyncpg
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -66,14 +68,23 @@ def migrate_to_head(url: str) -> None:
 
 
 async def empty_all_tables(url: str) -> None:
-    """Delete every row, children first, so each test starts from an empty schema."""
-    engine = create_engine(url)
+    """Delete every row, children first, so each test starts from an empty schema: one script
+    in one round trip on the driver's own connection (a statement per table through an engine
+    cost most of a test's set-up)."""
+    tables = reversed(Base.metadata.sorted_tables)
+    script = "BEGIN;" + "".join(f'DELETE FROM "{table.name}";' for table in tables) + "COMMIT;"
+    if url.startswith("sqlite"):
+        connection = sqlite3.connect(url.split(":///", 1)[1])
+        try:
+            connection.executescript(script)
+        finally:
+            connection.close()
+        return
+    server = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://", 1))
     try:
-        async with engine.begin() as conn:
-            for table in reversed(Base.metadata.sorted_tables):
-                await conn.execute(table.delete())
+        await server.execute(script)  # no arguments: the simple protocol, several statements
     finally:
-        await engine.dispose()
+        await server.close()
 
 
 @asynccontextmanager
