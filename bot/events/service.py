@@ -5,10 +5,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select
 from yarl import URL
 
-from bot.db.changes import changed
+from bot.db.changes import write_changes
 from bot.db.statements import Prepared, Row
 from bot.db.tables import DeliveryAttempt, EventDefinition, EventDelivery
 from bot.db.uow import ChannelScope, UnitOfWork
@@ -218,10 +218,7 @@ async def rotate_secret(uow: UnitOfWork, *, definition_id: str) -> Row:
 
 async def _write(uow: UnitOfWork, definition: Row, before: dict[str, Any]) -> None:
     """Write what changed in the rule since it was read."""
-    if written := changed(definition, before):
-        await uow.execute(
-            update(EventDefinition).where(EventDefinition.id == definition.id).values(written)
-        )
+    await write_changes(uow, EventDefinition.id, definition, before)
 
 
 async def explain(uow: UnitOfWork, *, definition_id: str, item_id: str) -> Explanation:

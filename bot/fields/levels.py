@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import InstrumentedAttribute
 
 from bot import pending_events as events
+from bot.db.changes import write_changes
 from bot.db.statements import Row
 from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
@@ -111,7 +112,7 @@ async def update_level(uow: UnitOfWork, *, scale: Scale, level_id: str, patch: L
         if field in changes:
             level[field] = changes[field]
     level["updated_at"] = uow.clock.now()
-    await values.write_changes(uow, level, before)
+    await write_changes(uow, FieldValue.id, level, before)
 
 
 async def delete_level(

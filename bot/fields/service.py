@@ -4,6 +4,7 @@ from typing import cast
 
 from sqlalchemy import Table, delete, func, select, update
 
+from bot.db.changes import write_changes
 from bot.db.statements import Row
 from bot.db.tables import FieldValue, Item
 from bot.db.uow import UnitOfWork
@@ -128,7 +129,7 @@ async def update_status(uow: UnitOfWork, *, status_id: str, patch: StatusPatch) 
         if field in changes:
             status[field] = changes[field]
     status["updated_at"] = uow.clock.now()
-    await values.write_changes(uow, status, before)
+    await write_changes(uow, FieldValue.id, status, before)
 
 
 async def delete_status(uow: UnitOfWork, *, status_id: str) -> None:

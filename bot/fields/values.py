@@ -1,12 +1,10 @@
 """Rules every field value (status, priority, severity) obeys, and its lookups in the channel:
 names unique per kind whatever their case, one primary per kind, new values after the last."""
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from sqlalchemy import ColumnElement, insert, select, update
 
-from bot.db.changes import changed
 from bot.db.statements import Row
 from bot.db.tables import FieldValue
 from bot.db.uow import UnitOfWork
@@ -89,12 +87,6 @@ async def clear_primary(uow: UnitOfWork, *, channel_id: str, field: str, type_la
     await uow.execute(
         update(FieldValue).where(*same_kind(channel_id, field, type_label)).values(primary=False)
     )
-
-
-async def write_changes(uow: UnitOfWork, value: Row, before: Mapping[str, Any]) -> None:
-    """Write the columns of `value` that differ from what it held `before`."""
-    if written := changed(value, before):
-        await uow.execute(update(FieldValue).where(FieldValue.id == value.id).values(written))
 
 
 async def add_value(

@@ -3,9 +3,9 @@ the channel that need them; every change re-judges the project's items (bot.mapp
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, select
 
-from bot.db.changes import changed
+from bot.db.changes import write_changes
 from bot.db.statements import Row
 from bot.db.tables import FieldMapping, FieldValue
 from bot.db.uow import UnitOfWork
@@ -131,8 +131,7 @@ async def update_mapping(uow: UnitOfWork, *, mapping_id: str, patch: MappingPatc
     if "enable" in changes:
         mapping["enable"] = changes["enable"]
     mapping["updated_at"] = uow.clock.now()
-    if written := changed(mapping, before):
-        await uow.execute(update(FieldMapping).where(FieldMapping.id == mapping.id).values(written))
+    await write_changes(uow, FieldMapping.id, mapping, before)
     await rule.refresh_items(uow, channel_id=project.channel_id, project_id=project.id)
 
 

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 from cryptography.fernet import InvalidToken
 from sqlalchemy import bindparam, delete, insert, select, update
 
-from bot.db.changes import changed
+from bot.db.changes import write_changes
 from bot.db.statements import Prepared, Row
 from bot.db.tables import FieldMapping, FieldValue, Item, Project
 from bot.db.uow import UnitOfWork
@@ -254,8 +254,7 @@ async def update_project(
     if any(name in changes for name in SECRET_NAMES):
         _set_secrets(project, secret_key, _secrets(changes, held_secrets(secret_key, project)))
     project["updated_at"] = uow.clock.now()
-    if written := changed(project, before):
-        await uow.execute(update(Project).where(Project.id == project.id).values(written))
+    await write_changes(uow, Project.id, project, before)
     return project
 
 
