@@ -3,17 +3,26 @@ send through the SSRF guard, record each try, settle each job) beside a bare aio
 sending the same signed requests to the same receiver, in the same run, at the same
 concurrency (the per-host cap), round by round (`python -m bench deliveries`).
 
+The two sides alternate within each round, and every other round the bare client goes first, so
+the machine's load (shared with other work) falls on both alike: each round's ratio compares
+two runs a few seconds apart. Beside the rates, each side's CPU per delivery in this process
+(`time.process_time`): the figure that load does not move, where the rates follow the machine's
+mood.
+
 The receiver is a bare aiohttp server in its own process that answers 200 at once. The app's
 side runs in this process: the deliveries and their jobs are written as the engine writes them,
 then a worker runs until every one is recorded.
 """
 
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +76,10 @@ def measure(kind: str) -> dict[str, Any]:
 def report(kind: str, figures: dict[str, Any]) -> str:
     return (
         f"{kind:10} app {figures['app']:7.0f}/s  bare client {figures['bare']:7.0f}/s  "
-        f"ratio {figures['ratio']:.0%} (rounds {figures['low']:.0%}–{figures['high']:.0%}: "
-        f"{', '.join(figures['rounds'])}), {figures['concurrency']:.0f} in flight"
+        f"ratio {figures['ratio']:.0%} (spread {figures['low']:.0%}–{figures['high']:.0%}; "
+        f"rounds {', '.join(figures['rounds'])}), {figures['concurrency']:.0f} in flight; "
+        f"CPU per delivery app {figures['app_cpu_ms']:.2f} ms, bare {figures['bare_cpu_ms']:.2f} ms"
+        f" (ratio {figures['cpu_ratio']:.0%}); load average {figures['load']}"
     )
 
 
@@ -84,28 +95,58 @@ async def _measure(url: str, target: str) -> dict[str, Any]:
     sessions = session_factory(engine)
     clock = SystemClock()
     definition_id = await _definition(sessions, clock, target)
-    apps, bares = [], []
+    apps: list[_Side] = []
+    bares: list[_Side] = []
+    loads = [os.getloadavg()[0]]
     try:
         # A warm-up of each side first: connections opened, statements compiled.
         warm = await _deliveries(sessions, clock, definition_id, target, count=WARM_UP)
         await _app_round(sessions, clock, settings, warm)
         await _bare_round(warm, target, settings.webhook_per_host)
-        for _ in range(ROUNDS):
+        for round_number in range(ROUNDS):
             ids = await _deliveries(sessions, clock, definition_id, target)
-            apps.append(await _app_round(sessions, clock, settings, ids))
-            bares.append(await _bare_round(ids, target, settings.webhook_per_host))
+            app = _measured(_app_round(sessions, clock, settings, ids), len(ids))
+            bare = _measured(_bare_round(ids, target, settings.webhook_per_host), len(ids))
+            if round_number % 2:
+                bares.append(await bare)
+                apps.append(await app)
+            else:
+                apps.append(await app)
+                bares.append(await bare)
+            loads.append(os.getloadavg()[0])
     finally:
         await engine.dispose()
-    ratios = [app / bare for app, bare in zip(apps, bares, strict=True)]
+    ratios = [app.rate / bare.rate for app, bare in zip(apps, bares, strict=True)]
+    app_cpu = statistics.median(app.cpu_ms for app in apps)
+    bare_cpu = statistics.median(bare.cpu_ms for bare in bares)
     return {
-        "app": statistics.median(apps),
-        "bare": statistics.median(bares),
+        "app": statistics.median(app.rate for app in apps),
+        "bare": statistics.median(bare.rate for bare in bares),
         "ratio": statistics.median(ratios),
         "low": min(ratios),
         "high": max(ratios),
         "concurrency": settings.webhook_per_host,
-        "rounds": [f"{app:.0f}/{bare:.0f}" for app, bare in zip(apps, bares, strict=True)],
+        "rounds": [
+            f"{app.rate:.0f}/{bare.rate:.0f}" for app, bare in zip(apps, bares, strict=True)
+        ],
+        "app_cpu_ms": app_cpu,
+        "bare_cpu_ms": bare_cpu,
+        "cpu_ratio": bare_cpu / app_cpu,
+        "load": f"{min(loads):.1f}–{max(loads):.1f}",
     }
+
+
+@dataclass(frozen=True)
+class _Side:
+    rate: float  # deliveries (requests) per second
+    cpu_ms: float  # this process's CPU time per delivery
+
+
+async def _measured(run: Awaitable[float], count: int) -> _Side:
+    """One side's round: its rate, and the CPU this process spent on it per delivery."""
+    started = time.process_time()
+    rate = await run
+    return _Side(rate, (time.process_time() - started) * 1000 / count)
 
 
 async def _definition(sessions, clock, target: str) -> str:  # noqa: ANN001
