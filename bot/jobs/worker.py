@@ -99,6 +99,8 @@ class Worker:
         # run_forever's jobs in flight, and the jobs they run.
         self._running: dict[asyncio.Task[None], StoredJob] = {}
         self._stopping = False  # shutting down: no more claims
+        # run_forever is running: it keeps the jobs in flight (run_once awaits its own).
+        self._forever = False
         self.last_turn_at = clock.now()  # when run_forever last began a turn (readiness)
 
     @property
@@ -216,14 +218,17 @@ class Worker:
         jobs start when it commits; a caller whose transaction fails calls `wake()`, so the
         worker claims them itself."""
         limit = min(ending, self.batch)
-        if limit <= 0 or not self._jobs_due or self._stopping:
+        if limit <= 0 or not self._forever or not self._jobs_due or self._stopping:
             return
         self._jobs_due = False
         jobs = await self._claimed(uow, limit)
         uow.on_commit(partial(self._start, jobs, full=len(jobs) == limit))
 
     def _start(self, jobs: list[StoredJob], *, full: bool) -> None:
-        """Run the jobs just claimed, each in a task of its own; `full`: more may be due."""
+        """Run the jobs just claimed, each in a task of its own; `full`: more may be due. A
+        worker cancelled since leaves them to their leases, as its jobs in flight."""
+        if not self._forever:
+            return
         for job in jobs:
             task = asyncio.create_task(self._run_logged(job))
             self._running[task] = job
@@ -235,6 +240,7 @@ class Worker:
         (a slow job never holds the others back); sleep `poll` seconds or until woken when
         nothing is due. Cancelled, it cancels its jobs in flight: their leases run out and
         another worker takes them up, as after a crash."""
+        self._forever = True
         try:
             while True:
                 self.last_turn_at = self._clock.now()
@@ -255,6 +261,7 @@ class Worker:
                         self._passes_due = self._jobs_due = True
                     self._wake.clear()
         finally:
+            self._forever = False
             running = list(self._running)
             for task in running:
                 task.cancel()
