@@ -9,7 +9,7 @@ for a receiver that answers briskly, but one for a stalled receiver is put off a
 moment later (`deliveries.caps`), so one receiver that hangs cannot hold the sends to others.
 A try's delivery is read in the transaction that claims its job, with the others claimed then;
 tries running at once share their records (`bot.jobs.batches`), and a try's record finishes its
-job in the same transaction.
+job in the same transaction, in which the worker claims jobs for the slots the batch frees.
 """
 
 import logging
