@@ -127,7 +127,7 @@ class Deliverer:
         finished with the try's record (SETTLED)."""
         delivery_id, expected = job.payload.delivery_id, job.payload.attempt
         claimed = isinstance(job.read, _Read)
-        if isinstance(job.read, _Read):
+        if claimed:
             pending = job.read.pending
         else:  # not claimed by a worker (run directly): read now
             pending = await self._loads.submit(delivery_id)
