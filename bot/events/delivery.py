@@ -9,7 +9,7 @@ for a receiver that answers briskly, but one for a stalled receiver is put off a
 moment later (`deliveries.caps`), so one receiver that hangs cannot hold the sends to others.
 A try's delivery is read in the transaction that claims its job, with the others claimed then;
 tries running at once share their records (`bot.jobs.batches`), and a try's record finishes its
-job in the same transaction.
+job in the same transaction, in which the worker claims jobs for the slots the batch frees.
 """
 
 import logging
@@ -78,9 +78,11 @@ class Deliverer:
         self._rng = rng or random.Random()
         self.caps = Caps(total=settings.webhook_concurrency, per_host=settings.webhook_per_host)
         self._http: aiohttp.ClientSession | None = None
-        self._owner = ""  # the worker's, whose jobs the records finish
+        self._worker: Worker | None = None  # whose jobs the records finish
         self._loads: Batches[str, Pending | None] = Batches(self._load, limit=BATCH)
-        self._records: Batches[tuple[str, Made], None] = Batches(self._record, limit=BATCH)
+        # A try's record: its job, whether the worker claimed it (its slot frees with the
+        # record), and the try.
+        self._records: Batches[tuple[str, bool, Made], None] = Batches(self._record, limit=BATCH)
 
     @asynccontextmanager
     async def opened(self) -> AsyncIterator["Deliverer"]:
@@ -105,7 +107,7 @@ class Deliverer:
                 self._http = None
 
     def register(self, worker: Worker) -> None:
-        self._owner = worker.owner
+        self._worker = worker
         worker.register(DELIVER, self.handle, gave_up=self.given_up, read=self.read)
         worker.register_recurring(PRUNE, self.prune, every=PRUNE_EVERY)
 
@@ -124,7 +126,8 @@ class Deliverer:
         """One try of the job's delivery, unless another run already made it; the job is
         finished with the try's record (SETTLED)."""
         delivery_id, expected = job.payload.delivery_id, job.payload.attempt
-        if isinstance(job.read, _Read):
+        claimed = isinstance(job.read, _Read)
+        if claimed:
             pending = job.read.pending
         else:  # not claimed by a worker (run directly): read now
             pending = await self._loads.submit(delivery_id)
@@ -136,7 +139,7 @@ class Deliverer:
             return None
         if not pending.enabled:
             stopped = Try(self._clock.now(), Outcome.STOPPED, error="The rule was switched off.")
-            await self._records.submit((job.id, Made(pending, expected, stopped)))
+            await self._records.submit((job.id, claimed, Made(pending, expected, stopped)))
             return SETTLED
         at = self._clock.now()
         try:
@@ -153,7 +156,7 @@ class Deliverer:
             retry_at = self._clock.now() + next_wait(answer, tries_in_series=tries, rng=self._rng)
         attempt = Try(at, outcome, latency_ms, answer.code, answer.error)
         await self._records.submit(
-            (job.id, Made(pending, expected, attempt, series_start, retry_at))
+            (job.id, claimed, Made(pending, expected, attempt, series_start, retry_at))
         )
         return SETTLED
 
@@ -175,17 +178,26 @@ class Deliverer:
             found = await service.to_send(uow, delivery_ids=delivery_ids)
         return [found.get(delivery_id) for delivery_id in delivery_ids]
 
-    async def _record(self, batch: list[tuple[str, Made]]) -> list[None]:
+    async def _record(self, batch: list[tuple[str, bool, Made]]) -> list[None]:
         """The tries of a batch, what they call for (a rule switched off), and their jobs
-        finished, in one transaction."""
-        async with unit_of_work(self._sessions, self._clock) as uow:
-            made = [entry for _, entry in batch]
-            recorded = await service.record(uow, made=made)
-            for entry, kept in zip(made, recorded, strict=True):
-                if kept:
-                    await self._after(uow, entry)
-            job_ids = [job_id for job_id, _ in batch]
-            await queue.finish_many(uow, job_ids=job_ids, owner=self._owner)
+        finished, in one transaction; in it too, the worker claims jobs for the slots the
+        batch frees."""
+        worker = self._worker
+        assert worker is not None, "Deliverer.register(worker) names whose jobs these are"
+        made = [entry for _, _, entry in batch]
+        try:
+            async with unit_of_work(self._sessions, self._clock) as uow:
+                recorded = await service.record(uow, made=made)
+                for entry, kept in zip(made, recorded, strict=True):
+                    if kept:
+                        await self._after(uow, entry)
+                job_ids = [job_id for job_id, _, _ in batch]
+                await queue.finish_many(uow, job_ids=job_ids, owner=worker.owner)
+                ending = sum(claimed for _, claimed, _ in batch)
+                await worker.claim_for_ending(uow, ending=ending)
+        except Exception:
+            worker.wake()  # its claim, if any, was rolled back with the records
+            raise
         for entry, kept in zip(made, recorded, strict=True):
             if kept:  # counted once committed
                 outcomes.delivery(entry.attempt.outcome.value)

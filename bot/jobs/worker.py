@@ -7,6 +7,7 @@ import os
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -98,6 +99,8 @@ class Worker:
         # run_forever's jobs in flight, and the jobs they run.
         self._running: dict[asyncio.Task[None], StoredJob] = {}
         self._stopping = False  # shutting down: no more claims
+        # run_forever is running: it keeps the jobs in flight (run_once awaits its own).
+        self._forever = False
         self.last_turn_at = clock.now()  # when run_forever last began a turn (readiness)
 
     @property
@@ -191,25 +194,53 @@ class Worker:
         return len(jobs)
 
     async def _claim(self, limit: int) -> list[StoredJob]:
+        async with unit_of_work(self._sessions, self._clock) as uow:
+            return await self._claimed(uow, limit)
+
+    async def _claimed(self, uow: UnitOfWork, limit: int) -> list[StoredJob]:
         """Lease up to `limit` due jobs and, in the same transaction, read what their kinds
         read with a claim."""
-        async with unit_of_work(self._sessions, self._clock) as uow:
-            jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=limit)
-            by_kind: dict[str, list[int]] = {}
-            for index, job in enumerate(jobs):
-                if job.kind in self._readers:
-                    by_kind.setdefault(job.kind, []).append(index)
-            for kind, indexes in by_kind.items():
-                values = await self._readers[kind](uow, [jobs[index] for index in indexes])
-                for index, value in zip(indexes, values, strict=True):
-                    jobs[index] = dataclasses.replace(jobs[index], read=value)
+        jobs = await queue.claim(uow, owner=self.owner, lease=self.lease, limit=limit)
+        by_kind: dict[str, list[int]] = {}
+        for index, job in enumerate(jobs):
+            if job.kind in self._readers:
+                by_kind.setdefault(job.kind, []).append(index)
+        for kind, indexes in by_kind.items():
+            values = await self._readers[kind](uow, [jobs[index] for index in indexes])
+            for index, value in zip(indexes, values, strict=True):
+                jobs[index] = dataclasses.replace(jobs[index], read=value)
         return jobs
+
+    async def claim_for_ending(self, uow: UnitOfWork, *, ending: int) -> None:
+        """Claim, in the caller's transaction, jobs for the slots that `ending` of this
+        worker's jobs free once it commits (their handlers settle them in it, in a batch): the
+        slots change hands in that transaction instead of in a claim of its own after it. The
+        jobs start when it commits; a caller whose transaction fails calls `wake()`, so the
+        worker claims them itself."""
+        limit = min(ending, self.batch)
+        if limit <= 0 or not self._forever or not self._jobs_due or self._stopping:
+            return
+        self._jobs_due = False
+        jobs = await self._claimed(uow, limit)
+        uow.on_commit(partial(self._start, jobs, full=len(jobs) == limit))
+
+    def _start(self, jobs: list[StoredJob], *, full: bool) -> None:
+        """Run the jobs just claimed, each in a task of its own; `full`: more may be due. A
+        worker cancelled since leaves them to their leases, as its jobs in flight."""
+        if not self._forever:
+            return
+        for job in jobs:
+            task = asyncio.create_task(self._run_logged(job))
+            self._running[task] = job
+            task.add_done_callback(self._ended)
+        self._jobs_due |= full
 
     async def run_forever(self, poll: float) -> None:
         """Until cancelled: keep up to `slots` jobs running, claiming more as soon as one ends
         (a slow job never holds the others back); sleep `poll` seconds or until woken when
         nothing is due. Cancelled, it cancels its jobs in flight: their leases run out and
         another worker takes them up, as after a crash."""
+        self._forever = True
         try:
             while True:
                 self.last_turn_at = self._clock.now()
@@ -230,6 +261,7 @@ class Worker:
                         self._passes_due = self._jobs_due = True
                     self._wake.clear()
         finally:
+            self._forever = False
             running = list(self._running)
             for task in running:
                 task.cancel()
@@ -248,11 +280,7 @@ class Worker:
             return full  # a job that ends wakes the worker
         self._jobs_due = False
         jobs = await self._claim(free)
-        for job in jobs:
-            task = asyncio.create_task(self._run_logged(job))
-            self._running[task] = job
-            task.add_done_callback(self._ended)
-        self._jobs_due |= len(jobs) == free  # a full claim: more may be due
+        self._start(jobs, full=len(jobs) == free)  # a full claim: more may be due
         return full or (self._jobs_due and len(self._running) < self.slots)
 
     def _ended(self, task: asyncio.Task[None]) -> None:

@@ -1,6 +1,7 @@
 """Deliveries across processes and failures: a hanging receiver holds back no other, two app
-processes on one database send each delivery once, and a process that dies mid-send leaves the
-delivery to another, which sends it again with the same webhook-id."""
+processes on one database send each delivery once, so does one with fewer slots than tries,
+and a process that dies mid-send leaves the delivery to another, which sends it again with the
+same webhook-id."""
 
 from collections.abc import Callable
 from datetime import timedelta
@@ -106,6 +107,29 @@ async def test_two_processes_on_one_database_send_each_delivery_once(
     # claimed a delivery the other sent, has reached the receiver by then.
     await first.close()
     await second.close()
+
+    assert sorted(r.webhook_id for r in receiver.requests) == sorted(r.webhook_id for r in made)
+    for row in made:
+        assert [t.outcome for t in await attempts(factory, row.id)] == ["succeeded"]
+
+
+async def test_a_burst_larger_than_the_workers_slots_is_sent_each_delivery_once(
+    db: str,
+    make_settings: MakeSettings,
+    clock: FrozenClock,
+    aiohttp_client: AiohttpClient,
+    factory: Factory,
+    receiver: Receiver,
+    ada: Member,
+) -> None:
+    # Two slots for thirty tries: the slots change hands with the tries' records, again and
+    # again, and not one try is lost or made twice.
+    app = await running_app(db, make_settings, clock, aiohttp_client, JOBS_CONCURRENCY=2)
+    rule = await rule_to(app, ada, receiver.url("/ok"))
+
+    made = [await delivery(factory, rule["_id"]) for _ in range(30)]
+    await until_states(factory, [row.id for row in made], "succeeded", clock)
+    await app.close()
 
     assert sorted(r.webhook_id for r in receiver.requests) == sorted(r.webhook_id for r in made)
     for row in made:
