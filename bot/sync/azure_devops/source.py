@@ -287,15 +287,42 @@ class AzureDevOpsSource:
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
         client = self._client
-        said = f"<p><strong>{html.escape(author_name)}</strong>:</p>" + to_html(text)
         answer = await client.call(
             "POST",
             client.url(self._project_ref, "_apis", "wit", "workItems", item_id, "comments"),
-            body={"text": said},
+            body={"text": _said(author_name, text)},
             api_version=COMMENTS_API,
             what=f"comment on work item {item_id}",
         )
         return _comment(answer)
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        client = self._client
+        await client.call(
+            "PATCH",
+            self._comment_url(item_id, comment_id),
+            body={"text": _said(author_name, text)},
+            api_version=COMMENTS_API,
+            what=f"edit a comment on work item {item_id}",
+        )
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        client = self._client
+        try:
+            await client.call(
+                "DELETE",
+                self._comment_url(item_id, comment_id),
+                api_version=COMMENTS_API,
+                what=f"delete a comment on work item {item_id}",
+            )
+        except SourceNotFound:
+            return  # gone already
+
+    def _comment_url(self, item_id: str, comment_id: str) -> URL:
+        segments = ("_apis", "wit", "workItems", item_id, "comments", comment_id)
+        return self._client.url(self._project_ref, *segments)
 
     # Service hooks
 
@@ -382,6 +409,11 @@ def _resume_at(items: Sequence[SourceItem], *, final: bool) -> datetime | None:
 
 def _category(state: dict[str, Any]) -> Category | None:
     return fields.CATEGORIES.get(str(state.get("category") or ""))
+
+
+def _said(author_name: str, text: str) -> str:
+    """A comment made here as the service keeps it: its author's name leading, in bold."""
+    return f"<p><strong>{html.escape(author_name)}</strong>:</p>" + to_html(text)
 
 
 def _comment(answer: dict[str, Any]) -> SourceComment:

@@ -355,14 +355,35 @@ class JiraSource:
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
         client = self._client
-        said = to_adf(f"**{author_name}**:\n\n{text}") or {}
         answer = await client.call(
             "POST",
             client.url("issue", item_id, "comment"),
-            body={"body": said},
+            body={"body": _said(author_name, text)},
             what=f"comment on {item_id}",
         )
         return _comment(answer)
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        client = self._client
+        await client.call(
+            "PUT",
+            client.url("issue", item_id, "comment", comment_id),
+            body={"body": _said(author_name, text)},
+            what=f"edit a comment on {item_id}",
+        )
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        client = self._client
+        try:
+            await client.call(
+                "DELETE",
+                client.url("issue", item_id, "comment", comment_id),
+                what=f"delete a comment on {item_id}",
+            )
+        except SourceNotFound:
+            return  # gone already
 
     # Webhooks
 
@@ -419,6 +440,11 @@ def _after(item: SourceItem, cursor: datetime | None) -> bool:
 
 def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _said(author_name: str, text: str) -> dict[str, Any]:
+    """A comment made here as ADF: its author's name leading, in bold."""
+    return to_adf(f"**{author_name}**:\n\n{text}") or {}
 
 
 def _comment(answer: dict[str, Any]) -> SourceComment:
