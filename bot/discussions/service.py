@@ -297,7 +297,9 @@ async def revise_source_comment(
     """A comment made at the source, edited there (`body`: its new HTML) or deleted there
     (None); `row_id` its stored message's row id."""
     changed = {"body": body, "edited_at": at} if body is not None else {"deleted_at": at}
-    await uow.execute(update(MESSAGES).where(MESSAGE.id == row_id).values(changed, modified_at=at))
+    await uow.execute(
+        update(MESSAGES).where(MESSAGE.id == row_id).values(**changed, modified_at=at)
+    )
 
 
 async def record_source_comment_told(
@@ -414,10 +416,11 @@ async def record_edit(
     at: datetime,
     revised: Revised | None = None,
 ) -> None:
-    """A message's new body (noted for `revised`); an unknown message changes nothing."""
+    """A message's new body (noted for `revised`); an unknown message, or the same body
+    again (Teams delivering the edit twice), changes nothing."""
     edited = await uow.execute(
         update(MESSAGES)
-        .where(_in_thread(conversation_id, message_id))
+        .where(_in_thread(conversation_id, message_id), MESSAGE.body != body)
         .values(body=body, edited_at=at, modified_at=at)
         .returning(MESSAGE.id)
     )

@@ -7,6 +7,9 @@ waiting, in its own transaction (`note_comment`); one deleted here before it wen
 sent (or, its answer lost, withdrawn there). Then the edits and deletions made here of those
 sent (`comment_revisions`)."""
 
+import asyncio
+import weakref
+
 from sqlalchemy import delete, insert, select, update
 
 from bot.db.statements import Row
@@ -19,6 +22,8 @@ from bot.sync.engine.comment_tries import author_of, found_there, sending_projec
 from bot.sync.engine.units import Opened, Units
 from bot.sync.source import SourceNotFound, SourceRefused
 from bot.sync_records.outbox import PUSH, ItemJob
+
+_SENDING: "weakref.WeakValueDictionary[str, asyncio.Lock]" = weakref.WeakValueDictionary()
 
 
 async def note_comment(uow: UnitOfWork, *, item_id: str, message_id: str, text: str) -> None:
@@ -38,6 +43,16 @@ async def note_comment(uow: UnitOfWork, *, item_id: str, message_id: str, text: 
 
 
 async def send_waiting(units: Units, opened: Opened, item_id: str) -> None:
+    """The item's comments waiting, sent by one job of this process at a time (each change
+    queues a push job, and several may run at once)."""
+    lock = _SENDING.get(item_id)
+    if lock is None:
+        lock = _SENDING[item_id] = asyncio.Lock()
+    async with lock:
+        await _send_waiting(units, opened, item_id)
+
+
+async def _send_waiting(units: Units, opened: Opened, item_id: str) -> None:
     async with units.unit(opened, write=False) as uow:
         target = await uow.value(
             select(SyncRecord.source_item_id).where(
@@ -53,7 +68,7 @@ async def send_waiting(units: Units, opened: Opened, item_id: str) -> None:
             continue
         if comment["tried_at"] is None:
             if not await _noted_tried(units, opened, comment["message_id"]):
-                continue  # deleted here meanwhile: never sent
+                continue  # deleted here meanwhile (never sent), or being sent elsewhere
             made = None
         else:  # sent before, its answer lost: it may be there already
             there = await opened.source.comments(target)
@@ -102,11 +117,11 @@ async def send_waiting(units: Units, opened: Opened, item_id: str) -> None:
 
 async def _noted_tried(units: Units, opened: Opened, message_id: str) -> bool:
     """Note a comment as sent before it is, so a lost answer has it looked for there; False
-    when it no longer waits (deleted here meanwhile)."""
+    when it no longer waits (deleted here meanwhile) or another process is sending it."""
     async with units.unit(opened) as uow:
         noted = await uow.execute(
             update(SyncComment)
-            .where(SyncComment.message_id == message_id)
+            .where(SyncComment.message_id == message_id, SyncComment.tried_at.is_(None))
             .values(tried_at=uow.clock.now())
             .returning(SyncComment.message_id)
         )
