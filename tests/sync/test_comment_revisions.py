@@ -17,6 +17,7 @@ from tests.scrape import scrape
 from tests.sync.comment_sources import There
 from tests.sync.jira_fixtures import jira, make_jira
 from tests.sync.linking import run_jobs, sync_status
+from tests.sync.safe_html import unsafe
 from tests.sync.test_sync_comments import desk
 
 __all__ = ["connector", "desk", "jira", "make_jira"]
@@ -208,3 +209,70 @@ async def test_a_comment_deleted_there_is_removed_from_the_thread_once(
     assert len(listed) == 2
     assert there.sent("DELETE") == []  # the deletion there never goes back
     assert there.texts() == ["Stays"]
+
+
+HOSTILE = {
+    "azure_devops": (
+        '<p onclick="alert(1)">See <a href="javascript:alert(1)">this</a>'
+        '<script>alert(2)</script> and <a href="https://ok.test/" onmouseover="alert(3)">'
+        "that</a></p><ul><li><b>one</b></li></ul><img src=x onerror=alert(4)>"
+    ),
+    "jira": {
+        "type": "doc",
+        "version": 1,
+        "content": [
+            {
+                "type": "paragraph",
+                "content": [
+                    {"type": "text", "text": "See <script>alert(2)</script> "},
+                    {
+                        "type": "text",
+                        "text": "this",
+                        "marks": [{"type": "link", "attrs": {"href": "javascript:alert(1)"}}],
+                    },
+                    {"type": "text", "text": " and "},
+                    {
+                        "type": "text",
+                        "text": "that",
+                        "marks": [{"type": "link", "attrs": {"href": "https://ok.test/"}}],
+                    },
+                ],
+            },
+            {
+                "type": "bulletList",
+                "content": [
+                    {
+                        "type": "listItem",
+                        "content": [
+                            {
+                                "type": "paragraph",
+                                "content": [
+                                    {"type": "text", "text": "one", "marks": [{"type": "strong"}]}
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            },
+        ],
+    },
+}
+
+
+async def test_a_hostile_comment_there_reaches_the_thread_as_safe_html(
+    desk: Desk, there: There, clock: FrozenClock
+) -> None:
+    bug = await there.linked_bug(desk)
+    await desk.started(bug["_id"])
+    clock.advance(timedelta(seconds=5))
+    source = "azure_devops" if there.edit_method == "PATCH" else "jira"
+    there.say_raw(HOSTILE[source])
+    await _poll(desk, clock)
+    [told] = desk.connector.sent()
+    html = told.body["text"]
+    assert unsafe(html) == [], html
+    assert "<script" not in html and 'href="javascript' not in html
+    assert '<a href="https://ok.test/">that</a>' in html  # links, lists and emphasis read as there
+    assert "<li><strong>one</strong></li>" in html
+    [listed] = await _listed(desk, bug["_id"])
+    assert listed["body"]["content"] == html

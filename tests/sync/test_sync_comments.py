@@ -15,6 +15,7 @@ from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.discussions.conftest import _member, connector
 from tests.discussions.helpers import Desk
 from tests.factories import CHANNEL, Factory
+from tests.scrape import scrape
 from tests.sync.linking import bugs, link, run_jobs, sync_status
 from tests.teams.activities import ADA, BOT_ID, GRACE, installed
 from tests.teams.connector import Connector
@@ -170,6 +171,7 @@ async def test_a_source_failing_keeps_the_comment_waiting_and_sends_it_once_late
     project_id = bug["projectId"]["_id"]
     status = await sync_status(desk.client, desk.ada, project_id)
     assert (status["state"], status["pending"]) == ("failing", 1)  # the comment waits
+    assert (await scrape(desk.client)).value("sync_pending") == 1  # and /metrics counts it
     await _poll(desk, clock)
     await _poll(desk, clock)
     assert _texts_there(standin, work_item) == [
@@ -179,6 +181,7 @@ async def test_a_source_failing_keeps_the_comment_waiting_and_sends_it_once_late
     assert len(await _comments(desk, bug["_id"])) == 1
     status = await sync_status(desk.client, desk.ada, project_id)
     assert (status["state"], status["lastError"], status["pending"]) == ("running", None, 0)
+    assert (await scrape(desk.client)).value("sync_pending") == 0
 
 
 async def test_deleting_the_item_while_its_comment_waits_sends_nothing_for_it(
