@@ -31,8 +31,8 @@ COUNTS_ONLY = frozenset({SourceKind.AZURE_DEVOPS})
 
 
 async def to_read(uow: UnitOfWork, ctx: ProjectContext, items: Sequence[SourceItem]) -> list[str]:
-    """The ids of the items whose comments are read: their count there moved since the last
-    read (or the source gives none)."""
+    """The ids of the items whose comments are read: their count (or mark) there moved since
+    the last read, or the source gives none, or (`COUNTS_ONLY`) the item changed there."""
     if ctx.source not in COMMENTED:
         return []
     synced = [item for item in items if item.item_type in ctx.kinds]
