@@ -1,12 +1,13 @@
 """Comments made at the source, brought in with the items a pull reads: read only for items
 whose comment count (Jira: the count and the last edit, as one mark) moved there, or, where
-the count alone cannot show an edit (Azure DevOps), that changed there since last read; every
-changed item when the source gives no count. Each is stored once by its id there, as the safe
-HTML of its rich text (`comment_html`), and told in the item's thread when it has one (never
-on the first import); edited there, its message here is edited; deleted there, deleted
-(`comments_shown` keeps the thread in step). A comment sent from here is known by its id and
-never comes back in, nor do its edits there (a person's message in Teams is theirs); one whose
-answer was lost is left there for its push to find (`comment_tries`)."""
+the count alone cannot show an edit (Azure DevOps), that have a new revision there changing
+none of their synced fields; every changed item when the source gives no count. Each is
+stored once by its id there, as the safe HTML of its rich text (`comment_html`), and told in
+the item's thread when it has one (never on the first import); edited there, its message here
+is edited; deleted there, deleted (`comments_shown` keeps the thread in step). A comment sent
+from here is known by its id and never comes back in, nor do its edits there (a person's
+message in Teams is theirs); one whose answer was lost is left there for its push to find
+(`comment_tries`)."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,7 @@ from bot.db.uow import UnitOfWork
 from bot.discussions import service as discussions
 from bot.messaging import Messenger
 from bot.projects.sources import SourceKind
+from bot.sync.engine import inbound
 from bot.sync.engine.comment_html import reply_html
 from bot.sync.engine.comment_tries import UNKNOWN_AUTHOR, reads_as, waiting
 from bot.sync.engine.comments_shown import show, stand_in_id, told
@@ -32,7 +34,8 @@ COUNTS_ONLY = frozenset({SourceKind.AZURE_DEVOPS})
 
 async def to_read(uow: UnitOfWork, ctx: ProjectContext, items: Sequence[SourceItem]) -> list[str]:
     """The ids of the items whose comments are read: their count (or mark) there moved since
-    the last read, or the source gives none, or (`COUNTS_ONLY`) the item changed there."""
+    the last read, or the source gives none, or (`COUNTS_ONLY`) the item has a revision there
+    that changed none of its synced fields."""
     if ctx.source not in COMMENTED:
         return []
     synced = [item for item in items if item.item_type in ctx.kinds]
@@ -41,7 +44,12 @@ async def to_read(uow: UnitOfWork, ctx: ProjectContext, items: Sequence[SourceIt
     records = {
         row["source_item_id"]: row
         for row in await uow.rows(
-            select(SyncRecord.source_item_id, SyncRecord.comment_count, SyncRecord.version).where(
+            select(
+                SyncRecord.source_item_id,
+                SyncRecord.comment_count,
+                SyncRecord.version,
+                SyncRecord.seen,
+            ).where(
                 SyncRecord.project_id == ctx.project_id,
                 SyncRecord.source_item_id.in_([item.id for item in synced]),
             )
@@ -62,9 +70,13 @@ def _count_read(record: Any) -> int:
 
 
 def _changed_there(item: SourceItem, record: Any) -> bool:
-    """Whether a linked item changed there since it was last read (an edit of one of its
-    comments, perhaps); not a change sent from here, whose version is kept already."""
-    return record is not None and record["version"] not in (None, item.version)
+    """Whether a linked item has a new revision there that changed none of its synced fields
+    (an edit of one of its comments, perhaps): not a change sent from here, whose version is
+    kept already, nor a change of its fields, which a pull reads without its comments (under a
+    source's throttling, every request a pull adds is one more that may have to wait)."""
+    if record is None or record["version"] in (None, item.version):
+        return False
+    return bool(record["seen"] == inbound.seen_of(item))
 
 
 async def read(source: Source, item_ids: Sequence[str]) -> dict[str, Sequence[SourceComment]]:
