@@ -74,7 +74,7 @@ from bot.sync import api as sync_api
 from bot.sync.address import source_http
 from bot.sync.azure_devops import open_source as open_azure_devops
 from bot.sync.connectors import Connectors, Link
-from bot.sync.engine import comments_out
+from bot.sync.engine import comment_revisions, comments_out
 from bot.sync.engine.runner import SyncEngine
 from bot.sync.jira import open_source as open_jira
 from bot.sync.planner import open_source as open_planner
@@ -292,6 +292,7 @@ def _bot(credentials: ServiceClientCredentialsFactory | None):  # noqa: ANN202 -
             public_url=settings.public_url,
             cache=app[LIST_CACHE],
             onward=comments_out.note_comment,  # comments on synced items go on to their source
+            revised=comment_revisions.note_revision,  # and so do their edits and deletions
         )
         app[BOT_HANDLER] = TrackerBot(
             app[SESSIONS],

@@ -90,8 +90,8 @@ class SyncStatesAdded:
 
 @dataclass(frozen=True, slots=True)
 class Commented:
-    """A comment made elsewhere (at an item's source), told as a reply in the item's thread:
-    its HTML body, the author's name leading (`bot.discussions.service.comment_body`)."""
+    """A comment told as a reply in the item's thread (one posted through the API, or made at
+    the item's source): its HTML body, the author's name leading."""
 
     body: str
 
@@ -163,6 +163,9 @@ class Messenger(Protocol):
 
     async def update(self, *, conversation_id: str, activity_id: str, said: Said) -> Sent:
         """The message `activity_id` the app sent, replaced by `said`, now."""
+
+    async def remove(self, *, conversation_id: str, activity_id: str) -> None:
+        """The message `activity_id` the app sent, deleted, now."""
 
     def describe(self, root: ThreadRoot) -> dict[str, Any]:
         """The root as the API describes it (the root message's attachment), kept with it."""

@@ -112,6 +112,16 @@ class Onward(Protocol):
     ) -> None: ...
 
 
+class Revised(Protocol):
+    """Where an edit or a deletion of a comment goes on to (the sync engine: the item's
+    source), noted in its own transaction; `message_id` is the stored message's row id, `text`
+    its words now."""
+
+    async def __call__(
+        self, uow: UnitOfWork, *, message_id: str, text: str, deleted: bool
+    ) -> None: ...
+
+
 async def claim_thread(
     uow: UnitOfWork, *, kind: ItemKind, item_id: str, stale_after: timedelta
 ) -> Claim:
@@ -281,6 +291,31 @@ async def record_source_comment(
     return row["id"], thread["conversation_id"] if thread else None
 
 
+async def revise_source_comment(
+    uow: UnitOfWork, *, row_id: str, body: str | None, at: datetime
+) -> None:
+    """A comment made at the source, edited there (`body`: its new HTML) or deleted there
+    (None); `row_id` its stored message's row id."""
+    changed = {"body": body, "edited_at": at} if body is not None else {"deleted_at": at}
+    await uow.execute(
+        update(MESSAGES).where(MESSAGE.id == row_id).values(**changed, modified_at=at)
+    )
+
+
+async def record_source_comment_told(
+    uow: UnitOfWork, *, row_id: str, stood_for: str, teams_id: str
+) -> bool:
+    """A comment made at the source, told in the item's thread: Teams' id for it in place of
+    the one that stood for it (`stood_for`); False when it was told already."""
+    told = await uow.execute(
+        update(MESSAGES)
+        .where(MESSAGE.id == row_id, MESSAGE.message_id == stood_for)
+        .values(message_id=teams_id)
+        .returning(MESSAGE.id)
+    )
+    return bool(told)
+
+
 async def forget_source_comments(uow: UnitOfWork, *, message_ids: Any) -> None:
     """Drop messages stored as comments made at the source (`message_ids`: a select of their
     row ids) that turned out to be copies of comments sent from here."""
@@ -373,25 +408,47 @@ async def record_reply(
 
 
 async def record_edit(
-    uow: UnitOfWork, *, conversation_id: str, message_id: str, body: str, at: datetime
+    uow: UnitOfWork,
+    *,
+    conversation_id: str,
+    message_id: str,
+    body: str,
+    at: datetime,
+    revised: Revised | None = None,
 ) -> None:
-    """A message's new body; an unknown message changes nothing."""
-    await uow.execute(
+    """A message's new body (noted for `revised`); an unknown message, or the same body
+    again (Teams delivering the edit twice), changes nothing."""
+    edited = await uow.execute(
         update(MESSAGES)
-        .where(_in_thread(conversation_id, message_id))
+        .where(_in_thread(conversation_id, message_id), MESSAGE.body != body)
         .values(body=body, edited_at=at, modified_at=at)
+        .returning(MESSAGE.id)
     )
+    if revised is not None:
+        for row in edited:
+            await revised(uow, message_id=row["id"], text=plain_text(body), deleted=False)
 
 
 async def record_deletion(
-    uow: UnitOfWork, *, conversation_id: str, message_id: str, at: datetime, deleted: bool
+    uow: UnitOfWork,
+    *,
+    conversation_id: str,
+    message_id: str,
+    at: datetime,
+    deleted: bool,
+    revised: Revised | None = None,
 ) -> None:
-    """A message deleted (`deleted`) or restored; an unknown message changes nothing."""
-    await uow.execute(
+    """A message deleted (`deleted`, noted for `revised`) or restored; an unknown message
+    changes nothing."""
+    changed = await uow.execute(
         update(MESSAGES)
         .where(_in_thread(conversation_id, message_id))
         .values(deleted_at=at if deleted else None, modified_at=at)
+        .returning(MESSAGE.id)
     )
+    if revised is not None and deleted:
+        for row in changed:
+            await revised(uow, message_id=row["id"], text="", deleted=True)
 
 
 def _in_thread(conversation_id: str, message_id: str) -> Any:

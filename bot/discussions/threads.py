@@ -71,6 +71,8 @@ class Discussions:
     cache: VersionedCache | None = None
     # Where comments made here go on to (the sync engine sends them to the item's source).
     onward: discussions.Onward | None = None
+    # Where their edits and deletions go on to (the same).
+    revised: discussions.Revised | None = None
 
     async def start(
         self, *, actor: Actor, channel: ChannelScope, kind: ItemKind, item_id: str

@@ -7,15 +7,18 @@ from datetime import datetime
 
 from sqlalchemy import func, select
 
-from bot.db.tables import Item, Project, ProjectSync
+from bot.db.tables import DiscussionMessage, Item, Project, ProjectSync, SyncComment
 from bot.db.types import UTCDateTime
 from bot.db.uow import UnitOfWork
+from bot.sync.links import COMMENT_WAITS
 from bot.sync_records.schemas import Direction, ItemSyncStatus
 
 
 @dataclass(frozen=True, slots=True)
 class SyncBacklog:
-    pending: int  # items whose change waits to go out, in projects whose sync is on
+    # Changes waiting to go out, in projects whose sync is on: items changed, and comments
+    # made, edited or deleted here (a project's `pending`, summed).
+    pending: int
     oldest_pull: datetime | None  # the least recent last pull (or link) of a project that reads
 
 
@@ -25,7 +28,7 @@ async def backlog(uow: UnitOfWork) -> SyncBacklog:
         .join(Project, Project.id == ProjectSync.project_id)
         .where(ProjectSync.enabled.is_(True), Project.enable.is_(True))
     )
-    pending = await uow.value(
+    changed_items = await uow.value(
         select(func.count())
         .select_from(Item)
         .where(
@@ -33,6 +36,15 @@ async def backlog(uow: UnitOfWork) -> SyncBacklog:
             Item.sync_status == ItemSyncStatus.PENDING.value,
         )
     )
+    # Comments made, edited or deleted here wait too, as a project's `pending` counts them.
+    waiting_comments = await uow.value(
+        select(func.count())
+        .select_from(SyncComment)
+        .join(DiscussionMessage, DiscussionMessage.id == SyncComment.message_id)
+        .join(Item, Item.id == SyncComment.item_id)
+        .where(Item.project_id.in_(syncing.scalar_subquery()), COMMENT_WAITS)
+    )
+    pending = int(changed_items or 0) + int(waiting_comments or 0)
     # A project not pulled yet (its import has not begun) is behind since it was linked.
     oldest = await uow.value(
         select(
@@ -48,4 +60,4 @@ async def backlog(uow: UnitOfWork) -> SyncBacklog:
             ProjectSync.direction != Direction.OUT.value,
         )
     )
-    return SyncBacklog(pending=int(pending or 0), oldest_pull=oldest)
+    return SyncBacklog(pending=pending, oldest_pull=oldest)

@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cryptography.fernet import InvalidToken
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Select, func, insert, select, update
 
 from bot.db.changes import changed
 from bot.db.statements import Row
-from bot.db.tables import Item, ProjectSync, SyncComment
+from bot.db.tables import DiscussionMessage, Item, ProjectSync, SyncComment
 from bot.db.uow import UnitOfWork
 from bot.errors import Invalid
 from bot.projects import credentials
@@ -30,6 +30,13 @@ from bot.sync_records.schemas import (
 HOOKED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)  # the sources that call our hook route
 # The sources whose comments travel both ways (Planner keeps its own in group conversations).
 COMMENTED = (SourceKind.AZURE_DEVOPS, SourceKind.JIRA)
+# A comment of a synced item that waits to go out (`SyncComment` joined to its message): made
+# here and not yet taken by the source, or edited or deleted here since it was.
+COMMENT_WAITS = (
+    SyncComment.source_comment_id.is_(None)
+    | DiscussionMessage.deleted_at.is_not(None)
+    | (SyncComment.text.is_not(None) & DiscussionMessage.edited_at.is_not(None))
+)
 EMPTY_COUNTS = {"imported": 0, "pushed": 0, "pulled": 0, "conflicts": 0, "errors": 0}
 
 
@@ -117,11 +124,12 @@ async def syncs_of(uow: UnitOfWork, project_ids: Sequence[str]) -> dict[str, tup
         .where(Item.project_id.in_(synced), Item.sync_status == ItemSyncStatus.PENDING)
         .group_by(Item.project_id)
     )
-    # A comment made here is a change too, until the source has taken it.
+    # A comment made, edited or deleted here is a change too, until the source has taken it.
     waiting_comments = (
         select(Item.project_id, func.count().label("pending"))
         .join(SyncComment, SyncComment.item_id == Item.id)
-        .where(Item.project_id.in_(synced), SyncComment.source_comment_id.is_(None))
+        .join(DiscussionMessage, DiscussionMessage.id == SyncComment.message_id)
+        .where(Item.project_id.in_(synced), COMMENT_WAITS)
         .group_by(Item.project_id)
     )
     pending: dict[str, int] = {}
@@ -186,3 +194,12 @@ def signature_matches(held: str | None, body: bytes, signature: str) -> bool:
 def _json(field: str) -> str:
     head, *rest = field.split("_")
     return head + "".join(part.capitalize() for part in rest)
+
+
+def items_with_waiting_comments() -> Select[str]:
+    """The ids of the items with a comment waiting to go out."""
+    return (
+        select(SyncComment.item_id)
+        .join(DiscussionMessage, DiscussionMessage.id == SyncComment.message_id)
+        .where(COMMENT_WAITS)
+    )

@@ -53,8 +53,9 @@ class SourceItem:
     changed_by: SourcePerson | None = None
     url: str | None = None  # where a person opens it
     # How many comments it has there, when the read says so without listing them (Azure
-    # DevOps `System.CommentCount`): its comments are read only when the count moved. None:
-    # the source does not say, and they are read whenever the item changed.
+    # DevOps `System.CommentCount`; Jira: a mark of the count and the last edit): its comments
+    # are read only when it moved. None: the source does not say, and they are read whenever
+    # the item changed.
     comment_count: int | None = None
 
 
@@ -198,6 +199,17 @@ class Source(Protocol):
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
         """Comment on the item there, `text` said by `author_name` (the comment as made)."""
+        ...
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        """The comment's words there replaced, said as `add_comment` says them (SourceNotFound:
+        it is gone)."""
+        ...
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        """Delete the comment there; gone already is not an error."""
         ...
 
     async def register_hooks(self, url: str, secret: str) -> HookRegistration:

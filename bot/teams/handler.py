@@ -98,12 +98,16 @@ class TrackerBot(TeamsActivityHandler):
         self._hearing_teams.add(team_id)
 
     async def on_teams_message_edit(self, turn_context: TurnContext) -> None:
+        revised = self._discussions.revised if self._discussions else None
         async with self._work() as uow:
-            await thread_messages.keep_edit(uow, turn_context.activity)
+            await thread_messages.keep_edit(uow, turn_context.activity, revised=revised)
 
     async def on_teams_message_soft_delete(self, turn_context: TurnContext) -> None:
+        revised = self._discussions.revised if self._discussions else None
         async with self._work() as uow:
-            await thread_messages.keep_deletion(uow, turn_context.activity, deleted=True)
+            await thread_messages.keep_deletion(
+                uow, turn_context.activity, deleted=True, revised=revised
+            )
 
     async def on_teams_message_undelete(self, turn_context: TurnContext) -> None:
         async with self._work() as uow:

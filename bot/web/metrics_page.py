@@ -93,8 +93,8 @@ class _Scraped(Collector):
         if self.sync is not None:
             yield GaugeMetricFamily(
                 "sync_pending",
-                "Synced items whose change here waits to go out to the source (projects whose "
-                "sync is on)",
+                "Changes made here waiting to go out to the source (projects whose sync is on): "
+                "items changed, and comments made, edited or deleted",
                 value=self.sync.pending,
             )
             oldest = self.sync.oldest_pull

@@ -118,3 +118,18 @@ class AdoClient:
             body={"text": text},
             api_version="7.1-preview.4",
         )
+
+    async def edit_comment(self, item_id: int, comment_id: int, text: str) -> Answer:
+        return await self.call(
+            "PATCH",
+            f"/Fabrikam/_apis/wit/workItems/{item_id}/comments/{comment_id}",
+            body={"text": text},
+            api_version="7.1-preview.4",
+        )
+
+    async def delete_comment(self, item_id: int, comment_id: int) -> Answer:
+        return await self.call(
+            "DELETE",
+            f"/Fabrikam/_apis/wit/workItems/{item_id}/comments/{comment_id}",
+            api_version="7.1-preview.4",
+        )

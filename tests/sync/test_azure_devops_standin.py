@@ -348,6 +348,27 @@ async def test_comments_are_added_and_listed_and_make_a_revision(
     assert (await ado.comments(999)).status == 404
 
 
+async def test_a_comment_is_edited_and_deleted_each_a_revision_of_its_item(
+    ado: AdoClient, azure_devops: AzureDevOpsStandin
+) -> None:
+    [item_id] = azure_devops.seed(1)
+    made = await ado.comment(item_id, "<p>First</p>")
+    edited = await ado.edit_comment(item_id, made.body["id"], "<p>Second</p>")
+    assert edited.status == 200
+    assert (edited.body["text"], edited.body["version"]) == ("<p>Second</p>", 2)
+    assert [c["text"] for c in (await ado.comments(item_id)).body["comments"]] == ["<p>Second</p>"]
+    item = azure_devops.work_item(item_id)
+    assert item is not None
+    assert (item["rev"], item["fields"]["System.CommentCount"]) == (3, 1)
+    assert (await ado.delete_comment(item_id, made.body["id"])).status == 200
+    assert (await ado.comments(item_id)).body["comments"] == []
+    item = azure_devops.work_item(item_id)
+    assert item is not None
+    assert (item["rev"], item["fields"]["System.CommentCount"]) == (4, 0)
+    assert (await ado.delete_comment(item_id, made.body["id"])).status == 404
+    assert (await ado.edit_comment(item_id, made.body["id"], "<p>Late</p>")).status == 404
+
+
 # Credentials
 
 

@@ -69,9 +69,10 @@ async def test_a_comment_made_in_jira_is_listed_and_told_in_the_thread_once(
     await _poll(desk, clock)
     await _poll(desk, clock)
     [listed] = await _listed(desk, bug["_id"])
-    assert listed["body"]["content"] == "Grace Hopper: Reproduced on **build 12**"
+    told_html = "<p>Grace Hopper: Reproduced on <strong>build 12</strong></p>"
+    assert listed["body"]["content"] == told_html
     [told] = desk.connector.sent()
-    assert told.body["text"] == "Grace Hopper: Reproduced on **build 12**"
+    assert told.body["text"] == told_html
     assert jira.exchanges_to("POST", "/comment") == []
 
 

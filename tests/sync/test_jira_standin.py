@@ -104,6 +104,29 @@ async def test_a_hidden_email_is_not_found_by_user_search(jira: JiraStandin) -> 
     assert [u["displayName"] for u in found] == ["Riley Source"]
 
 
+async def test_a_comment_is_edited_and_deleted_and_moves_the_issues_updated(
+    jira: JiraStandin, clock: FrozenClock
+) -> None:
+    (key,) = jira.seed(1, types=("Bug",))
+    said = {"type": "doc", "version": 1, "content": []}
+    status, made = await call(jira, "POST", f"/issue/{key}/comment", json={"body": said})
+    assert status == 201
+    issue = jira.issue(key)
+    assert issue is not None
+    before = issue.updated
+    clock.advance(timedelta(minutes=1))
+    edited_body = {"type": "doc", "version": 1, "content": [{"type": "rule"}]}
+    path = f"/issue/{key}/comment/{made['id']}"
+    status, edited = await call(jira, "PUT", path, json={"body": edited_body})
+    assert status == 200
+    assert edited["body"] == edited_body and edited["updated"] != edited["created"]
+    assert issue.updated > before
+    assert (await call(jira, "DELETE", path))[0] == 204
+    assert issue.comments == []
+    assert (await call(jira, "DELETE", path))[0] == 404
+    assert (await call(jira, "PUT", path, json={"body": edited_body}))[0] == 404
+
+
 async def test_webhooks_are_signed_with_the_secret(jira: JiraStandin) -> None:
     received: list[tuple[bytes, str]] = []
 

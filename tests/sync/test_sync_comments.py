@@ -15,6 +15,7 @@ from bot.sync.standins.azure_devops import AzureDevOpsStandin
 from tests.discussions.conftest import _member, connector
 from tests.discussions.helpers import Desk
 from tests.factories import CHANNEL, Factory
+from tests.scrape import scrape
 from tests.sync.linking import bugs, link, run_jobs, sync_status
 from tests.teams.activities import ADA, BOT_ID, GRACE, installed
 from tests.teams.connector import Connector
@@ -113,12 +114,13 @@ async def test_a_comment_made_there_is_listed_and_told_in_the_thread_once_and_no
     await _poll(desk, clock)
     await _poll(desk, clock)
     [listed] = await _comments(desk, bug["_id"])
-    assert listed["body"]["content"] == "Grace Hopper: Reproduced on **build 12**"
+    told_html = "<p>Grace Hopper: Reproduced on <strong>build 12</strong></p>"
+    assert listed["body"]["content"] == told_html
     assert listed["replyToId"] == root["id"]
     assert listed["from"]["user"]["displayName"] == "Grace Hopper"
     [told] = desk.connector.sent()  # in the item's thread, by the bot
     assert f"{CHANNEL};messageid={root['id']}" in told.path
-    assert told.body["text"] == "Grace Hopper: Reproduced on **build 12**"
+    assert told.body["text"] == told_html
     _, [_, kept] = await desk.stored()
     assert kept.author_user_id is not None  # Grace is a member: linked by her email
     echoed = desk.reply(root["id"], told.body["text"], message_id="1719999999999")
@@ -140,20 +142,20 @@ async def test_the_first_import_stores_the_comments_there_and_tells_no_thread(
     listed = await (await desk.comments(bug["_id"], **{"$count": "true"})).json()
     assert listed["@odata.count"] == 1  # listed before the item has a thread
     [stored] = listed["value"]
-    assert stored["body"]["content"] == "Grace Hopper: Made before the link"
+    assert stored["body"]["content"] == "<p>Grace Hopper: Made before the link</p>"
     assert stored["replyToId"] is None
     assert stored["webUrl"].startswith(f"https://teams.microsoft.com/l/channel/{CHANNEL}/")
     root = await desk.started(bug["_id"])
     [earlier] = await _comments(desk, bug["_id"])  # a reply in the thread started since
-    assert earlier["body"]["content"] == "Grace Hopper: Made before the link"
+    assert earlier["body"]["content"] == "<p>Grace Hopper: Made before the link</p>"
     assert earlier["replyToId"] == root["id"]
     clock.advance(timedelta(seconds=5))
     standin.comment(work_item, "Made after", by=GRACE_THERE)
     await _poll(desk, clock)
-    assert desk.connector.texts() == ["Grace Hopper: Made after"]
+    assert desk.connector.texts() == ["<p>Grace Hopper: Made after</p>"]
     assert [c["body"]["content"] for c in await _comments(desk, bug["_id"])] == [
-        "Grace Hopper: Made before the link",
-        "Grace Hopper: Made after",
+        "<p>Grace Hopper: Made before the link</p>",
+        "<p>Grace Hopper: Made after</p>",
     ]
 
 
@@ -169,6 +171,7 @@ async def test_a_source_failing_keeps_the_comment_waiting_and_sends_it_once_late
     project_id = bug["projectId"]["_id"]
     status = await sync_status(desk.client, desk.ada, project_id)
     assert (status["state"], status["pending"]) == ("failing", 1)  # the comment waits
+    assert (await scrape(desk.client)).value("sync_pending") == 1  # and /metrics counts it
     await _poll(desk, clock)
     await _poll(desk, clock)
     assert _texts_there(standin, work_item) == [
@@ -178,6 +181,7 @@ async def test_a_source_failing_keeps_the_comment_waiting_and_sends_it_once_late
     assert len(await _comments(desk, bug["_id"])) == 1
     status = await sync_status(desk.client, desk.ada, project_id)
     assert (status["state"], status["lastError"], status["pending"]) == ("running", None, 0)
+    assert (await scrape(desk.client)).value("sync_pending") == 0
 
 
 async def test_deleting_the_item_while_its_comment_waits_sends_nothing_for_it(
@@ -232,7 +236,7 @@ async def test_a_project_that_only_reads_brings_comments_in_and_sends_none(
     assert _texts_there(standin, work_item) == ["Comes in"]
     assert [c["body"]["content"] for c in await _comments(desk, bug["_id"])] == [
         "Ada Lovelace: Stays here",
-        "Grace Hopper: Comes in",
+        "<p>Grace Hopper: Comes in</p>",
     ]
 
 

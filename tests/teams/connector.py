@@ -134,6 +134,7 @@ class Connector:
         app.router.add_post(conversation + "/activities", self._send)
         app.router.add_post(conversation + "/activities/{activity}", self._send)
         app.router.add_put(conversation + "/activities/{activity}", self._update)
+        app.router.add_delete(conversation + "/activities/{activity}", self._delete)
         app.router.add_get(conversation + "/pagedmembers", self._paged_members)
         app.router.add_get(conversation + "/members/{member}", self._member)
         app.router.add_get("/v3/teams/{team}/conversations", self._channels)
@@ -245,6 +246,10 @@ class Connector:
             or self._refusal()
             or web.json_response({"id": request.match_info["activity"]})
         )
+
+    async def _delete(self, request: web.Request) -> web.Response:
+        await self._record(request)
+        return self._refusal() or web.Response(status=200)
 
     async def _paged_members(self, request: web.Request) -> web.Response:
         await self._record(request)

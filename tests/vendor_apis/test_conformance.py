@@ -87,6 +87,21 @@ def test_comments_need_ids_or_the_list_parameters_and_the_preview_version() -> N
     assert any("7.1-preview.4" in p for p in problems(wrong))
 
 
+def test_a_comment_is_edited_and_deleted_only_as_the_description_says() -> None:
+    path = "/contoso/Fabrikam/_apis/wit/workItems/7/comments/3"
+    preview = {"api-version": "7.1-preview.4"}
+    comment = {"id": 3, "workItemId": 7, "version": 2, "text": "<p>x</p>"}
+    edit = exchange("PATCH", path, query=preview, body={"text": "<p>x</p>"}, answer=comment)
+    assert problems(edit) == []
+    deleted = Exchange("DELETE", path, preview, {}, None, 200, {}, None)
+    assert problems(deleted) == []
+    unversioned = Exchange("DELETE", path, {"api-version": "7.1"}, {}, None, 200, {}, None)
+    assert any("7.1-preview.4" in p for p in problems(unversioned))
+    assert problems(exchange("PUT", path, query=preview, body={"text": "x"}))  # no such method
+    wrong = exchange("PATCH", path, query=preview, body={"text": 5}, answer=comment)
+    assert any("not of type 'string'" in p for p in problems(wrong))
+
+
 @pytest.mark.parametrize(
     ("body", "content_type", "says"),
     [

@@ -66,8 +66,8 @@ class SyncRecord(Base):
     message: Mapped[str | None] = mapped_column(Text)
     unmatched: Mapped[list[str]] = mapped_column(JSON)  # source users no member matched
     deleted: Mapped[bool] = mapped_column(Boolean)  # deleted here; the source's copy goes next
-    # How many comments it had there when they were last read (a pull reads them again only
-    # when the source's count moved); null: never read, or the source keeps no count.
+    # How many comments it had there when they were last read, or Jira's mark of them (a pull
+    # reads them again only when it moved); null: never read, or the source keeps no count.
     comment_count: Mapped[int | None] = mapped_column(Integer)
 
 
@@ -84,7 +84,10 @@ class SyncComment(Base):
     # Deleting the item deletes its comments, and with them any still waiting to go out.
     item_id: Mapped[str] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
     source_comment_id: Mapped[str | None] = mapped_column(String(255))  # null: waiting to go out
-    text: Mapped[str | None] = mapped_column(Text)  # what goes out; null for one that came in
+    # What goes out: the words of one made here until the source has them, then those of an
+    # edit made here (its message's `edited_at` set) until the source has taken it; null when
+    # nothing waits (and for one that came in). A deletion here waits as its message's.
+    text: Mapped[str | None] = mapped_column(Text)
     # When it was first sent, while its id there is unknown: an answer lost (a 5xx once it was
     # made, a hang, a crash) has it looked for there before it is sent again.
     tried_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -1,6 +1,6 @@
 """Azure DevOps' HTML as Markdown text, on the standard library's parser: a small tree, then
 paragraphs, headings, lists, quotes, code, links and emphasis written the way `to_html` reads
-them back; other markup keeps only its text."""
+them back; a mention is its name; other markup keeps only its text."""
 
 import re
 from dataclasses import dataclass, field
@@ -139,6 +139,8 @@ def _inline(node: _Node) -> str:
     mark = {"b": "**", "strong": "**", "i": "*", "em": "*", "s": "~~", "del": "~~", "strike": "~~"}
     if tag in mark:
         return _wrapped(inner, mark[tag])
+    if tag == "a" and "data-vss-mention" in node.attrs:
+        return inner  # a mention: the person's name, as the service shows it
     if tag == "a" and node.attrs.get("href"):
         return f"[{inner.strip()}]({node.attrs['href']})"
     return inner

@@ -7,9 +7,8 @@ with `workitemsbatch` reads of 200 ids, JSON Patch with a `test` of `/rev`, comm
 service's list, paged by its continuation token) and service-hook subscriptions.
 """
 
-import html
 from collections.abc import AsyncIterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -22,7 +21,7 @@ from bot.projects.sources import SourceValue
 from bot.sync.address import base_url
 from bot.sync.azure_devops import fields
 from bot.sync.azure_devops.client import JSON_PATCH, AzureDevOpsClient, listed
-from bot.sync.azure_devops.html_text import to_html, to_text
+from bot.sync.azure_devops.comments import Comments
 from bot.sync.azure_devops.known import KNOWN, Known
 from bot.sync.azure_devops.wiql import changed_query
 from bot.sync.pacer import PACER, HostPacer
@@ -39,8 +38,6 @@ from bot.sync.source import (
 
 BATCH = 200  # ids one workitemsbatch call reads at most
 WIQL_LIMIT = 20_000  # ids one WIQL answer holds at most
-COMMENTS_PAGE = 200  # comments one list call asks for
-COMMENTS_API = "7.1-preview.4"
 HOOK_EVENTS = ("workitem.created", "workitem.updated", "workitem.deleted")
 HOOK_USER = "tracker"
 TIE = timedelta(microseconds=1)  # a cursor just before its time: items sharing it are read again
@@ -63,6 +60,7 @@ class AzureDevOpsSource:
         self._client = AzureDevOpsClient(http, base_url, token, clock=clock, pacer=pacer)
         self._clock, self._known = clock, known
         self._project_ref = project  # the project's name or id (its `sourceId`)
+        self._comments = Comments(self._client, project)
         self._key = (str(base_url), project.lower())
         self._project: dict[str, Any] | None = None
         self._web: tuple[str, str] | None = None  # the project's name, its items' link base
@@ -260,42 +258,21 @@ class AzureDevOpsSource:
         except SourceNotFound:
             return  # gone already
 
-    # Comments
+    # Comments (`bot.sync.azure_devops.comments`)
 
     async def comments(self, item_id: str) -> Sequence[SourceComment]:
-        """The item's comments, oldest first (the service's list, paged by its token)."""
-        client = self._client
-        found: list[SourceComment] = []
-        token: str | None = None
-        while True:
-            params = {"$top": str(COMMENTS_PAGE), "order": "asc"}
-            if token:
-                params["continuationToken"] = token
-            answer = await client.call(
-                "GET",
-                client.url(self._project_ref, "_apis", "wit", "workItems", item_id, "comments"),
-                params=params,
-                api_version=COMMENTS_API,
-                what=f"read the comments of work item {item_id}",
-            )
-            answer = answer if isinstance(answer, dict) else {}
-            page = answer.get("comments") or []
-            found.extend(_comment(c) for c in page if not c.get("isDeleted"))
-            token = answer.get("continuationToken")
-            if not token or not page:
-                return found
+        return await self._comments.listed(item_id)
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
-        client = self._client
-        said = f"<p><strong>{html.escape(author_name)}</strong>:</p>" + to_html(text)
-        answer = await client.call(
-            "POST",
-            client.url(self._project_ref, "_apis", "wit", "workItems", item_id, "comments"),
-            body={"text": said},
-            api_version=COMMENTS_API,
-            what=f"comment on work item {item_id}",
-        )
-        return _comment(answer)
+        return await self._comments.add(item_id, text, author_name=author_name)
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        await self._comments.edit(item_id, comment_id, text, author_name=author_name)
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        await self._comments.delete(item_id, comment_id)
 
     # Service hooks
 
@@ -382,13 +359,3 @@ def _resume_at(items: Sequence[SourceItem], *, final: bool) -> datetime | None:
 
 def _category(state: dict[str, Any]) -> Category | None:
     return fields.CATEGORIES.get(str(state.get("category") or ""))
-
-
-def _comment(answer: dict[str, Any]) -> SourceComment:
-    created = fields.parse_time(answer.get("createdDate"))
-    return SourceComment(
-        id=str(answer["id"]),
-        author=fields.person(answer.get("createdBy")),
-        text=to_text(answer.get("text")),
-        created_at=created if created is not None else datetime.min.replace(tzinfo=UTC),
-    )

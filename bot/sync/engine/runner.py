@@ -16,6 +16,7 @@ from bot.messaging import Messenger
 from bot.sync import checks, links, log, states
 from bot.sync.connectors import Connectors
 from bot.sync.engine import paused
+from bot.sync.engine.comments_shown import CommentsShown
 from bot.sync.engine.kinds import LINK, POLL, ProjectJob, poll_at
 from bot.sync.engine.reading import Reader
 from bot.sync.engine.sending import Sender
@@ -44,11 +45,13 @@ class SyncEngine:
         self._units = Units(sessions, clock, connectors, secret_key=secret_key)
         self._reader = Reader(self._units, messenger)
         self._sender = Sender(self._units, self._reader)
+        self._comments_shown = CommentsShown(sessions, clock, messenger)
 
     def register(self, worker: Worker) -> None:
         worker.register(LINK, self.link)
         worker.register(POLL, self.poll)
         worker.register(PUSH, self.push)
+        self._comments_shown.register(worker)
 
     # Jobs
 

@@ -10,7 +10,7 @@ from sqlalchemy import delete, select, update
 from bot import outcomes
 from bot.db.changes import changed
 from bot.db.statements import Row
-from bot.db.tables import Item, Job, SyncComment, SyncRecord
+from bot.db.tables import Item, Job, SyncRecord
 from bot.db.uow import UnitOfWork
 from bot.jobs import queue
 from bot.sync import links, log
@@ -48,9 +48,7 @@ class Sender:
                     SyncRecord.project_id == opened.row.project_id,
                     (Item.sync_status == ItemSyncStatus.PENDING.value)
                     | SyncRecord.deleted.is_(True)
-                    | SyncRecord.item_id.in_(
-                        select(SyncComment.item_id).where(SyncComment.source_comment_id.is_(None))
-                    ),
+                    | SyncRecord.item_id.in_(links.items_with_waiting_comments()),
                 )
             )
             queued = set(

@@ -2,6 +2,7 @@
 description ↔ body, status id ↔ state, priority by name, one assignee (account id, email when
 Jira shows it), `duedate`, `resolutiondate` as the completed date, `updated` as the version."""
 
+import zlib
 from datetime import date, datetime
 from typing import Any
 
@@ -10,7 +11,8 @@ from bot.sync.jira.adf import to_adf, to_text
 from bot.sync.source import SourceChange, SourceFields, SourceItem, SourcePerson
 
 # What a search or a read asks for: the fields an item is made of.
-# `comment` for its `total`: an issue's comments are read only when their count moved.
+# `comment` for its `total` and its comments' `updated`: an issue's comments are read only when
+# their mark moved.
 READ = ["summary", "description", "issuetype", "status", "priority", "assignee", "duedate",
         "updated", "resolutiondate", "comment"]  # fmt: skip
 PRESENT = frozenset({"title", "body", "state", "priority", "assignees", "due_date"})
@@ -59,13 +61,24 @@ def source_item(issue: dict[str, Any], *, site: str) -> SourceItem:
         version=str(updated or ""),
         changed_at=parse_time(updated),
         url=f"{site}/browse/{issue['key']}",
-        comment_count=_total(given.get("comment")),
+        comment_count=_mark(given.get("comment")),
     )
 
 
-def _total(comments: object) -> int | None:
+def _mark(comments: object) -> int | None:
+    """The issue's comments as one number that moves when one is added, edited or deleted:
+    0 for none, else their count and the last `updated` of those the field lists, hashed
+    (within a database integer). None when Jira gave no count."""
     total = comments.get("total") if isinstance(comments, dict) else None
-    return total if isinstance(total, int) else None
+    if not isinstance(total, int) or isinstance(total, bool):
+        return None
+    if total == 0:
+        return 0
+    listed = comments.get("comments") if isinstance(comments, dict) else None
+    last = max(
+        (str(c.get("updated") or "") for c in listed or () if isinstance(c, dict)), default=""
+    )
+    return zlib.crc32(f"{total}|{last}".encode()) & 0x7FFFFFFF
 
 
 def edits(change: SourceChange, assignee: str | None) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from bot.events.ssrf import AllowList
 from bot.projects.sources import SourceValue
 from bot.sync.address import base_url
 from bot.sync.jira import fields
-from bot.sync.jira.adf import to_adf, to_text
 from bot.sync.jira.client import JiraClient
+from bot.sync.jira.comments import Comments
 from bot.sync.pacer import PACER, HostPacer
 from bot.sync.source import (
     Changed,
@@ -45,7 +45,6 @@ from bot.sync_records.schemas import ItemSyncStatus
 
 PAGE = 100  # issues one search page asks for with an item's fields
 IDS_PAGE = 5000  # issues one search page holds at most when only ids are asked for
-COMMENTS_PAGE = 100
 OVERLAP = timedelta(minutes=2)  # a pull starts this long before the last change read
 TIE = timedelta(milliseconds=1)  # `updated`'s precision
 JQL_TIME = "%Y-%m-%d %H:%M"
@@ -65,6 +64,7 @@ class JiraSource:
         pacer: HostPacer = PACER,
     ) -> None:
         self._client = JiraClient(http, site, email=email, token=token, clock=clock, pacer=pacer)
+        self._comments = Comments(self._client)
         self._site = str(site).rstrip("/")
         self._project = project  # the project key (its `sourceId`)
         self._zone: tzinfo | None = None
@@ -336,33 +336,21 @@ class JiraSource:
         except SourceNotFound:
             return  # gone already
 
-    # Comments
+    # Comments (`bot.sync.jira.comments`)
 
     async def comments(self, item_id: str) -> Sequence[SourceComment]:
-        client = self._client
-        found: list[SourceComment] = []
-        while True:
-            answer = await client.call(
-                "GET",
-                client.url("issue", item_id, "comment"),
-                params={"startAt": str(len(found)), "maxResults": str(COMMENTS_PAGE)},
-                what=f"read the comments of {item_id}",
-            )
-            page = list((answer or {}).get("comments") or [])
-            found += [_comment(c) for c in page]
-            if not page or len(found) >= int((answer or {}).get("total") or 0):
-                return found
+        return await self._comments.listed(item_id)
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
-        client = self._client
-        said = to_adf(f"**{author_name}**:\n\n{text}") or {}
-        answer = await client.call(
-            "POST",
-            client.url("issue", item_id, "comment"),
-            body={"body": said},
-            what=f"comment on {item_id}",
-        )
-        return _comment(answer)
+        return await self._comments.add(item_id, text, author_name=author_name)
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        await self._comments.edit(item_id, comment_id, text, author_name=author_name)
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        await self._comments.delete(item_id, comment_id)
 
     # Webhooks
 
@@ -419,13 +407,3 @@ def _after(item: SourceItem, cursor: datetime | None) -> bool:
 
 def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _comment(answer: dict[str, Any]) -> SourceComment:
-    created = fields.parse_time(answer.get("created"))
-    return SourceComment(
-        id=str(answer["id"]),
-        author=fields.person(answer.get("author")),
-        text=to_text(answer.get("body")),
-        created_at=created if created is not None else datetime.min.replace(tzinfo=UTC),
-    )

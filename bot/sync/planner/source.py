@@ -40,6 +40,7 @@ AT_ONCE = 8  # task reads one poll has in flight
 DELETE_TRIES = 3  # a delete whose ETag moved meanwhile reads it again, this many times in all
 _TASK_FIELDS = frozenset({"title", "state", "priority", "start_date", "due_date", "assignees"})
 T = TypeVar("T")
+NOT_SYNCED = "Planner keeps comments in group conversations; they are not synced"
 
 
 class PlannerSource:
@@ -299,9 +300,15 @@ class PlannerSource:
         return []  # Planner keeps comments in group conversations: not synced
 
     async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
-        raise SourceRefused(
-            "NotSynced", "Planner keeps comments in group conversations; they are not synced"
-        )
+        raise SourceRefused("NotSynced", NOT_SYNCED)
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        raise SourceRefused("NotSynced", NOT_SYNCED)
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        raise SourceRefused("NotSynced", NOT_SYNCED)
 
     async def register_hooks(self, url: str, secret: str) -> HookRegistration:
         return HookRegistration()  # no change notifications in Graph v1.0: polling only

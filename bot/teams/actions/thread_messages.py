@@ -76,23 +76,34 @@ async def keep_reply(
     )
 
 
-async def keep_edit(uow: UnitOfWork, activity: Activity) -> None:
+async def keep_edit(
+    uow: UnitOfWork, activity: Activity, *, revised: discussions.Revised | None = None
+) -> None:
+    """Store the message's new body (and note it for `revised`, the item's source)."""
     await discussions.record_edit(
         uow,
         conversation_id=activity.conversation.id,
         message_id=str(activity.id),
         body=body_of(activity),
         at=_when(uow, activity),
+        revised=revised,
     )
 
 
-async def keep_deletion(uow: UnitOfWork, activity: Activity, *, deleted: bool) -> None:
+async def keep_deletion(
+    uow: UnitOfWork,
+    activity: Activity,
+    *,
+    deleted: bool,
+    revised: discussions.Revised | None = None,
+) -> None:
     await discussions.record_deletion(
         uow,
         conversation_id=activity.conversation.id,
         message_id=str(activity.id),
         at=_when(uow, activity),
         deleted=deleted,
+        revised=revised,
     )
 
 

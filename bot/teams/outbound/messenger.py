@@ -36,6 +36,9 @@ class TeamsMessenger:
             conversation_id=conversation_id, activity_id=activity_id, activity=self._message(said)
         )
 
+    async def remove(self, *, conversation_id: str, activity_id: str) -> None:
+        await self._notifier.remove(conversation_id=conversation_id, activity_id=activity_id)
+
     def describe(self, root: ThreadRoot) -> dict[str, Any]:
         return description_of(root, public_url=self._public_url)
 

@@ -1,8 +1,9 @@
 """Proactive messages: queued as jobs in the caller's transaction, sent within Teams' limits
 (`bot.teams.outbound.send_budget`), retried.
 
-Start a thread in a channel, reply in a thread, update a sent card, through the conversation
-references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back after Retry-After.
+Start a thread in a channel, reply in a thread, update or delete a sent message, through the
+conversation references roster sync stored. Teams' 429 (and 412, 502, 504) put the job back
+after Retry-After.
 """
 
 import logging
@@ -159,6 +160,12 @@ class Notifier:
             client.conversations.update_activity(conversation_id, activity_id, outgoing)
         )
         return Sent(conversation_id, activity_id)
+
+    async def remove(self, *, conversation_id: str, activity_id: str) -> None:
+        reference = await self._reference(conversation_id)
+        await self.budget.wait_turn(conversation_id, tenant=_tenant(reference))
+        client = await self._runtime.connector(reference.service_url)
+        await self._call(client.conversations.delete_activity(conversation_id, activity_id))
 
     async def _run_new_thread(self, job: ClaimedJob[NewThread]) -> None:
         await self.start_thread(channel_id=job.payload.channel_id, activity=job.payload.activity)

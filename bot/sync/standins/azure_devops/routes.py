@@ -41,6 +41,8 @@ class Api:
             web.post(wit + "/workitems/{ref}", self.create),
             web.get(wit + "/workItems/{workItemId}/comments", self.comments),
             web.post(wit + "/workItems/{workItemId}/comments", self.add_comment),
+            web.patch(wit + "/workItems/{workItemId}/comments/{commentId}", self.edit_comment),
+            web.delete(wit + "/workItems/{workItemId}/comments/{commentId}", self.delete_comment),
             web.get("/{org}/_apis/hooks/subscriptions", self.subscriptions),
             web.post("/{org}/_apis/hooks/subscriptions", self.subscribe),
             web.get("/{org}/_apis/hooks/subscriptions/{subscriptionId}", self.subscription),
@@ -235,6 +237,29 @@ class Api:
             _id(request.match_info["workItemId"]), text, self.s.caller(request)
         )
         return web.json_response(views.comment(note, self.s.org_url, self.s.project_id))
+
+    async def edit_comment(self, request: web.Request) -> web.Response:
+        self._check(request, COMMENTS_API)
+        body = await _json(request)
+        text = body.get("text") if isinstance(body, dict) else None
+        if not isinstance(text, str):
+            raise bad_request("The comment needs a text.")
+        note = self.s.store.edit_comment(
+            _id(request.match_info["workItemId"]),
+            _id(request.match_info["commentId"]),
+            text,
+            self.s.caller(request),
+        )
+        return web.json_response(views.comment(note, self.s.org_url, self.s.project_id))
+
+    async def delete_comment(self, request: web.Request) -> web.Response:
+        self._check(request, COMMENTS_API)
+        self.s.store.delete_comment(
+            _id(request.match_info["workItemId"]),
+            _id(request.match_info["commentId"]),
+            self.s.caller(request),
+        )
+        return web.Response(status=200)
 
     # Service hooks
 

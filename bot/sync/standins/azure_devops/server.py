@@ -128,6 +128,16 @@ class AzureDevOpsStandin(LocalSource):
         """A comment made there; its id."""
         return self.store.add_comment(item_id, text, parse_identity(by)).id
 
+    def edit_comment(
+        self, item_id: int, comment_id: int, text: str, *, by: str = SOMEONE_ELSE
+    ) -> None:
+        """A comment edited there."""
+        self.store.edit_comment(item_id, comment_id, text, parse_identity(by))
+
+    def delete_comment(self, item_id: int, comment_id: int, *, by: str = SOMEONE_ELSE) -> None:
+        """A comment deleted there."""
+        self.store.delete_comment(item_id, comment_id, parse_identity(by))
+
     def add_state(
         self, item_type: str, name: str, *, category: str = "InProgress", color: str = "007acc"
     ) -> None:

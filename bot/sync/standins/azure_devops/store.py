@@ -30,6 +30,9 @@ class Comment:
     text: str
     by: Identity
     at: datetime
+    version: int = 1  # moves with each edit
+    modified_by: Identity | None = None
+    modified_at: datetime | None = None
 
 
 @dataclass(slots=True)
@@ -153,17 +156,49 @@ class Store:
         item = self.get(item_id)
         if not text.strip():
             raise bad_request("The comment text cannot be empty.")
-        before = dict(item.fields)
-        fields = {k: v for k, v in item.fields.items() if k != "System.History"}
-        fields["System.CommentCount"] = len(item.comments) + 1
-        self._bump(item, fields, by)
-        item.fields = fields
-        item.revisions.append(dict(fields))
+        before = self._revised(item, by, len(item.comments) + 1)
         comment = Comment(self._next_comment_id, item_id, text, by, item.changed_at)
         self._next_comment_id += 1
         item.comments.append(comment)
         self._listener("workitem.updated", item, before)
         return comment
+
+    def edit_comment(self, item_id: int, comment_id: int, text: str, by: Identity) -> Comment:
+        """A comment's new text; a new revision of the item, as its adding makes (the stand-in
+        assumes the service shows an edit as it shows an add)."""
+        item = self.get(item_id)
+        comment = self._comment(item, comment_id)
+        if not text.strip():
+            raise bad_request("The comment text cannot be empty.")
+        before = self._revised(item, by, len(item.comments))
+        comment.text, comment.version = text, comment.version + 1
+        comment.modified_by, comment.modified_at = by, item.changed_at
+        self._listener("workitem.updated", item, before)
+        return comment
+
+    def delete_comment(self, item_id: int, comment_id: int, by: Identity) -> None:
+        """A comment gone from the item's list; its count moves with a new revision."""
+        item = self.get(item_id)
+        comment = self._comment(item, comment_id)
+        before = self._revised(item, by, len(item.comments) - 1)
+        item.comments.remove(comment)
+        self._listener("workitem.updated", item, before)
+
+    def _comment(self, item: WorkItem, comment_id: int) -> Comment:
+        found = next((c for c in item.comments if c.id == comment_id), None)
+        if found is None:
+            raise AdoError(404, f"Comment {comment_id} does not exist on work item {item.id}.")
+        return found
+
+    def _revised(self, item: WorkItem, by: Identity, count: int) -> dict[str, Any]:
+        """A new revision for a change of the item's comments; its fields before."""
+        before = dict(item.fields)
+        fields = {k: v for k, v in item.fields.items() if k != "System.History"}
+        fields["System.CommentCount"] = count
+        self._bump(item, fields, by)
+        item.fields = fields
+        item.revisions.append(dict(fields))
+        return before
 
     def query(
         self, types: Iterable[str], since: datetime | None, area: str | None

@@ -62,18 +62,18 @@ def update(item: WorkItem, before: dict[str, Any], org_url: str, project_id: str
 
 
 def comment(note: Comment, org_url: str, project_id: str) -> dict[str, Any]:
-    at = iso(note.at)
+    modified_by = note.modified_by or note.by
     return {
         "workItemId": note.work_item_id,
         "id": note.id,
-        "version": 1,
+        "version": note.version,
         "text": note.text,
         "renderedText": note.text,
         "format": "html",
         "createdBy": note.by.ref(),
-        "createdDate": at,
-        "modifiedBy": note.by.ref(),
-        "modifiedDate": at,
+        "createdDate": iso(note.at),
+        "modifiedBy": modified_by.ref(),
+        "modifiedDate": iso(note.modified_at or note.at),
         "isDeleted": False,
         "url": f"{org_url}/{project_id}/_apis/wit/workItems/{note.work_item_id}/comments/{note.id}",
     }

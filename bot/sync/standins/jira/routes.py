@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from bot.sync.standins.jira import jql, views
-from bot.sync.standins.jira.store import ISSUE_TYPES, PRIORITIES, Issue
+from bot.sync.standins.jira.store import ISSUE_TYPES, PRIORITIES, Comment, Issue
 
 if TYPE_CHECKING:
     from bot.sync.standins.jira.server import JiraStandin
@@ -47,6 +47,8 @@ class Api:
             web.post(API + "/issue/{key}/transitions", self.transition),
             web.get(API + "/issue/{key}/comment", self.comments),
             web.post(API + "/issue/{key}/comment", self.add_comment),
+            web.put(API + "/issue/{key}/comment/{id}", self.edit_comment),
+            web.delete(API + "/issue/{key}/comment/{id}", self.delete_comment),
             web.get(API + "/user/search", self.user_search),
         ]
 
@@ -213,11 +215,21 @@ class Api:
 
     async def add_comment(self, request: web.Request) -> web.Response:
         issue = self._issue(request)
-        body = (await _json(request)).get("body")
-        if not isinstance(body, dict) or body.get("type") != "doc":
-            raise JiraError(400, fields={"comment": "Comment body can not be empty!"})
-        made = self.s.store.comment(issue, body, self.s.caller(request).account_id)
+        made = self.s.store.comment(
+            issue, await _comment_body(request), self.s.caller(request).account_id
+        )
         return web.json_response(self.s.comment_view(issue, made), status=201)
+
+    async def edit_comment(self, request: web.Request) -> web.Response:
+        issue = self._issue(request)
+        comment = _comment_of(issue, request)
+        self.s.store.edit_comment(issue, comment, await _comment_body(request))
+        return web.json_response(self.s.comment_view(issue, comment))
+
+    async def delete_comment(self, request: web.Request) -> web.Response:
+        issue = self._issue(request)
+        self.s.store.delete_comment(issue, _comment_of(issue, request))
+        return web.Response(status=204)
 
     async def user_search(self, request: web.Request) -> web.Response:
         query = request.query.get("query", "").strip().lower()
@@ -230,6 +242,21 @@ class Api:
             or u.display_name.lower().startswith(query)
         ]
         return web.json_response([views.user(self.s.base_url, u) for u in found])
+
+
+async def _comment_body(request: web.Request) -> dict[str, Any]:
+    body = (await _json(request)).get("body")
+    if not isinstance(body, dict) or body.get("type") != "doc":
+        raise JiraError(400, fields={"comment": "Comment body can not be empty!"})
+    return body
+
+
+def _comment_of(issue: Issue, request: web.Request) -> Comment:
+    wanted = request.match_info["id"]
+    found = next((c for c in issue.comments if c.id == wanted), None)
+    if found is None:
+        raise JiraError(404, f"Can not find a comment for the id: {wanted}.")
+    return found
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

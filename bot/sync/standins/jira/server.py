@@ -121,6 +121,17 @@ class JiraStandin(LocalSource):
     def comment(self, key: str, body: dict[str, Any], *, by: User = SOMEONE_ELSE) -> Comment:
         return self.store.comment(self.store.issues[key], body, by.account_id)
 
+    def edit_comment(self, key: str, comment_id: str, body: dict[str, Any]) -> None:
+        """A comment edited there."""
+        issue = self.store.issues[key]
+        found = next(c for c in issue.comments if c.id == comment_id)
+        self.store.edit_comment(issue, found, body)
+
+    def delete_comment(self, key: str, comment_id: str) -> None:
+        """A comment deleted there."""
+        issue = self.store.issues[key]
+        self.store.delete_comment(issue, next(c for c in issue.comments if c.id == comment_id))
+
     def add_status(self, name: str, *, category: str = "indeterminate") -> str:
         """A status added to the workflow there (after the others, reachable from any status,
         as an administrator adds one); its id."""

@@ -57,6 +57,7 @@ class Comment:
     author: str  # account id
     body: dict[str, Any]  # ADF
     created: datetime
+    updated: datetime | None = None  # None: never edited
 
 
 @dataclass(slots=True)
@@ -175,3 +176,13 @@ class Store:
         issue.updated = self._stamp(issue)  # as Jira does: a comment is a change of the issue
         self._listener("comment_created", issue)
         return made
+
+    def edit_comment(self, issue: Issue, comment: Comment, body: dict[str, Any]) -> None:
+        comment.body, comment.updated = body, self.clock.now()
+        issue.updated = self._stamp(issue)
+        self._listener("comment_updated", issue)
+
+    def delete_comment(self, issue: Issue, comment: Comment) -> None:
+        issue.comments.remove(comment)
+        issue.updated = self._stamp(issue)
+        self._listener("comment_deleted", issue)

@@ -138,7 +138,7 @@ def comment(base: str, issue_id: int, c: Comment, author: User) -> dict[str, Any
         "updateAuthor": user(base, author),
         "body": c.body,
         "created": jira_time(c.created),
-        "updated": jira_time(c.created),
+        "updated": jira_time(c.updated or c.created),
         "jsdPublic": True,
     }
 
