@@ -119,6 +119,41 @@ async def test_a_stale_etag_pulls_the_change_there_then_sends_again(
     )
 
 
+async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
+    client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    """Planner made the change but its answer was lost (a timeout, or our own write of the new
+    ETag failing after it): the stored ETag is stale, so the next try gets 412; the task is
+    pulled, the change read back is ours (no conflict) and what had not gone yet goes."""
+    ada = await factory.member()
+    task_id = planner.create("Shared", priority=5)
+    project = await link_planner(client, ada, planner)
+    (task,) = await tasks(client, ada)
+    planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
+    await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
+    await run_jobs(client)
+    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    (task,) = await tasks(client, ada)
+    assert task["sync"]["status"] == "Svc_PENDING"
+    await poll(client, clock)  # the push's retry is due
+    assert [x.status for x in planner.exchanges_to("PATCH", task_id) if "/details" not in x.path] == [
+        504,
+        412,
+    ]
+    assert [x.status for x in planner.exchanges_to("PATCH", "/details")] == [200]
+    there = planner.task(task_id)
+    assert there is not None
+    assert (there["title"], there["description"]) == ("Renamed here", "Why and how")
+    (task,) = await tasks(client, ada)
+    assert (task["name"], task["body"], task["sync"]["status"]) == (
+        "Renamed here",
+        "Why and how",
+        None,
+    )
+    status = await sync_status(client, ada, project["_id"])
+    assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
+
+
 async def test_changes_there_come_in_by_poll_and_a_description_edit_by_the_sweep(
     client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
 ) -> None:
