@@ -10,9 +10,7 @@ from tests.factories import Factory, Member, create_item
 from tests.items.refusals import stored
 from tests.projects.bodies import add_project, jira, native_project, planner
 
-PLANNER_SAID = (
-    "projectId: a Planner plan holds tasks only: a Planner project's enableBug is false"
-)
+PLANNER_SAID = "projectId: a Planner plan holds tasks only: a Planner project's enableBug is false"
 NO_BUGS_SAID = "projectId: this project takes no bugs: its enableBug is false"
 
 

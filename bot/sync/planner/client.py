@@ -50,10 +50,13 @@ class Answer:
         """An entry of the batch's `responses` (one missing or malformed: a 502 to try again)."""
         if not isinstance(found, dict) or not isinstance(found.get("status"), int):
             return cls(502, {}, None)
-        headers = found.get("headers") if isinstance(found.get("headers"), dict) else {}
-        return cls(
-            found["status"], {str(k).lower(): str(v) for k, v in headers.items()}, found.get("body")
+        headers = found.get("headers")
+        named = (
+            {str(k).lower(): str(v) for k, v in headers.items()}
+            if isinstance(headers, dict)
+            else {}
         )
+        return cls(found["status"], named, found.get("body"))
 
 
 class GraphClient:
