@@ -1,9 +1,10 @@
 """Planner as the sync benchmarks see it (`sync_rig.SyncSource`): its stand-in (with its Entra
 token endpoint, which the app reaches through `ENTRA_AUTHORITY_URL`), how a plan links, the
-bare client's import (a token, the plan's task pages followed by `@odata.nextLink`, then each
-task's details, `AT_ONCE` in flight a hundred at a time, as the connector reads a first import:
-every ETag is new) and a push replayed (the details read before each write, the task's PATCH
-with `If-Match` the twin's ETag now). Planner has no hooks: only polling brings changes in."""
+bare client's import (a token, the plan's task pages followed by `@odata.nextLink`, then the
+tasks' details in JSON batches of `BATCH`, `AT_ONCE` batches in flight, a hundred tasks at a
+time, as the connector reads a first import: every ETag is new) and a push replayed (the details
+read before each write, the task's PATCH with `If-Match` the twin's ETag now; a poll's batch
+asks for the twins' details). Planner has no hooks: only polling brings changes in."""
 
 import asyncio
 from typing import Any
@@ -14,6 +15,7 @@ import orjson
 from bench.planner_standin import BARE_TOKEN, BUCKETS, CLIENT, SECRET, TENANT, etag
 from bench.sync_rig import Standin
 from bot.sync.planner.client import SCOPE
+from bot.sync.planner.details import BATCH
 from bot.sync.planner.source import AT_ONCE, PAGE
 
 HEADERS = {"Accept": "application/json", "Authorization": f"Bearer {BARE_TOKEN}"}
@@ -69,26 +71,40 @@ class Planner:
                 tasks += [task["id"] for task in page["value"]]
                 url = page.get("@odata.nextLink")
             gate = asyncio.Semaphore(AT_ONCE)
+            batch_url = f"{there.hostname}/$batch"
 
-            async def details(task_id: str) -> None:
-                read = f"{there.hostname}{TASKS}{task_id}/details"
-                async with gate, http.get(read, headers=headers) as r:
-                    orjson.loads(await r.read())
+            async def details(task_ids: list[str]) -> None:
+                asked = [
+                    {"id": str(n), "method": "GET", "url": f"{TASKS}{task_id}/details"}
+                    for n, task_id in enumerate(task_ids, 1)
+                ]
+                async with (
+                    gate,
+                    http.post(batch_url, json={"requests": asked}, headers=headers) as r,
+                ):
+                    answered = orjson.loads(await r.read())["responses"]
+                    assert all(one["status"] == 200 for one in answered)
 
             for start in range(0, len(tasks), PAGE):
-                await asyncio.gather(*(details(t) for t in tasks[start : start + PAGE]))
+                page_ids = tasks[start : start + PAGE]
+                chunks = [page_ids[n : n + BATCH] for n in range(0, len(page_ids), BATCH)]
+                await asyncio.gather(*(details(chunk) for chunk in chunks))
         return len(tasks)
 
     def replayed(
         self, request: dict[str, Any], twin: dict[str, str], revs: dict[str, int]
     ) -> tuple[str, bytes | None, dict[str, str]]:
         path = request["path"]
-        before, _, rest = path.partition(TASKS)
-        if not rest:
+        if path.endswith("/$batch"):  # a poll's details: the twins' asked for
+            asked = [
+                {**one, "url": _twinned(one["url"], twin)} for one in request["body"]["requests"]
+            ]
+            json_headers = {**HEADERS, "Content-Type": "application/json"}
+            return path, orjson.dumps({"requests": asked}), json_headers
+        if TASKS not in path:
             return path, None, HEADERS
-        task_id, _, tail = rest.partition("/")
-        task_id = twin[task_id]
-        path = before + TASKS + task_id + (f"/{tail}" if tail else "")
+        path = _twinned(path, twin)
+        task_id = path.partition(TASKS)[2].partition("/")[0]
         if request["method"] != "PATCH":
             return path, None, HEADERS
         headers = {
@@ -99,6 +115,13 @@ class Planner:
         }
         revs[task_id] += 1
         return path, orjson.dumps(request["body"]), headers
+
+
+def _twinned(path: str, twin: dict[str, str]) -> str:
+    """The path with its task's id replaced by its twin's."""
+    before, _, rest = path.partition(TASKS)
+    task_id, _, tail = rest.partition("/")
+    return before + TASKS + twin[task_id] + (f"/{tail}" if tail else "")
 
 
 SOURCE = Planner()

@@ -112,6 +112,7 @@ def new_item_row(
     project and its mappings decide (assignees are checked apart); its id and number are left to
     the caller."""
     _check_source(body.source, project)
+    project.check_takes(kind)
     # Only an absent or null value takes the default: "" names no status and is refused.
     status = (
         catalog.statuses.named(body.status)
@@ -211,6 +212,8 @@ async def update_item(
     _check_source(sent.get("source"), project)
     new.update(project_id=project.id, source=project.source)
     moved = project.id != item.project_id
+    if moved:  # a bug left where it is may stay where enableBug was turned off since
+        project.check_takes(kind)
     if status is not None and ("status" in sent or moved):
         # A status given, or a move to another project: the item shows its status again.
         new.update(status=status.name, status_id=status.id, sync_status=None)

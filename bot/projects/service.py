@@ -25,9 +25,10 @@ from bot.sync_records.schemas import ProjectSyncOut
 # The secrets a project may hold (sync.md: per source), by field name.
 SECRET_NAMES = ("token", "password", "email", "tenant_id", "client_id", "client_secret")
 PLANNER_TASKS_ONLY = "a Planner plan holds tasks only: a Planner project's enableBug is false"
+NO_BUGS = "this project takes no bugs: its enableBug is false"
 NATIVE_FIXED = ("hostname", "enable", "enable_bug", "states", "sync", *SECRET_NAMES)
 # What an item takes from its project: every create reads it.
-_ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source)
+_ITEM_PROJECT = select(Project.id, Project.channel_id, Project.source, Project.enable_bug)
 _NATIVE = Prepared(
     _ITEM_PROJECT.where(
         Project.channel_id == bindparam("channel_id"), Project.source == SourceKind.NATIVE
@@ -102,6 +103,15 @@ class ItemProject:
     id: str
     channel_id: str
     source: str
+    enable_bug: bool
+
+    def check_takes(self, kind: ItemKind) -> None:
+        """An item of `kind` may enter the project: a bug only where `enableBug` is true (never
+        a Planner plan's), else 400 naming `projectId`."""
+        if kind is ItemKind.BUG and not self.enable_bug:
+            raise Invalid(
+                "projectId", PLANNER_TASKS_ONLY if self.source == SourceKind.PLANNER else NO_BUGS
+            )
 
 
 async def native_project(uow: UnitOfWork, *, channel_id: str) -> ItemProject:

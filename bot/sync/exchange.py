@@ -61,8 +61,7 @@ async def send(
     clean: Callable[[str], str],
 ) -> Any:
     """The answer's JSON (None when empty); `what` names the request in errors."""
-    host = f"{url.host}:{url.port}"
-    left = pacer.wait_left(host, clock=clock)
+    left = pacer.wait_left(host_of(url), clock=clock)
     if left is not None:
         raise SourceThrottled(
             f"{what}: {vendor} asked to wait; {left.total_seconds():.0f} s left",
@@ -79,12 +78,7 @@ async def send(
     except (aiohttp.ClientError, TimeoutError, OSError) as exc:
         raise SourceError(clean(f"{what}: {type(exc).__name__} {exc}")) from None
     if status in THROTTLED:
-        asked = retry_after(waited, now=clock.now(), cap=LONGEST_WAIT)
-        wait = pacer.hold(host, asked, clock=clock)
-        log.info("%s %s: %s, holding the host %.1f s", vendor, what, status, wait.total_seconds())
-        raise SourceThrottled(
-            f"{what}: {vendor} answered {status}", retry_after=wait.total_seconds()
-        )
+        raise throttled(pacer, url, status, waited, clock=clock, vendor=vendor, what=what)
     if not 200 <= status < 300:
         raise failure(status, clean(answer.decode("utf-8", "replace")))
     if not answer.strip():
@@ -93,3 +87,26 @@ async def send(
         return orjson.loads(answer)
     except orjson.JSONDecodeError:
         raise SourceError(f"{what}: {vendor} answered {status} with no JSON") from None
+
+
+def host_of(url: URL) -> str:
+    """The key a host is paced by."""
+    return f"{url.host}:{url.port}"
+
+
+def throttled(
+    pacer: HostPacer,
+    url: URL,
+    status: int,
+    waited: str | None,
+    *,
+    clock: Clock,
+    vendor: str,
+    what: str,
+) -> SourceThrottled:
+    """A 429 or 503 from `url`'s host (`waited` its `Retry-After`): nothing more goes there
+    before the wait is over; the error to raise."""
+    asked = retry_after(waited, now=clock.now(), cap=LONGEST_WAIT)
+    wait = pacer.hold(host_of(url), asked, clock=clock)
+    log.info("%s %s: %s, holding the host %.1f s", vendor, what, status, wait.total_seconds())
+    return SourceThrottled(f"{what}: {vendor} answered {status}", retry_after=wait.total_seconds())

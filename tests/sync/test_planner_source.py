@@ -28,7 +28,7 @@ from bot.sync.source import (
     SourceUnauthorized,
 )
 from bot.sync.standins.planner import PlannerStandin
-from tests.vendor_apis.planner_fixtures import MakePlanner, make_planner
+from tests.vendor_apis.planner_fixtures import MakePlanner, batches, details_read, make_planner
 
 __all__ = ["make_planner"]
 
@@ -96,15 +96,15 @@ async def test_a_token_expiring_mid_pull_is_fetched_again_once_for_all(
     planner.seed(10)
     source = connect(http, planner, clock)
     await source.check()
-    held = planner.hang_next(path_part="/details")
+    held = planner.hang_next(path_part="/$batch")
     pulling = asyncio.create_task(pull(source, None))
-    await held.arrived.wait()  # the other reads are in flight with the same token
+    await held.arrived.wait()  # the details' batch is in flight with the token
     planner.expire_tokens()
     held.release()
     items, _ = await pulling
     assert len(items) == 10
     assert planner.tokens_issued == 2
-    assert [x.status for x in planner.exchanges_to("GET", "/details")].count(401) >= 1
+    assert [x.status for x in planner.exchanges_to("POST", "/$batch")] == [401, 200]
 
 
 async def test_a_token_is_kept_until_it_nearly_expires(
@@ -141,17 +141,81 @@ async def test_pulls_read_details_of_moved_tasks_and_sweep_the_rest_within_ten_p
     imported, cursor = await pull(source, None)
     assert sorted(item.id for item in imported) == sorted(ids)
     planner.change(ids[3], percentComplete=50)
-    details_before = len(planner.exchanges_to("GET", "/details"))
+    details_before = len(details_read(planner))
     changed, cursor = await pull(source, cursor)
     moved = next(item for item in changed if item.id == ids[3])
     assert moved.fields.state == "PLSTT-InProgress"
-    read = len(planner.exchanges_to("GET", "/details")) - details_before
+    read = len(details_read(planner)) - details_before
     assert read == len(changed) < 30  # the moved one and this poll's tenth, no more
     swept: set[str] = {item.id for item in changed}
     for _ in range(9):
         changed, cursor = await pull(source, cursor)
         swept |= {item.id for item in changed}
     assert swept == set(ids)  # every task's details read within ten polls
+
+
+async def test_a_pull_reads_the_details_in_json_batches_of_twenty(
+    http: aiohttp.ClientSession, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    ids = planner.seed(45)
+    source = connect(http, planner, clock)
+    imported, cursor = await pull(source, None)
+    assert len(imported) == 45
+    assert [len(batch) for batch in batches(planner)] == [20, 20, 5]  # not 45 requests
+    assert sorted(details_read(planner)) == sorted(ids)
+    assert planner.exchanges_to("GET", "/details") == []
+    for task_id in ids[:25]:
+        planner.change(task_id, percentComplete=100)
+    sent = len(planner.exchanges)
+    changed, _ = await pull(source, cursor)
+    assert {i.id for i in changed} >= set(ids[:25])
+    assert all(i.fields.state == "PLSTT-Completed" for i in changed if i.id in ids[:25])
+    listing = (45 + 3) // 4  # the plan's tasks, four to a page
+    assert len(planner.exchanges) - sent == listing + (len(changed) + 19) // 20
+
+
+async def test_a_throttled_request_inside_a_batch_holds_the_host_and_loses_nothing(
+    http: aiohttp.ClientSession, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    ids = planner.seed(30)
+    source = connect(http, planner, clock)
+    _, cursor = await pull(source, None)
+    for task_id in ids:
+        planner.change(task_id, title=f"Changed {task_id}")
+    throttled_one = ids[7]
+    planner.fail_next(status=429, retry_after=30, path_part=f"/tasks/{throttled_one}/details")
+    got: list[SourceItem] = []
+    with pytest.raises(SourceThrottled) as throttled:
+        async for page in source.changed_since(cursor, item_types=["Task"], query=None):
+            got += page.items
+            cursor = page.cursor  # kept by the engine as each page is stored
+    assert throttled.value.retry_after == 30
+    assert {i.id for i in got} == set(ids) - {throttled_one}  # the batch's others, kept
+    sent = len(planner.exchanges)
+    with pytest.raises(SourceThrottled):
+        await pull(source, cursor)
+    assert len(planner.exchanges) == sent  # nothing sent before Retry-After has passed
+    clock.advance(timedelta(seconds=30))
+    changed, _ = await pull(source, cursor)
+    assert throttled_one in {i.id for i in changed}
+    got += changed
+    assert {i.id: i.fields.title for i in got} == {t: f"Changed {t}" for t in ids}
+
+
+async def test_a_failed_request_inside_a_batch_is_sent_again_in_the_next(
+    http: aiohttp.ClientSession, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    ids = planner.seed(25)
+    planner.fail_next(status=503, path_part=f"/tasks/{ids[3]}/details")  # no Retry-After
+    planner.fail_next(status=500, path_part=f"/tasks/{ids[4]}/details")
+    source = connect(http, planner, clock)
+    with pytest.raises(SourceThrottled):  # a 503 holds the host, as Graph asks
+        await pull(source, None)
+    planner.fail_next(status=502, path_part=f"/tasks/{ids[5]}/details")
+    clock.advance(timedelta(minutes=1))
+    imported, _ = await pull(source, None)
+    assert sorted(i.id for i in imported) == sorted(ids)
+    assert [len(batch) for batch in batches(planner)][2:] == [20, 5, 1]  # the 502, once more
 
 
 async def test_a_description_edit_is_found_by_the_sweep(

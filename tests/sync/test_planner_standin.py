@@ -108,3 +108,43 @@ async def test_failures_and_throttling_answer_as_graph_does(planner: PlannerStan
         assert (await call(http, "GET", plan, bearer))[0] == 200
         async with http.get(plan, headers={"Authorization": f"Bearer {bearer}"}) as response:
             assert response.status == 429 and int(response.headers["Retry-After"]) >= 1
+
+
+async def test_a_json_batch_answers_each_read_on_its_own_and_takes_twenty_at_most(
+    planner: PlannerStandin,
+) -> None:
+    ids = planner.seed(3)
+    planner.describe(ids[0], "Why")
+    planner.fail_next(status=429, retry_after=5, path_part=f"/tasks/{ids[1]}/details")
+    reads = [
+        {"id": "a", "method": "GET", "url": f"/planner/tasks/{ids[0]}/details"},
+        {"id": "b", "method": "GET", "url": f"/planner/tasks/{ids[1]}/details"},
+        {"id": "c", "method": "GET", "url": f"/planner/tasks/{ids[2]}"},
+        {"id": "d", "method": "GET", "url": "/planner/tasks/gone/details"},
+        {
+            "id": "e",
+            "method": "DELETE",
+            "url": f"/planner/tasks/{ids[2]}",
+            "headers": {"If-Match": "x"},
+        },
+    ]
+    batch = f"{planner.graph_url}/$batch"
+    async with aiohttp.ClientSession() as http:
+        bearer = (await token(http, planner))[1]["access_token"]
+        status, answer, _ = await call(http, "POST", batch, bearer, json={"requests": reads})
+        assert status == 200
+        by_id = {r["id"]: r for r in answer["responses"]}
+        assert by_id["a"]["body"]["description"] == "Why"
+        assert by_id["a"]["headers"]["ETag"] == by_id["a"]["body"]["@odata.etag"]
+        assert (by_id["b"]["status"], by_id["b"]["headers"]["Retry-After"]) == (429, "5")
+        assert by_id["c"]["body"]["id"] == ids[2]
+        assert by_id["d"]["status"] == 404
+        assert by_id["e"]["status"] == 400 and planner.task(ids[2]) is not None  # reads only
+        many = [
+            {"id": str(n), "method": "GET", "url": f"/planner/tasks/{ids[0]}"} for n in range(21)
+        ]
+        status, refused, _ = await call(http, "POST", batch, bearer, json={"requests": many})
+        assert status == 400 and "20" in refused["error"]["message"]
+        planner.exchanges.pop()  # sent wrong on purpose: not the stand-in's to answer for
+        status, _, _ = await call(http, "POST", batch, bearer, json={"requests": many[:20]})
+        assert status == 200

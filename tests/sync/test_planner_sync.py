@@ -9,7 +9,7 @@ from bot.sync.standins.planner import PlannerStandin
 from tests.factories import Factory
 from tests.sync.linking import run_jobs, sync_status
 from tests.sync.planner_linking import edit, link_planner, planner, settings, tasks
-from tests.vendor_apis.planner_fixtures import make_planner
+from tests.vendor_apis.planner_fixtures import batches, details_read, make_planner
 
 __all__ = ["make_planner", "planner", "settings"]
 INTERVAL = timedelta(seconds=60)
@@ -119,6 +119,43 @@ async def test_a_stale_etag_pulls_the_change_there_then_sends_again(
     )
 
 
+async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
+    client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    """Planner made the change but its answer was lost (a timeout, or our own write of the new
+    ETag failing after it): the stored ETag is stale, so the next try gets 412; the task is
+    pulled, the change read back is ours (no conflict) and what had not gone yet goes."""
+    ada = await factory.member()
+    task_id = planner.create("Shared", priority=5)
+    project = await link_planner(client, ada, planner)
+    (task,) = await tasks(client, ada)
+    planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
+    await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
+    await run_jobs(client)
+    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    (task,) = await tasks(client, ada)
+    assert task["sync"]["status"] == "Svc_PENDING"
+    await poll(client, clock)  # the push's retry is due
+    assert [
+        x.status for x in planner.exchanges_to("PATCH", task_id) if "/details" not in x.path
+    ] == [
+        504,
+        412,
+    ]
+    assert [x.status for x in planner.exchanges_to("PATCH", "/details")] == [200]
+    there = planner.task(task_id)
+    assert there is not None
+    assert (there["title"], there["description"]) == ("Renamed here", "Why and how")
+    (task,) = await tasks(client, ada)
+    assert (task["name"], task["body"], task["sync"]["status"]) == (
+        "Renamed here",
+        "Why and how",
+        None,
+    )
+    status = await sync_status(client, ada, project["_id"])
+    assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
+
+
 async def test_changes_there_come_in_by_poll_and_a_description_edit_by_the_sweep(
     client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
 ) -> None:
@@ -130,14 +167,57 @@ async def test_changes_there_come_in_by_poll_and_a_description_edit_by_the_sweep
     await poll(client, clock)
     by_name = {t["name"]: t for t in await tasks(client, ada)}
     assert (by_name["Task 0"]["status"], by_name["Task 0"]["priority"]) == ("In Progress", "Urgent")
-    details_read = len(planner.exchanges_to("GET", "/details"))
-    assert details_read < 12 + 12  # the import read all; a poll reads the moved and a tenth
+    assert (
+        len(details_read(planner)) < 12 + 12
+    )  # the import read all; a poll, the moved and a tenth
     for _ in range(10):
         if by_name["Task 1"]["body"] == "Edited in Planner":
             break
         await poll(client, clock)
         by_name = {t["name"]: t for t in await tasks(client, ada)}
     assert by_name["Task 1"]["body"] == "Edited in Planner"
+
+
+async def test_a_poll_of_many_moved_tasks_reads_their_details_in_batches(
+    client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    ids = planner.seed(45)
+    await link_planner(client, ada, planner)
+    assert [len(batch) for batch in batches(planner)] == [20, 20, 5]  # the import: 3, not 45
+    for task_id in ids[:30]:
+        planner.change(task_id, percentComplete=100)
+    before = len(batches(planner))
+    await poll(client, clock)
+    polled = batches(planner)[before:]
+    read = sum(len(batch) for batch in polled)
+    assert 30 <= read < 45 and len(polled) == (read + 19) // 20
+    assert planner.exchanges_to("GET", "/details") == []
+    done = [t for t in await tasks(client, ada) if t["status"] == "Completed"]
+    assert len(done) == 30
+
+
+async def test_a_batch_with_one_throttled_request_loses_nothing(
+    client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    ids = planner.seed(25)
+    project = await link_planner(client, ada, planner)
+    for task_id in ids:
+        planner.change(task_id, percentComplete=100)
+    planner.fail_next(status=429, retry_after=120, path_part=f"/tasks/{ids[9]}/details")
+    await poll(client, clock)
+    throttled_at = planner.exchanges[-1].at
+    by_source = {t["sourceId"]: t for t in await tasks(client, ada)}
+    assert by_source[ids[9]]["status"] == "Not Started"  # throttled: not read yet
+    assert sum(t["status"] == "Completed" for t in by_source.values()) == 24  # kept
+    await poll(client, clock)  # 60 s later: within Retry-After, nothing goes
+    assert planner.exchanges[-1].at == throttled_at
+    await poll(client, clock)
+    assert all(x.at >= throttled_at + timedelta(seconds=120) for x in planner.exchanges[-3:])
+    assert {t["status"] for t in await tasks(client, ada)} == {"Completed"}
+    status = await sync_status(client, ada, project["_id"])
+    assert (status["state"], status["lastError"]) == ("running", None)
 
 
 async def test_deletions_travel_both_ways(
@@ -169,14 +249,14 @@ async def test_a_token_expiring_mid_sync_is_fetched_again_once(
     project = await link_planner(client, ada, planner)
     for task_id in ids:
         planner.change(task_id, priority=1)
-    held = planner.hang_next(path_part="/details")  # the poll has listed the tasks
+    held = planner.hang_next(path_part="/$batch")  # the poll has listed the tasks
     polling = asyncio.create_task(poll(client, clock))
     await held.arrived.wait()
     planner.expire_tokens()  # the token the poll holds is refused from now on
     held.release()
     await polling
     assert planner.tokens_issued == 2
-    assert any(x.status == 401 for x in planner.exchanges_to("GET", "/details"))
+    assert any(x.status == 401 for x in planner.exchanges_to("POST", "/$batch"))
     assert {t["priority"] for t in await tasks(client, ada)} == {"Urgent"}
     status = await sync_status(client, ada, project["_id"])
     assert (status["state"], status["lastError"]) == ("running", None)

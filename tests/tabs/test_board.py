@@ -68,15 +68,25 @@ async def test_the_keyboard_moves_a_card_and_the_move_is_announced(
 async def test_a_move_the_mapping_rule_refuses_goes_back_with_the_reason(
     rig: Rig, browser: Browser
 ) -> None:
-    plan = await rig.api(
+    board = await rig.api(
         "POST",
         "/api/projects",
-        json={"source": "Microsoft.Planner", "displayName": "Roadmap plan", "sourceId": "plan-1"},
-    )
+        json={
+            "source": "Jira",
+            "displayName": "Roadmap board",
+            "sourceId": "RB",
+            "hostname": "contoso.atlassian.net",
+            "states": [
+                {"id": "1", "name": "To Do", "category": "New"},
+                {"id": "3", "name": "In Progress", "category": "Active"},
+                {"id": "10001", "name": "Done", "category": "Done"},
+            ],
+        },
+    )  # a project of bugs (a Planner plan takes tasks only)
     await rig.api(
         "POST", "/odata/status", json={"name": "Blocked", "type": "Bug", "category": "Active"}
     )
-    bug = await rig.bug("Synced bug", projectId=plan["_id"])
+    bug = await rig.bug("Synced bug", projectId=board["_id"])
     card = CARD.format(bug["_id"])
     async with open_tab(browser, rig.channel_url(), rig.member.cookie) as tab:
         await tab.until(f"document.querySelector('{COLUMN.format('Blocked')}')")
@@ -85,7 +95,7 @@ async def test_a_move_the_mapping_rule_refuses_goes_back_with_the_reason(
             f"document.querySelector('{COLUMN.format('Not Started')} {card} "
             ".refusal:not([hidden])')?.textContent"
         )
-        assert "not mapped to a status of project 'Roadmap plan'" in reason
+        assert "not mapped to a status of project 'Roadmap board'" in reason
         assert reason.startswith("Not moved: status: 'Blocked'")
         assert await tab.text(f"{COLUMN.format('Blocked')} h2 .count") == "0"
         assert (await rig.api("GET", f"/api/bugs/{bug['_id']}/details"))["status"] == "Not Started"

@@ -62,16 +62,26 @@ async def test_paging_follows_the_next_link(rig: Rig, browser: Browser) -> None:
 
 
 async def test_bulk_edit_of_two_items_shows_each_result(rig: Rig, browser: Browser) -> None:
-    plan = await rig.api(
+    board = await rig.api(
         "POST",
         "/api/projects",
-        json={"source": "Microsoft.Planner", "displayName": "Roadmap plan", "sourceId": "plan-1"},
-    )
+        json={
+            "source": "Jira",
+            "displayName": "Roadmap board",
+            "sourceId": "RB",
+            "hostname": "contoso.atlassian.net",
+            "states": [
+                {"id": "1", "name": "To Do", "category": "New"},
+                {"id": "3", "name": "In Progress", "category": "Active"},
+                {"id": "10001", "name": "Done", "category": "Done"},
+            ],
+        },
+    )  # a project of bugs (a Planner plan takes tasks only)
     await rig.api(
         "POST", "/odata/status", json={"name": "Blocked", "type": "Bug", "category": "Active"}
     )
     native = await rig.bug("Native bug")
-    synced = await rig.bug("Synced bug", projectId=plan["_id"])
+    synced = await rig.bug("Synced bug", projectId=board["_id"])
     async with open_tab(browser, rig.channel_url(view="list"), rig.member.cookie) as tab:
         await tab.until(f"{ROWS}.length === 2")
         for label in ("Choose Bug #1", "Choose Bug #2"):

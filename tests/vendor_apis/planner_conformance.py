@@ -9,6 +9,10 @@ What the metadata leaves implicit, from Graph's documentation: PATCH and DELETE 
 resource carry `If-Match`; `plannerAssignments` is open, each key an Entra object id whose value
 is a `plannerAssignment` (or null, to remove it); errors are `{"error": {code, message}}`; the
 token endpoint (`/{tenant}/oauth2/v2.0/token`) is Entra's OAuth 2.0 client-credentials grant.
+JSON batching (`POST /v1.0/$batch`) is Graph's, not an entity of the metadata: its envelope is
+checked as Graph documents it (`{requests: [{id, method, url, headers?, body?}]}`, 1 to 20,
+ids unique; answered `{responses: [{id, status, headers?, body?}]}`, one per request), and each
+request inside it, with its answer, is checked as one sent alone.
 """
 
 import re
@@ -28,6 +32,21 @@ _QUERY = {"$skiptoken", "$top", "$select"}
 _COLLECTION_KEYS = {"@odata.context", "@odata.nextLink", "@odata.count", "value"}
 _OPEN_VALUES = {"plannerAssignments": "plannerAssignment"}  # documented, not in the CSDL
 _SUCCESS = {"GET": {200}, "POST": {201}, "PATCH": {200, 204}, "DELETE": {204}}
+_BATCH = "/v1.0/$batch"
+_BATCH_MOST = 20
+
+
+@dataclass
+class Inner:
+    """A request inside a JSON batch with its answer, as if it had been sent alone."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    request_headers: dict[str, str]
+    request_body: Any
+    status: int
+    response_body: Any
 
 
 @dataclass
@@ -179,6 +198,8 @@ def check(metadata: Metadata, exchange: Exchange) -> list[str]:
     said = f"{exchange.method} {exchange.path} → {exchange.status}"
     if _TOKEN_PATH.match(exchange.path):
         return [f"{said}: {p}" for p in _check_token(exchange)]
+    if exchange.path == _BATCH:
+        return [f"{said}: {p}" for p in _check_batch(metadata, exchange)]
     resolved = metadata.resolve(exchange.path)
     if isinstance(resolved, str):
         return [resolved]
@@ -217,6 +238,69 @@ def check(metadata: Metadata, exchange: Exchange) -> list[str]:
             problems += metadata.check_value(f"{said} value[{i}]", type_name, entity, False)
         return problems
     problems += metadata.check_value(f"{said} response", type_name, body, False)
+    return problems
+
+
+def _check_batch(metadata: Metadata, exchange: Exchange) -> list[str]:
+    if exchange.method != "POST":
+        return ["$batch takes POST"]
+    body = exchange.request_body
+    asked = body.get("requests") if isinstance(body, dict) else None
+    if not isinstance(asked, list) or not 1 <= len(asked) <= _BATCH_MOST:
+        return [f"requests must be a list of 1 to {_BATCH_MOST}"]
+    problems = []
+    for n, request in enumerate(asked):
+        if not isinstance(request, dict) or set(request) - {
+            "id",
+            "method",
+            "url",
+            "headers",
+            "body",
+            "dependsOn",
+        }:
+            problems.append(f"requests[{n}] is not {{id, method, url, headers?, body?}}")
+        elif not all(isinstance(request.get(k), str) for k in ("id", "method", "url")):
+            problems.append(f"requests[{n}]: id, method and url must be strings")
+        elif not request["url"].startswith("/") or request["url"].startswith("/v1.0/"):
+            problems.append(f"requests[{n}]: url must be relative to the version")
+    if problems:
+        return problems
+    ids = [request["id"] for request in asked]
+    if len(set(ids)) < len(ids):
+        problems.append("request ids are not unique")
+    answer = exchange.response_body
+    if exchange.status != 200:
+        error = answer.get("error") if isinstance(answer, dict) else None
+        if exchange.status < 400 or not isinstance(error, dict):
+            problems.append(f"{exchange.status} is not a batch's answer or Graph's error")
+        return problems
+    listed = answer.get("responses") if isinstance(answer, dict) else None
+    if not isinstance(listed, list) or not all(isinstance(r, dict) for r in listed):
+        return [*problems, "the answer has no responses list"]
+    by_id = {r.get("id"): r for r in listed}
+    if sorted(by_id, key=str) != sorted(ids) or len(listed) != len(ids):
+        return [*problems, "the responses do not answer each request once"]
+    for request in asked:
+        found = by_id[request["id"]]
+        if not isinstance(found.get("status"), int) or set(found) - {
+            "id",
+            "status",
+            "headers",
+            "body",
+        }:
+            problems.append(f"response {request['id']} is not {{id, status, headers?, body?}}")
+            continue
+        path, _, query = request["url"].partition("?")
+        inner = Inner(
+            request["method"],
+            "/v1.0" + path,
+            dict(p.split("=", 1) for p in query.split("&") if "=" in p),
+            dict(request.get("headers") or {}),
+            request.get("body"),
+            found["status"],
+            found.get("body"),
+        )
+        problems += check(metadata, inner)
     return problems
 
 

@@ -27,3 +27,18 @@ async def make_planner() -> AsyncIterator[MakePlanner]:
         yield make
     problems = [p for standin in started for p in problems_of(list(standin.exchanges))]
     assert not problems, "exchanges Graph's metadata does not allow:\n" + "\n".join(problems)
+
+
+def batches(standin: PlannerStandin) -> list[list[str]]:
+    """The URLs each JSON batch sent to the local Planner asked for, batch by batch."""
+    return [
+        [request["url"] for request in x.request_body["requests"]]
+        for x in standin.exchanges_to("POST", "/$batch")
+    ]
+
+
+def details_read(standin: PlannerStandin) -> list[str]:
+    """The ids of the tasks whose details were asked for, in JSON batches or alone, in order."""
+    asked = [url for batch in batches(standin) for url in batch]
+    asked += [x.path.removeprefix("/v1.0") for x in standin.exchanges_to("GET", "/details")]
+    return [url.split("/")[3] for url in asked if url.endswith("/details")]

@@ -1,6 +1,6 @@
 """The Planner conformance check itself: every route the local Planner serves names an entity of
-Graph's metadata (walked from the `planner` singleton or the `users` entity set), and the check
-finds what Graph does not allow."""
+Graph's metadata (walked from the `planner` singleton or the `users` entity set), JSON batching
+apart, and the check finds what Graph does not allow, inside a batch too."""
 
 from bot.sync.standins.planner import PlannerStandin
 from bot.sync.standins.planner.routes import Api
@@ -27,7 +27,7 @@ def test_every_route_served_names_an_entity_of_the_metadata() -> None:
         for route in Api(PlannerStandin()).routes()
         if route.path.startswith("/v1.0/")  # type: ignore[attr-defined]
     }
-    assert served == set(SERVED)
+    assert served == set(SERVED) | {("POST", "/v1.0/$batch")}  # Graph's batching: no entity
     for (_, path), entity in SERVED.items():
         assert graph().resolve(path) == entity, path
 
@@ -65,3 +65,28 @@ def test_an_assignment_must_be_a_planner_assignment() -> None:
     assert any("orderHint" in p for p in check(graph(), sent))
     sent.request_body = {"assignments": {"user-id": None}}
     assert check(graph(), sent) == []
+
+
+def test_a_batch_is_checked_as_graph_documents_it_and_each_request_inside_as_one_alone() -> None:
+    sent = Sent()
+    sent.method, sent.path, sent.status = "POST", "/v1.0/$batch", 200
+    reads = [
+        {"id": str(n), "method": "GET", "url": f"/planner/tasks/t{n}/details"} for n in range(3)
+    ]
+    sent.request_body = {"requests": reads}
+    sent.response_body = {
+        "responses": [
+            {"id": "0", "status": 200, "body": {"id": "t0", "description": "Why"}},
+            {"id": "1", "status": 200, "body": {"id": "t1", "colour": "red"}},
+            {"id": "2", "status": 429, "headers": {"Retry-After": "3"}, "body": {"nope": 1}},
+        ]
+    }
+    problems = check(graph(), sent)
+    assert any("plannerTaskDetails has no property 'colour'" in p for p in problems)
+    assert any("not Graph's {error: {code, message}}" in p for p in problems)
+    assert len(problems) == 2
+    sent.request_body = {"requests": reads * 7}  # 21, and ids repeated
+    assert any("1 to 20" in p for p in check(graph(), sent))
+    sent.request_body = {"requests": reads}
+    sent.response_body = {"responses": sent.response_body["responses"][:2]}
+    assert any("answer each request once" in p for p in check(graph(), sent))

@@ -7,6 +7,7 @@ and the request sent once more with a fresh one; a second refusal, or the token 
 refusing the credentials, is `SourceUnauthorized`. The secret travels only in the token
 request's form, the token only in the Authorization header; neither appears in a message."""
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -17,11 +18,11 @@ import orjson
 from yarl import URL
 
 from bot.clock import Clock
-from bot.sync.exchange import Failure, send
+from bot.sync.exchange import Failure, send, throttled
 from bot.sync.pacer import HostPacer
 from bot.sync.planner.errors import failure, token_failure
 from bot.sync.planner.tokens import Token, TokenCache
-from bot.sync.source import SourceError, SourceUnauthorized
+from bot.sync.source import SourceError, SourceThrottled, SourceUnauthorized
 
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -34,6 +35,28 @@ class Credentials:
     tenant_id: str
     client_id: str
     client_secret: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One request's answer inside a JSON batch."""
+
+    status: int
+    headers: Mapping[str, str]  # names in lower case
+    body: Any
+
+    @classmethod
+    def of(cls, found: Any) -> "Answer":
+        """An entry of the batch's `responses` (one missing or malformed: a 502 to try again)."""
+        if not isinstance(found, dict) or not isinstance(found.get("status"), int):
+            return cls(502, {}, None)
+        headers = found.get("headers")
+        named = (
+            {str(k).lower(): str(v) for k, v in headers.items()}
+            if isinstance(headers, dict)
+            else {}
+        )
+        return cls(found["status"], named, found.get("body"))
 
 
 class GraphClient:
@@ -101,6 +124,33 @@ class GraphClient:
                     raise
                 self._cache.refused(token)  # expired early or revoked: one more try, fresh
         raise AssertionError("unreachable: the second try returns or raises")
+
+    async def batch(self, paths: Sequence[str], *, what: str) -> list[Answer]:
+        """GETs of `paths` (under the version: `/planner/tasks/{id}/details`) in one JSON batch
+        (`POST /$batch`, at most 20 requests): the answers in the order of `paths`."""
+        asked = [{"id": str(n), "method": "GET", "url": path} for n, path in enumerate(paths, 1)]
+        answer = await self.call("POST", self.url("$batch"), body={"requests": asked}, what=what)
+        listed = answer.get("responses") if isinstance(answer, dict) else None
+        by_id = {str(r.get("id")): r for r in listed or [] if isinstance(r, dict)}
+        return [Answer.of(by_id.get(request["id"])) for request in asked]
+
+    def throttled(self, answer: Answer, *, what: str) -> SourceThrottled:
+        """A 429 or 503 inside a batch holds the host as one outside would."""
+        waited = answer.headers.get("retry-after")
+        return throttled(
+            self._pacer,
+            self.base_url,
+            answer.status,
+            waited,
+            clock=self._clock,
+            vendor="Planner",
+            what=what,
+        )
+
+    def refused(self, answer: Answer, *, what: str) -> Exception:
+        """Any other failure inside a batch, in the port's terms."""
+        text = orjson.dumps(answer.body).decode() if answer.body is not None else ""
+        return failure(answer.status, self._clean(text), what=what)
 
     async def _fetch_token(self) -> Token:
         credentials = self._credentials

@@ -1,8 +1,9 @@
 """`Source` over Microsoft Planner (Graph v1.0): one plan, reached with an app registration's
 client credentials. Tasks only; the requests are those of Graph's metadata: the plan
 (`planner/plans/{id}`), its buckets, its tasks (paged by `@odata.nextLink`), a task and its
-details, each written with `If-Match` and its own ETag. Planner has no change notifications and
-no change query in v1.0: pulls compare ETags (`cursor`)."""
+details, each written with `If-Match` and its own ETag; a pull reads the details in Graph's
+JSON batches (`details`). Planner has no change notifications and no change query in v1.0:
+pulls compare ETags (`cursor`)."""
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
@@ -20,6 +21,7 @@ from bot.sync.pacer import PACER, HostPacer
 from bot.sync.planner import cursor as cursors
 from bot.sync.planner import fields
 from bot.sync.planner.client import Credentials, GraphClient
+from bot.sync.planner.details import read_details
 from bot.sync.planner.people import Names
 from bot.sync.planner.tokens import TOKENS, Tokens
 from bot.sync.source import (
@@ -36,7 +38,7 @@ from bot.sync.source import (
 
 GRAPH = "https://graph.microsoft.com/v1.0"  # Planner's default address
 PAGE = 100  # items one page of changes holds
-AT_ONCE = 8  # task reads one poll has in flight
+AT_ONCE = 8  # requests (a JSON batch of details counts one) a read has in flight
 DELETE_TRIES = 3  # a delete whose ETag moved meanwhile reads it again, this many times in all
 _TASK_FIELDS = frozenset({"title", "state", "priority", "start_date", "due_date", "assignees"})
 T = TypeVar("T")
@@ -111,7 +113,8 @@ class PlannerSource:
         self, cursor: str | None, *, item_types: Sequence[str], query: str | None
     ) -> AsyncIterator[Changed]:
         """The tasks whose ETag moved since the cursor's poll, and this poll's turn of the
-        sweep, with their details, in pages; the last page's cursor holds every ETag seen."""
+        sweep, with their details (read in JSON batches), in pages; the last page's cursor holds
+        every ETag seen. A batch read cut short (throttled) hands on what it read, then raises."""
         if fields.TASK not in item_types:
             return
         before = cursors.loads(cursor)
@@ -123,12 +126,23 @@ class PlannerSource:
         progress = cursors.Cursor(before.poll, dict(before.seen))
         for start in range(0, len(wanted), PAGE):
             chunk = wanted[start : start + PAGE]
-            items = await _bounded([self._with_details(task) for task in chunk])
+            read = await read_details(self._client, [t["id"] for t in chunk], at_once=AT_ONCE)
+            items = await _bounded(
+                [
+                    self._names.named(fields.source_item(task, found))
+                    for task in chunk
+                    if (found := read.found.get(task["id"])) is not None  # None: gone since
+                ]
+            )
+            if read.failure is not None:  # what was read is kept; the rest, next pull
+                progress.seen.update({task_id: after.seen[task_id] for task_id in read.found})
+                yield Changed(items, progress.dumps())
+                raise read.failure
             if start + PAGE >= len(wanted):
-                yield Changed([i for i in items if i is not None], after.dumps())
+                yield Changed(items, after.dumps())
                 return
             progress.seen.update({t["id"]: after.seen[t["id"]] for t in chunk})
-            yield Changed([i for i in items if i is not None], progress.dumps())
+            yield Changed(items, progress.dumps())
         yield Changed([], after.dumps())  # nothing to read: the poll is counted all the same
 
     async def ids_in_scope(self, *, item_types: Sequence[str], query: str | None) -> set[str]:

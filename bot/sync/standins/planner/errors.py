@@ -11,15 +11,17 @@ class GraphError(Exception):
         super().__init__(message)
         self.status, self.message, self.code = status, message, code
 
-    def response(self, headers: dict[str, str] | None = None) -> web.Response:
-        body: dict[str, Any] = {
+    def body(self) -> dict[str, Any]:
+        return {
             "error": {
                 "code": self.code,
                 "message": self.message,
                 "innerError": {"request-id": "00000000-0000-0000-0000-000000000000"},
             }
         }
-        return web.json_response(body, status=self.status, headers=headers)
+
+    def response(self, headers: dict[str, str] | None = None) -> web.Response:
+        return web.json_response(self.body(), status=self.status, headers=headers)
 
 
 class TokenError(Exception):

@@ -1,20 +1,21 @@
 """The Graph v1.0 Planner routes the local Planner serves (under `/v1.0`), and its token endpoint
 (`/{tenant}/oauth2/v2.0/token`). Writes are checked as Graph checks them: known properties of the
-right types, `If-Match` required and current (missing → 400, stale → 412)."""
+right types, `If-Match` required and current (missing → 400, stale → 412); reads come in JSON
+batches too (`batch`)."""
 
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.sync.standins.planner import views
+from bot.sync.standins.planner import batch, views
 from bot.sync.standins.planner.errors import GraphError, not_found
 from bot.sync.standins.planner.store import Task
+from bot.sync.standins.planner.views import V1
 
 if TYPE_CHECKING:
     from bot.sync.standins.planner.server import PlannerStandin
 
-V1 = "/v1.0"
 _TASK_WRITABLE = {
     "title": str,
     "bucketId": str,
@@ -46,6 +47,7 @@ class Api:
             web.get(V1 + "/planner/tasks/{task}/details", self.details),
             web.patch(V1 + "/planner/tasks/{task}/details", self.update_details),
             web.get(V1 + "/users/{user}", self.user),
+            web.post(V1 + "/$batch", self.batch),
         ]
 
     def _plan(self, request: web.Request) -> None:
@@ -57,6 +59,10 @@ class Api:
         if found is None:
             raise not_found()
         return found
+
+    async def batch(self, request: web.Request) -> web.Response:
+        """Graph's JSON batching (`batch`): the reads a pull sends twenty at a time."""
+        return await batch.serve(self.standin, request)
 
     async def plan(self, request: web.Request) -> web.Response:
         self._plan(request)

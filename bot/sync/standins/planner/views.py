@@ -5,6 +5,7 @@ from typing import Any
 
 from bot.sync.standins.planner.store import Bucket, Store, Task
 
+V1 = "/v1.0"  # where the local Planner serves Graph
 CONTEXT = "https://graph.microsoft.com/v1.0/$metadata"
 
 
