@@ -14,7 +14,7 @@ from bot.db.uow import UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
 from bot.projects.service import held_secrets
 from bot.projects.sources import SourceKind
-from bot.sync import links, log
+from bot.sync import links
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import context
 from bot.sync.source import Source
@@ -46,15 +46,20 @@ class Units:
         self._secret_key = secret_key
 
     async def open(self, project_id: str) -> Opened | None:
+        """The project opened for a job; None when it is gone, off or paused."""
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
-            project = await uow.row(select(Project).where(Project.id == project_id))
-            row = await links.sync_row(uow, project_id)
-            if project is None or row is None or not row.enabled or not project.enable:
-                return None
-            if row.state == SyncState.PAUSED:
-                return None
-            ctx = await context.load(uow, project, row)
-            secrets = held_secrets(self._secret_key, project)
+            return await self.open_in(uow, project_id)
+
+    async def open_in(self, uow: UnitOfWork, project_id: str) -> Opened | None:
+        """`open`, read in a unit of the caller's (the claim of a batch of jobs)."""
+        project = await uow.row(select(Project).where(Project.id == project_id))
+        row = await links.sync_row(uow, project_id)
+        if project is None or row is None or not row.enabled or not project.enable:
+            return None
+        if row.state == SyncState.PAUSED:
+            return None
+        ctx = await context.load(uow, project, row)
+        secrets = held_secrets(self._secret_key, project)
         link = Link(
             kind=SourceKind(project.source),
             hostname=project.hostname,
@@ -81,8 +86,7 @@ class Units:
         return row
 
     async def count(self, uow: UnitOfWork, opened: Opened, name: str, by: int = 1) -> None:
-        """Add to one of the project's counts, its sync row held for update and written."""
-        row = await self.row(uow, opened)
-        before = dict(row)
-        log.count(row, name, by)
-        await links.write(uow, row, before)
+        """Add to one of the project's counts, its sync row not read first
+        (`links.add_to_count`)."""
+        if by:
+            await links.add_to_count(uow, opened.row.project_id, name, by)
