@@ -10,8 +10,9 @@ from sqlalchemy import select
 from bot.clock import Clock
 from bot.db.statements import Row
 from bot.db.tables import Project
-from bot.db.uow import UnitOfWork, unit_of_work
+from bot.db.uow import ChannelScope, UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
+from bot.jobs.worker import PermanentFailure
 from bot.projects.service import held_secrets
 from bot.projects.sources import SourceKind
 from bot.sync import links
@@ -29,6 +30,7 @@ class Opened:
     row: Row  # a snapshot, read apart from the unit that writes it
     ctx: context.ProjectContext
     source: Source
+    scope: ChannelScope  # the channel's, which every unit of the project's work acts in
 
 
 class Units:
@@ -58,6 +60,10 @@ class Units:
             return None
         if row.state == SyncState.PAUSED:
             return None
+        try:
+            scope = await scope_of_channel(uow, channel_id=project.channel_id)
+        except PermanentFailure:
+            return None  # the channel is being removed, its projects with it
         ctx = await context.load(uow, project, row)
         secrets = held_secrets(self._secret_key, project)
         link = Link(
@@ -67,7 +73,7 @@ class Units:
             secrets=secrets,
             query=row.query,
         )
-        return Opened(row=row, ctx=ctx, source=self._connectors.open(link))
+        return Opened(row=row, ctx=ctx, source=self._connectors.open(link), scope=scope)
 
     @asynccontextmanager
     async def unit(
@@ -75,7 +81,7 @@ class Units:
     ) -> AsyncIterator[UnitOfWork]:
         async with unit_of_work(self._sessions, self._clock, write=write) as uow:
             uow.from_source = from_source
-            uow.channel = await scope_of_channel(uow, channel_id=opened.ctx.channel_id)
+            uow.channel = opened.scope
             yield uow
 
     async def row(self, uow: UnitOfWork, opened: Opened) -> Row:
