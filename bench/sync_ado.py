@@ -23,6 +23,7 @@ class AzureDevOps:
     rich = "html"
     hooked = True
     standin = "bench.ado_standin"
+    page = BATCH  # items one page of the import brings (one transaction of its writes)
     pages = "WIQL and batch pages"
     write = "PATCH"
     # A patch the app sent twice (its first try met a stale rev) may meet one too.

@@ -8,7 +8,9 @@ The stand-in runs in its own process, seeded with plain items and, in a second o
 whose descriptions are rich text (HTML, or Atlassian Document Format) turned into the body's
 text on the way in (Planner's notes are plain text: one stand-in, each task with a
 description, whose details the import reads). Each round links a project in a fresh channel, so
-every round imports every item.
+every round imports every item. After each of the app's imports, the raw driver writes the rows
+it wrote again (`sync_raw_writes`): the bare client's time and that one's together say how near
+the goal can be at all.
 """
 
 import asyncio
@@ -21,6 +23,7 @@ from typing import Any
 import aiohttp
 
 from bench.harness import ROUNDS, Load, Series, Server, in_rounds, ratio
+from bench.sync_raw_writes import write_again
 from bench.sync_rig import (
     FULL,
     App,
@@ -55,16 +58,17 @@ def measure(source: SyncSource, kind: str) -> dict[str, Any]:
         channels = itertools.count()
         cpu: dict[str, list[float]] = {variant: [] for variant in stand_ins}
         sent: dict[str, list[float]] = {variant: [] for variant in stand_ins}
+        raw: dict[str, list[float]] = {variant: [] for variant in stand_ins}
         # The app's settings name one stand-in: a source that needs them has one variant.
         settings = source.app_settings(stand_ins["plain"])
         with app(kind, channels=ROUNDS * len(stand_ins), **settings) as running:
             runs = {}
             for variant, there in stand_ins.items():
                 runs[f"app {variant}"] = _app_run(
-                    running, source, there, channels, cpu[variant], sent[variant]
+                    running, source, there, channels, cpu[variant], sent[variant], raw[variant]
                 )
                 runs[f"bare {variant}"] = _bare_run(source, there)
-            return {"series": in_rounds(runs), "cpu": cpu, "sent": sent}
+            return {"series": in_rounds(runs), "cpu": cpu, "sent": sent, "raw": raw}
 
 
 def report(source: SyncSource, kind: str, measured: dict[str, Any]) -> list[str]:
@@ -80,7 +84,21 @@ def report(source: SyncSource, kind: str, measured: dict[str, Any]) -> list[str]
             f"(goal ≥ 80 %; rounds {_rounds(app_side, bare)}); app CPU {cpu:.1f} ms an item, "
             f"app requests {sent:.2f} an item"
         )
+        lines.append(_ceiling(bare, statistics.median(measured["raw"][variant])))
     return lines
+
+
+def _ceiling(bare: Series, raw_seconds: float) -> str:
+    """The raw driver's writes beside the bare client's reads: 80 % of the bare client's rate
+    leaves the app a quarter of the bare client's time for everything else it does."""
+    read = ITEMS / bare.requests_per_second
+    both = read + raw_seconds
+    verdict = "within" if both <= 1.25 * read else "beyond"
+    return (
+        f"{'':16} raw driver writing the same rows {ITEMS / raw_seconds:7,.0f} items/s "
+        f"({raw_seconds * 1000:,.0f} ms); bare reads + raw writes {both * 1000:,.0f} ms "
+        f"against 1.25 × bare {1.25 * read * 1000:,.0f} ms: 80 % {verdict} reach"
+    )
 
 
 def _rounds(app_side: Series, bare: Series) -> str:
@@ -103,18 +121,21 @@ def _app_run(
     channels: "itertools.count[int]",
     cpu: list[float],
     sent: list[float],
+    raw: list[float],
 ) -> Any:
     """One import; the app process's CPU time per item (from /proc) goes to `cpu`, the
-    requests it sent the stand-in per item (the link's own among them) to `sent`."""
+    requests it sent the stand-in per item (the link's own among them) to `sent`, the raw
+    driver's seconds writing its rows again (not timed with the import) to `raw`."""
     process = Server(running.base, running.pid)
 
     def run() -> Load:
         before = process.cpu_seconds()
-        load, requests = asyncio.run(
+        load, requests, project_id = asyncio.run(
             _app_import(running, source, there, channel_name(next(channels)))
         )
         cpu.append((process.cpu_seconds() - before) / ITEMS)
         sent.append(requests / ITEMS)
+        raw.append(asyncio.run(write_again(running.url, project_id, source.page)))
         return load
 
     return run
@@ -122,8 +143,8 @@ def _app_run(
 
 async def _app_import(
     running: App, source: SyncSource, there: Standin, channel: str
-) -> tuple[Load, int]:
-    """The import's rate, and the requests the stand-in served meanwhile."""
+) -> tuple[Load, int, str]:
+    """The import's rate, the requests the stand-in served meanwhile, the project's id."""
     async with aiohttp.ClientSession() as http:
         await control(http, there, "GET", "/served")  # forgets what came before
         started = time.perf_counter()
@@ -132,7 +153,7 @@ async def _app_import(
         elapsed = time.perf_counter() - started
         served = await control(http, there, "GET", "/served")
     assert shown["counts"]["imported"] == ITEMS, shown
-    return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000), len(served)
+    return Load(ITEMS / elapsed, elapsed * 1000, elapsed * 1000), len(served), project_id
 
 
 def _bare_run(source: SyncSource, there: Standin) -> Any:

@@ -24,6 +24,7 @@ class Jira:
     rich = "adf"
     hooked = True
     standin = "bench.jira_standin"
+    page = PAGE  # items one page of the import brings (one transaction of its writes)
     pages = "search/jql pages"
     write = "PUT"
     answered = frozenset({200, 204})

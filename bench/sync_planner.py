@@ -28,6 +28,7 @@ class Planner:
     rich = None  # Planner's notes are plain text: one variant, every task with a description
     hooked = False
     standin = "bench.planner_standin"
+    page = PAGE  # items one page of the import brings (one transaction of its writes)
     pages = "task pages and details"
     write = "PATCH"
     answered = frozenset({200})

@@ -43,14 +43,10 @@ from bot.db.tables import Item, Job
 from bot.db.uow import unit_of_work
 from bot.events import ssrf
 from bot.jobs.worker import Worker
-from bot.projects.sources import SourceKind
 from bot.settings import Settings
 from bot.sync.address import source_http
-from bot.sync.azure_devops import open_source as open_azure_devops
-from bot.sync.connectors import Connectors, Link
+from bot.sync.connectors import Connectors, register_all
 from bot.sync.engine.runner import SyncEngine
-from bot.sync.jira import open_source as open_jira
-from bot.sync.planner import open_source as open_planner
 from bot.sync_records.schemas import ItemSyncStatus
 
 CHANGES = 1_000 if FULL else 200
@@ -179,44 +175,14 @@ async def _worker(settings: Settings, sessions: Any) -> AsyncIterator[_Worker]:
     allowed = ssrf.AllowList.parse(settings.sync_allowed_hosts)
     clock = SystemClock()
     async with source_http(allowed) as http:
-
-        def azure_devops(link: Link) -> Any:
-            return open_azure_devops(
-                http,
-                hostname=link.hostname,
-                source_id=link.source_id,
-                token=link.secrets.get("token", ""),
-                allowed=allowed,
-                clock=clock,
-            )
-
-        def jira(link: Link) -> Any:
-            return open_jira(
-                http,
-                hostname=link.hostname,
-                source_id=link.source_id,
-                email=link.secrets.get("email", ""),
-                token=link.secrets.get("token", ""),
-                allowed=allowed,
-                clock=clock,
-            )
-
-        def planner(link: Link) -> Any:
-            return open_planner(
-                http,
-                hostname=link.hostname,
-                plan_id=link.source_id,
-                secrets=link.secrets,
-                authority=settings.entra_authority_url,
-                allowed=allowed,
-                clock=clock,
-                buckets=link.query,
-            )
-
         connectors = Connectors()
-        connectors.register(SourceKind.AZURE_DEVOPS, azure_devops)
-        connectors.register(SourceKind.JIRA, jira)
-        connectors.register(SourceKind.PLANNER, planner)
+        register_all(
+            connectors,
+            http,
+            allowed=allowed,
+            clock=clock,
+            authority=settings.entra_authority_url,
+        )
         worker = Worker(sessions, clock, slots=settings.jobs_concurrency)
         SyncEngine(
             sessions,

@@ -47,6 +47,7 @@ class SyncSource(Protocol):
     hooked: bool  # whether a change there calls the app back (else polling alone brings it)
     standin: str  # the module serving its stand-in with the control API (`standin_control`)
     pages: str  # what the bare client reads in an import
+    page: int  # items one page of the import brings
     write: str  # the method of the request that makes a change there
     answered: frozenset[int]  # the statuses a replayed request may meet
 

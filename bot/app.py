@@ -68,17 +68,12 @@ from bot.mappings import api as mappings_api
 from bot.me import api as me_api
 from bot.pages.routes import install_pages
 from bot.projects import api as projects_api
-from bot.projects.sources import SourceKind
 from bot.settings import Settings
 from bot.sync import api as sync_api
 from bot.sync.address import source_http
-from bot.sync.azure_devops import open_source as open_azure_devops
-from bot.sync.connectors import Connectors, Link
+from bot.sync.connectors import Connectors, register_all
 from bot.sync.engine import comment_revisions, comments_out
 from bot.sync.engine.runner import SyncEngine
-from bot.sync.jira import open_source as open_jira
-from bot.sync.planner import open_source as open_planner
-from bot.sync.source import Source
 from bot.tabs.routes import install_tabs
 from bot.teams.handler import TrackerBot
 from bot.teams.keys import BOT, BOT_HANDLER, NOTIFIER
@@ -236,43 +231,13 @@ async def _sync_sources(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     allowed = ssrf.AllowList.parse(settings.sync_allowed_hosts)
     async with source_http(allowed) as http:
-
-        def azure_devops(link: Link) -> Source:
-            return open_azure_devops(
-                http,
-                hostname=link.hostname,
-                source_id=link.source_id,
-                token=link.secrets.get("token", ""),
-                allowed=allowed,
-                clock=app[CLOCK],
-            )
-
-        def jira(link: Link) -> Source:
-            return open_jira(
-                http,
-                hostname=link.hostname,
-                source_id=link.source_id,
-                email=link.secrets.get("email", ""),
-                token=link.secrets.get("token", ""),
-                allowed=allowed,
-                clock=app[CLOCK],
-            )
-
-        def planner(link: Link) -> Source:
-            return open_planner(
-                http,
-                hostname=link.hostname,
-                plan_id=link.source_id,
-                secrets=link.secrets,
-                authority=settings.entra_authority_url,
-                allowed=allowed,
-                clock=app[CLOCK],
-                buckets=link.query,
-            )
-
-        app[SYNC_CONNECTORS].register(SourceKind.AZURE_DEVOPS, azure_devops)
-        app[SYNC_CONNECTORS].register(SourceKind.JIRA, jira)
-        app[SYNC_CONNECTORS].register(SourceKind.PLANNER, planner)
+        register_all(
+            app[SYNC_CONNECTORS],
+            http,
+            allowed=allowed,
+            clock=app[CLOCK],
+            authority=settings.entra_authority_url,
+        )
         yield
 
 

@@ -4,7 +4,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from sqlalchemy import String, bindparam, func, select
+from sqlalchemy import Integer, String, bindparam, func, select
 from sqlalchemy.dialects.postgresql import ARRAY, aggregate_order_by
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
@@ -244,3 +244,39 @@ def _random_hex_postgresql(element: RandomHex, compiler: SQLCompiler, **kw: Any)
 @compiles(RandomHex, "sqlite")
 def _random_hex_sqlite(element: RandomHex, compiler: SQLCompiler, **kw: Any) -> str:
     return "lower(hex(randomblob(8)))"
+
+
+class CountAdded(ColumnElement[Any]):
+    """A JSON object column with its whole-number member `name` increased by `by` (an absent one
+    counted from 0), computed by the database from the row as it stands: an `UPDATE … SET` of
+    it adds without reading the row first."""
+
+    inherit_cache = True
+    _traverse_internals = [
+        ("column", InternalTraversal.dp_clauseelement),
+        ("name", InternalTraversal.dp_string),
+        ("by", InternalTraversal.dp_clauseelement),
+    ]
+
+    def __init__(self, column: Any, name: str, by: int) -> None:
+        assert name.isidentifier(), "a member's name is written into the SQL"
+        self.column, self.name = _column(column), name
+        self.by = bindparam(f"count_{name}", by, type_=Integer())
+        self.type = self.column.type
+
+
+@compiles(CountAdded, "postgresql")
+def _count_added_postgresql(element: CountAdded, compiler: SQLCompiler, **kw: Any) -> str:
+    column, by = compiler.process(element.column, **kw), compiler.process(element.by, **kw)
+    name = element.name
+    return (
+        f"CAST(jsonb_set(CAST({column} AS jsonb), '{{{name}}}', "
+        f"to_jsonb(COALESCE(CAST({column} ->> '{name}' AS integer), 0) + {by})) AS json)"
+    )
+
+
+@compiles(CountAdded, "sqlite")
+def _count_added_sqlite(element: CountAdded, compiler: SQLCompiler, **kw: Any) -> str:
+    column, by = compiler.process(element.column, **kw), compiler.process(element.by, **kw)
+    name = element.name
+    return f"json_set({column}, '$.{name}', COALESCE(json_extract({column}, '$.{name}'), 0) + {by})"

@@ -21,11 +21,19 @@ from bot.projects.service import ItemProject
 from bot.schemas import ItemKind, Trigger
 
 _ITEMS = cast(Table, Item.__table__)
-# The columns every item of a batch shares, given once per statement; and those it shares unless
-# an import gave creation times (each value given is converted for the driver, a visible share
-# of an import on SQLite).
-_SAME = ("channel_id", "kind", "entity_id", "sync_status", "created_by", "updated_by")
-_TIMES = ("sync_at", "created_at", "updated_at")
+# The columns the items of a batch usually share, given once per statement when they do (each
+# value given is converted for the driver, a visible share of an import on SQLite).
+_SHARED = (
+    "channel_id",
+    "kind",
+    "entity_id",
+    "sync_status",
+    "created_by",
+    "updated_by",
+    "sync_at",
+    "created_at",
+    "updated_at",
+)
 
 
 class NewItems:
@@ -74,34 +82,7 @@ class NewItems:
         """Store the items kept since the last write, numbered in the order they were added;
         how many."""
         kept, self._kept = self._kept, []
-        if not kept:
-            return 0
-        uow, kind = self._uow, self._kind
-        first_row = kept[0][0]
-        same = [
-            *_SAME,
-            *(key for key in _TIMES if all(row[key] == first_row[key] for row, _ in kept)),
-        ]
-        first = await service.next_internal_ids(
-            uow, channel_id=first_row["channel_id"], kind=kind, count=len(kept)
-        )
-        rows = []
-        teams: dict[tuple[str, ...], list[str]] = defaultdict(list)
-        for (row, assignees), item_id, number in zip(
-            kept, new_ids(len(kept)), range(first, first + len(kept)), strict=True
-        ):
-            row.update(id=item_id, source_id=item_id, internal_id=number)
-            rows.append({key: value for key, value in row.items() if key not in same})
-            teams[tuple(assignees)].append(item_id)
-        await uow.insert_many(_ITEMS, rows, {key: first_row[key] for key in same})
-        for team, item_ids in teams.items():
-            await set_assignees(uow, item_ids=item_ids, user_ids=team, replace=False)
-        if self._record_events:
-            payloads = {
-                row["id"]: {"item": service.created_fields(row, assignees, kind)}
-                for row, assignees in kept
-            }
-            await events.record(uow, kind=kind, trigger=Trigger.ITEM_CREATED, payloads=payloads)
+        await write_rows(self._uow, self._kind, kept, record_events=self._record_events)
         return len(kept)
 
     async def _project(self, project_id: str | None) -> tuple[ItemProject, Mappings | None]:
@@ -128,3 +109,40 @@ class NewItems:
             if user_id not in user_ids:
                 user_ids.append(user_id)
         return user_ids
+
+
+async def write_rows(
+    uow: UnitOfWork,
+    kind: ItemKind,
+    kept: list[tuple[dict[str, Any], list[str]]],
+    *,
+    record_events: bool,
+) -> list[str]:
+    """Store new items of one kind, each a whole row (id and number left to this) with its
+    assignees, numbered in this order with one take of the channel's counter; their ids. A row
+    with no `source_id` is its own source."""
+    if not kept:
+        return []
+    first_row = kept[0][0]
+    same = [key for key in _SHARED if all(row[key] == first_row[key] for row, _ in kept)]
+    first = await service.next_internal_ids(
+        uow, channel_id=first_row["channel_id"], kind=kind, count=len(kept)
+    )
+    rows, ids = [], new_ids(len(kept))
+    teams: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for (row, assignees), item_id, number in zip(
+        kept, ids, range(first, first + len(kept)), strict=True
+    ):
+        row.update(id=item_id, source_id=row["source_id"] or item_id, internal_id=number)
+        rows.append({key: value for key, value in row.items() if key not in same})
+        teams[tuple(assignees)].append(item_id)
+    await uow.insert_many(_ITEMS, rows, {key: first_row[key] for key in same})
+    for team, item_ids in teams.items():
+        await set_assignees(uow, item_ids=item_ids, user_ids=team, replace=False)
+    if record_events:
+        payloads = {
+            row["id"]: {"item": service.created_fields(row, assignees, kind)}
+            for row, assignees in kept
+        }
+        await events.record(uow, kind=kind, trigger=Trigger.ITEM_CREATED, payloads=payloads)
+    return ids

@@ -4,7 +4,14 @@
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import aiohttp
+
+from bot.clock import Clock
+from bot.events import ssrf
 from bot.projects.sources import SourceKind
+from bot.sync.azure_devops import open_source as open_azure_devops
+from bot.sync.jira import open_source as open_jira
+from bot.sync.planner import open_source as open_planner
 from bot.sync.source import Source
 
 
@@ -43,3 +50,52 @@ class Connectors:
 
     def supports(self, kind: SourceKind) -> bool:
         return kind in self.factories
+
+
+def register_all(
+    connectors: Connectors,
+    http: aiohttp.ClientSession,
+    *,
+    allowed: ssrf.AllowList,
+    clock: Clock,
+    authority: str,
+) -> None:
+    """Register the three connectors, each speaking through `http` (`bot.sync.address`) to
+    hosts the address rule `allowed` lets through; Planner's tokens come from `authority`."""
+
+    def azure_devops(link: Link) -> Source:
+        return open_azure_devops(
+            http,
+            hostname=link.hostname,
+            source_id=link.source_id,
+            token=link.secrets.get("token", ""),
+            allowed=allowed,
+            clock=clock,
+        )
+
+    def jira(link: Link) -> Source:
+        return open_jira(
+            http,
+            hostname=link.hostname,
+            source_id=link.source_id,
+            email=link.secrets.get("email", ""),
+            token=link.secrets.get("token", ""),
+            allowed=allowed,
+            clock=clock,
+        )
+
+    def planner(link: Link) -> Source:
+        return open_planner(
+            http,
+            hostname=link.hostname,
+            plan_id=link.source_id,
+            secrets=link.secrets,
+            authority=authority,
+            allowed=allowed,
+            clock=clock,
+            buckets=link.query,
+        )
+
+    connectors.register(SourceKind.AZURE_DEVOPS, azure_devops)
+    connectors.register(SourceKind.JIRA, jira)
+    connectors.register(SourceKind.PLANNER, planner)

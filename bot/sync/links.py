@@ -11,6 +11,7 @@ from cryptography.fernet import InvalidToken
 from sqlalchemy import Select, func, insert, select, update
 
 from bot.db.changes import changed
+from bot.db.expressions import CountAdded
 from bot.db.statements import Row
 from bot.db.tables import DiscussionMessage, Item, ProjectSync, SyncComment
 from bot.db.uow import UnitOfWork
@@ -82,6 +83,19 @@ async def write(uow: UnitOfWork, row: Row, before: Mapping[str, Any]) -> dict[st
             update(ProjectSync).where(ProjectSync.project_id == row.project_id).values(written)
         )
     return dict(row)
+
+
+async def add_to_count(
+    uow: UnitOfWork, project_id: str, name: str, by: int = 1, **values: Any
+) -> None:
+    """Add to one of the project's counts (and set `values`) in one statement that reads the row
+    as it stands: a writer that only counts (a push) holds the row from this statement to its
+    commit, not for its whole transaction; best the last statement of it."""
+    await uow.execute(
+        update(ProjectSync)
+        .where(ProjectSync.project_id == project_id)
+        .values(counts=CountAdded(ProjectSync.counts, name, by), **values)
+    )
 
 
 def merge(row: Row, sent: SyncSettings, source: SourceKind) -> None:

@@ -99,6 +99,37 @@ async def test_a_change_there_arrives_by_polling_once_and_is_not_sent_back(
     assert status["counts"]["pulled"] == 1
 
 
+async def test_items_made_there_come_in_by_polling_with_who_made_them(
+    client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
+) -> None:
+    ada = await factory.member("Ada Lovelace")
+    standin.seed(1, types=("Bug",))
+    project = await link(client, ada, standin)
+    clock.advance(timedelta(minutes=1))
+    by_ada = standin.create("Bug", {"System.Title": "Made by Ada"}, by=f"Ada <{ada.user.email}>")
+    by_riley = standin.create("Bug", {"System.Title": "Made by Riley"})
+    clock.advance(timedelta(seconds=61))
+    await run_jobs(client)
+    made = {bug["sourceId"]: bug for bug in await bugs(client, ada)}
+    assert made[str(by_ada)]["name"] == "Made by Ada"
+    assert sorted(bug["internalId"] for bug in made.values()) == [1, 2, 3]
+    async with factory.work() as uow:
+        from sqlalchemy import select
+
+        from bot.db.tables import PendingEvent
+
+        events = await uow.rows(
+            select(PendingEvent.item_id, PendingEvent.trigger, PendingEvent.actor_id)
+        )
+    created = {(e["item_id"], e["trigger"], e["actor_id"]) for e in events}
+    assert created == {
+        (made[str(by_ada)]["_id"], "ITEM_CREATED", ada.user.id),
+        (made[str(by_riley)]["_id"], "ITEM_CREATED", None),
+    }
+    status = await sync_status(client, ada, project["_id"])
+    assert (status["counts"]["imported"], status["counts"]["pulled"]) == (1, 2)
+
+
 async def test_polls_start_every_interval_however_long_one_took(
     client, factory: Factory, standin: AzureDevOpsStandin, clock: FrozenClock
 ) -> None:

@@ -53,6 +53,21 @@ async def unlinked(
     return next((item for item in found if item.id not in linked), None)
 
 
+async def any_lost(uow: UnitOfWork, *, project_id: str) -> bool:
+    """Whether a create sent from here waits for its answer (`claim` may adopt an item a pull
+    meets): a page with none writes its new items together."""
+    waiting = await uow.value(
+        select(SyncRecord.item_id)
+        .where(
+            SyncRecord.project_id == project_id,
+            SyncRecord.source_item_id.is_(None),
+            SyncRecord.seen_at.is_not(None),
+        )
+        .limit(1)
+    )
+    return waiting is not None
+
+
 async def claim(
     uow: UnitOfWork, *, project_id: str, kind: ItemKind, source_item: SourceItem
 ) -> Row | None:

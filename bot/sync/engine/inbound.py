@@ -2,6 +2,7 @@
 and priority through the mappings, its people matched (`people.py`), each field judged against
 what was last seen there (a change on both sides: the later wins, a tie goes to the source)."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
 from typing import Any, cast
@@ -10,14 +11,14 @@ from sqlalchemy import Table, select, update
 
 from bot import pending_events as events
 from bot.db.changes import changed
+from bot.db.expressions import one_of
 from bot.db.statements import Row
 from bot.db.tables import Item, ItemAssignee, SyncRecord
 from bot.db.text import fold_text
 from bot.db.uow import UnitOfWork
-from bot.ids import new_id
 from bot.items import read
 from bot.items.assignees import set_assignees
-from bot.items.service import next_internal_ids
+from bot.items.batch import write_rows
 from bot.schemas import ItemKind, Trigger
 from bot.sync.engine import creates
 from bot.sync.engine.context import ProjectContext
@@ -26,7 +27,7 @@ from bot.sync_records.schemas import ItemSyncStatus
 from bot.timestamps import parse_timestamp
 
 INVALID = "Invalid"
-_ITEMS, _RECORDS = cast(Table, Item.__table__), cast(Table, SyncRecord.__table__)
+_RECORDS = cast(Table, SyncRecord.__table__)
 # Columns written with a change that its event does not name (the name's sort key follows it).
 _NOT_SHOWN = ("status_id", "sync_status", "name_key")
 # SourceFields name → the item's column (assignees apart).
@@ -64,26 +65,49 @@ def seen_of(item: SourceItem) -> dict[str, Any]:
     }
 
 
+async def known(
+    uow: UnitOfWork, ctx: ProjectContext, source_items: Sequence[SourceItem]
+) -> dict[str, Row]:
+    """The sync records of these source items, read in one select and held for update."""
+    if not source_items:
+        return {}
+    records = await uow.rows(
+        select(SyncRecord)
+        .where(
+            SyncRecord.project_id == ctx.project_id,
+            one_of(SyncRecord.source_item_id, [item.id for item in source_items]),
+        )
+        .with_for_update()
+    )
+    return {record.source_item_id: record for record in records}
+
+
 async def apply(uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem) -> Applied | None:
     """Store the source's item here; None when its type is not synced."""
+    if source_item.item_type not in ctx.kinds:
+        return None
+    found = await known(uow, ctx, [source_item])
+    return await apply_known(uow, ctx, source_item, found.get(source_item.id))
+
+
+async def apply_known(
+    uow: UnitOfWork, ctx: ProjectContext, source_item: SourceItem, record: Row | None
+) -> Applied | None:
+    """`apply`, the item's sync record (None: there is none) read and held already."""
     kind = ctx.kinds.get(source_item.item_type)
     if kind is None:
         return None
-    record = await uow.row(
-        select(SyncRecord)
-        .where(SyncRecord.project_id == ctx.project_id, SyncRecord.source_item_id == source_item.id)
-        .with_for_update()
-    )
-    seen = seen_of(source_item)
-    wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
-    await ctx.people.keep(uow)
-    now = uow.clock.now()
     if record is None:
         record = await creates.claim(
             uow, project_id=ctx.project_id, kind=kind, source_item=source_item
         )
-    if record is None:
-        return await _create(uow, ctx, kind, source_item, seen, wanted, assignees, unmatched)
+        if record is None:
+            [created] = await create_many(uow, ctx, [source_item])
+            return created
+    seen = seen_of(source_item)
+    wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
+    await ctx.people.keep(uow)
+    now = uow.clock.now()
     if record.deleted:
         return None  # deleted here; the push deletes it there
     item = await uow.row(select(Item).where(Item.id == record.item_id).with_for_update())
@@ -177,23 +201,58 @@ def _wanted(
     return wanted, unmatched, matched
 
 
-async def _create(
-    uow: UnitOfWork,
+async def create_many(
+    uow: UnitOfWork, ctx: ProjectContext, source_items: Sequence[SourceItem]
+) -> list[Applied]:
+    """Items new here (no sync record, of synced types, each once), written set-based as
+    `admin import` writes: numbered with one take of the channel's counter per kind, one insert
+    per table; no event recorded (the caller fires those of a pull)."""
+    now = uow.clock.now()
+    kept: dict[ItemKind, list[tuple[dict[str, Any], list[str]]]] = {}
+    made: list[tuple[dict[str, Any], dict[str, Any], Applied]] = []
+    for source_item in source_items:
+        kind = ctx.kinds[source_item.item_type]
+        seen = seen_of(source_item)
+        wanted, unmatched, assignees = _wanted(ctx, kind, source_item, seen)
+        row = _new_row(ctx, kind, source_item, wanted, now)
+        kept.setdefault(kind, []).append((row, assignees))
+        record = {
+            "project_id": ctx.project_id,
+            "source_item_id": source_item.id,
+            "version": source_item.version,
+            "seen": seen,
+            "seen_at": source_item.changed_at,
+            "dirty": {},
+            "code": None,
+            "message": None,
+            "unmatched": unmatched,
+            "deleted": False,
+        }
+        made.append((row, record, Applied("", kind, created=True)))
+    if not made:
+        return []
+    await ctx.people.keep(uow)
+    for kind, rows in kept.items():
+        await write_rows(uow, kind, rows, record_events=False)
+    for row, record, applied in made:
+        record["item_id"] = applied.item_id = row["id"]
+    await uow.insert_many(_RECORDS, [record for _, record, _ in made], {})
+    return [applied for _, _, applied in made]
+
+
+def _new_row(
     ctx: ProjectContext,
     kind: ItemKind,
     source_item: SourceItem,
-    seen: dict[str, Any],
     wanted: dict[str, dict[str, Any]],
-    assignees: list[str],
-    unmatched: list[str],
-) -> Applied:
-    now = uow.clock.now()
-    item_id = new_id()
+    now: datetime,
+) -> dict[str, Any]:
+    """A new item's whole row (its id and number left to the batch writer)."""
     row: dict[str, Any] = {
-        "id": item_id,
+        "id": None,
         "channel_id": ctx.channel_id,
         "kind": kind.value,
-        "internal_id": await next_internal_ids(uow, channel_id=ctx.channel_id, kind=kind, count=1),
+        "internal_id": None,
         "body": None,
         "owner": None,
         "severity": None,
@@ -219,25 +278,7 @@ async def _create(
     }
     for columns in wanted.values():
         row.update(columns)
-    # Into the tables, every column given: an import makes thousands, and the ORM's insert
-    # (its values coerced, its statement keyed anew each time) and flush cost more than the rows.
-    await uow.insert_many(_ITEMS, [row], {})
-    await set_assignees(uow, item_ids=[item_id], user_ids=assignees, replace=False)
-    record = {
-        "item_id": item_id,
-        "project_id": ctx.project_id,
-        "source_item_id": source_item.id,
-        "version": source_item.version,
-        "seen": seen,
-        "seen_at": source_item.changed_at,
-        "dirty": {},
-        "code": None,
-        "message": None,
-        "unmatched": unmatched,
-        "deleted": False,
-    }
-    await uow.insert_many(_RECORDS, [record], {})
-    return Applied(item_id, kind, created=True)
+    return row
 
 
 async def _write(

@@ -1,10 +1,13 @@
 """Reading a project's source: pages of changes applied here (the import, then pulls), each
 conflict logged, and items gone at the source deleted here."""
 
+from collections.abc import Sequence
+
 from sqlalchemy import delete, select
 
 from bot import outcomes
 from bot import pending_events as events
+from bot.db.statements import Row
 from bot.db.tables import Item, SyncRecord, User
 from bot.db.uow import UnitOfWork
 from bot.directory.actors import ACTOR_COLUMNS, actor_of_row
@@ -12,7 +15,7 @@ from bot.items import read
 from bot.messaging import Messenger
 from bot.schemas import ItemKind, Trigger
 from bot.sync import links, log
-from bot.sync.engine import comments_in, inbound
+from bot.sync.engine import comments_in, creates, inbound
 from bot.sync.engine.units import IN, Opened, Units
 from bot.sync.source import SourceItem
 
@@ -36,19 +39,18 @@ class Reader:
                 to_read = await comments_in.to_read(uow, opened.ctx, page.items)
             comments = await comments_in.read(opened.source, to_read)
             async with self._units.unit(opened, from_source=True) as uow:
-                made = 0  # a resumed import reads its last page's items again: not counted twice
-                for item in page.items:
-                    applied = await self.apply(uow, opened, item, fire=not importing)
-                    made += applied is not None and applied.created
-                    if applied is not None:
-                        await comments_in.store(
-                            uow,
-                            opened.ctx,
-                            item_id=applied.item_id,
-                            source_item=item,
-                            comments=comments.get(item.id),
-                            messenger=messenger,
-                        )
+                applied = await self._apply_page(uow, opened, page.items, fire=not importing)
+                for item, done in applied:
+                    await comments_in.store(
+                        uow,
+                        opened.ctx,
+                        item_id=done.item_id,
+                        source_item=item,
+                        comments=comments.get(item.id),
+                        messenger=messenger,
+                    )
+                # A resumed import reads its last page's items again: not counted twice.
+                made = sum(done.created for _, done in applied)
                 held = await self._units.row(uow, opened)
                 before = dict(held)
                 if importing:
@@ -64,11 +66,54 @@ class Reader:
             held["last_pull_at"] = uow.clock.now()
             await links.write(uow, held, before)
 
+    async def _apply_page(
+        self, uow: UnitOfWork, opened: Opened, items: Sequence[SourceItem], *, fire: bool
+    ) -> list[tuple[SourceItem, inbound.Applied]]:
+        """A page applied set-based: its records read in one select, the items new here written
+        together (`inbound.create_many`), those known updated one by one (a pull's few)."""
+        ctx = opened.ctx
+        synced = [item for item in items if item.item_type in ctx.kinds]
+        known = await inbound.known(uow, ctx, synced)
+        lost = await creates.any_lost(uow, project_id=ctx.project_id)
+        applied: list[tuple[SourceItem, inbound.Applied]] = []
+        new: dict[str, SourceItem] = {}  # by id: an item listed twice is made once, as last read
+        for item in synced:
+            if item.id in new:
+                new[item.id] = item
+            elif item.id in known or lost:
+                done = await self.apply(uow, opened, item, fire=fire, record=known.get(item.id))
+                if done is not None:
+                    applied.append((item, done))
+            else:
+                new[item.id] = item
+        created = await inbound.create_many(uow, ctx, list(new.values()))
+        outcomes.sync_change(IN, "applied" if fire else "imported", len(created))
+        if fire and created:
+            await self._units.count(uow, opened, "pulled", len(created))
+        for item, done in zip(new.values(), created, strict=True):
+            if fire:
+                uow.actor = await self._actor(uow, opened, item)
+                await inbound.fire(uow, done)
+            applied.append((item, done))
+        return applied
+
     async def apply(
-        self, uow: UnitOfWork, opened: Opened, item: SourceItem, *, fire: bool
+        self,
+        uow: UnitOfWork,
+        opened: Opened,
+        item: SourceItem,
+        *,
+        fire: bool,
+        record: Row | None = None,
     ) -> inbound.Applied | None:
+        """One item applied and its conflicts logged; `record`, its sync record when read
+        already (else it is looked up)."""
         uow.actor = await self._actor(uow, opened, item)
-        applied = await inbound.apply(uow, opened.ctx, item)
+        applied = await (
+            inbound.apply_known(uow, opened.ctx, item, record)
+            if record is not None
+            else inbound.apply(uow, opened.ctx, item)
+        )
         if applied is None:
             return None
         for line in applied.conflicts:

@@ -3,6 +3,7 @@ changed, look for deletions), push (one item's changes). What a source's failure
 decided once, in `_failed`: 401/403 pauses the project, the rest is retried later."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -10,6 +11,7 @@ from sqlalchemy import select
 from bot import outcomes
 from bot.clock import Clock
 from bot.db.tables import Project
+from bot.db.uow import UnitOfWork
 from bot.jobs.queue import ClaimedJob
 from bot.jobs.worker import NotNow, RetryLater, Worker
 from bot.messaging import Messenger
@@ -25,6 +27,13 @@ from bot.sync.source import SourceError, SourceRefused, SourceUnauthorized
 from bot.sync_records.outbox import PUSH, ItemJob
 from bot.sync_records.schemas import SyncState
 from bot.timestamps import format_timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class _Opened:
+    """What a push job's claim read: its project opened (None: gone, off or paused)."""
+
+    opened: Opened | None
 
 
 class SyncEngine:
@@ -50,7 +59,7 @@ class SyncEngine:
     def register(self, worker: Worker) -> None:
         worker.register(LINK, self.link)
         worker.register(POLL, self.poll)
-        worker.register(PUSH, self.push)
+        worker.register(PUSH, self.push, read=self._open_projects)
         self._comments_shown.register(worker)
 
     # Jobs
@@ -111,8 +120,23 @@ class SyncEngine:
         after = timedelta(seconds=0 if asked_meanwhile else opened.row.interval_seconds) - spent
         raise NotNow("next poll", after=max(after, timedelta(0)))
 
+    async def _open_projects(
+        self, uow: UnitOfWork, jobs: list[ClaimedJob[ItemJob]]
+    ) -> list[_Opened]:
+        """The projects of the push jobs being claimed, each opened once for the batch (its
+        reads are most of a push's own work), in the claim's transaction."""
+        opened: dict[str, Opened | None] = {}
+        for job in jobs:
+            project_id = job.payload.project_id
+            if project_id not in opened:
+                opened[project_id] = await self._units.open_in(uow, project_id)
+        return [_Opened(opened[job.payload.project_id]) for job in jobs]
+
     async def push(self, job: ClaimedJob[ItemJob]) -> None:
-        opened = await self._units.open(job.payload.project_id)
+        if isinstance(job.read, _Opened):
+            opened = job.read.opened
+        else:  # not claimed by a worker (run directly): opened now
+            opened = await self._units.open(job.payload.project_id)
         if opened is None:
             return  # paused or off: the item stays pending; the poll after resuming sends it
         try:

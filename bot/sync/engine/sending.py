@@ -173,11 +173,6 @@ class Sender:
                 if created:
                     values["source_id"] = result.id
                 await uow.execute(update(Item).where(Item.id == item_id).values(**values))
-                held = await self._units.row(uow, opened)
-                before = dict(held)
-                held["last_push_at"] = uow.clock.now()
-                log.count(held, "pushed")
-                await links.write(uow, held, before)
                 outcomes.sync_change(OUT, "applied")
                 await log.write(
                     uow,
@@ -196,6 +191,10 @@ class Sender:
                         ),
                     )
                     .values(sync_status=None)
+                )
+            if result is not None:  # last: the project's sync row is held from here to commit
+                await links.add_to_count(
+                    uow, opened.ctx.project_id, "pushed", last_push_at=uow.clock.now()
                 )
 
     async def _refused(self, opened: Opened, item_id: str, refused: SourceRefused) -> None:

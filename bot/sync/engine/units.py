@@ -10,11 +10,12 @@ from sqlalchemy import select
 from bot.clock import Clock
 from bot.db.statements import Row
 from bot.db.tables import Project
-from bot.db.uow import UnitOfWork, unit_of_work
+from bot.db.uow import ChannelScope, UnitOfWork, unit_of_work
 from bot.directory.channel_scope import scope_of_channel
+from bot.jobs.worker import PermanentFailure
 from bot.projects.service import held_secrets
 from bot.projects.sources import SourceKind
-from bot.sync import links, log
+from bot.sync import links
 from bot.sync.connectors import Connectors, Link
 from bot.sync.engine import context
 from bot.sync.source import Source
@@ -29,6 +30,7 @@ class Opened:
     row: Row  # a snapshot, read apart from the unit that writes it
     ctx: context.ProjectContext
     source: Source
+    scope: ChannelScope  # the channel's, which every unit of the project's work acts in
 
 
 class Units:
@@ -46,15 +48,24 @@ class Units:
         self._secret_key = secret_key
 
     async def open(self, project_id: str) -> Opened | None:
+        """The project opened for a job; None when it is gone, off or paused."""
         async with unit_of_work(self._sessions, self._clock, write=False) as uow:
-            project = await uow.row(select(Project).where(Project.id == project_id))
-            row = await links.sync_row(uow, project_id)
-            if project is None or row is None or not row.enabled or not project.enable:
-                return None
-            if row.state == SyncState.PAUSED:
-                return None
-            ctx = await context.load(uow, project, row)
-            secrets = held_secrets(self._secret_key, project)
+            return await self.open_in(uow, project_id)
+
+    async def open_in(self, uow: UnitOfWork, project_id: str) -> Opened | None:
+        """`open`, read in a unit of the caller's (the claim of a batch of jobs)."""
+        project = await uow.row(select(Project).where(Project.id == project_id))
+        row = await links.sync_row(uow, project_id)
+        if project is None or row is None or not row.enabled or not project.enable:
+            return None
+        if row.state == SyncState.PAUSED:
+            return None
+        try:
+            scope = await scope_of_channel(uow, channel_id=project.channel_id)
+        except PermanentFailure:
+            return None  # the channel is being removed, its projects with it
+        ctx = await context.load(uow, project, row)
+        secrets = held_secrets(self._secret_key, project)
         link = Link(
             kind=SourceKind(project.source),
             hostname=project.hostname,
@@ -62,7 +73,7 @@ class Units:
             secrets=secrets,
             query=row.query,
         )
-        return Opened(row=row, ctx=ctx, source=self._connectors.open(link))
+        return Opened(row=row, ctx=ctx, source=self._connectors.open(link), scope=scope)
 
     @asynccontextmanager
     async def unit(
@@ -70,7 +81,7 @@ class Units:
     ) -> AsyncIterator[UnitOfWork]:
         async with unit_of_work(self._sessions, self._clock, write=write) as uow:
             uow.from_source = from_source
-            uow.channel = await scope_of_channel(uow, channel_id=opened.ctx.channel_id)
+            uow.channel = opened.scope
             yield uow
 
     async def row(self, uow: UnitOfWork, opened: Opened) -> Row:
@@ -81,8 +92,7 @@ class Units:
         return row
 
     async def count(self, uow: UnitOfWork, opened: Opened, name: str, by: int = 1) -> None:
-        """Add to one of the project's counts, its sync row held for update and written."""
-        row = await self.row(uow, opened)
-        before = dict(row)
-        log.count(row, name, by)
-        await links.write(uow, row, before)
+        """Add to one of the project's counts, its sync row not read first
+        (`links.add_to_count`)."""
+        if by:
+            await links.add_to_count(uow, opened.row.project_id, name, by)

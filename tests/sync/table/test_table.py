@@ -103,6 +103,26 @@ async def test_a_change_there_comes_in_by_polling_and_is_not_sent_back(
     assert (await sync_status(client, ada, project["_id"]))["counts"]["pulled"] == 1
 
 
+async def test_the_counts_say_what_was_imported_sent_and_read(
+    client, factory: Factory, rig: SourceRig, clock: FrozenClock
+) -> None:
+    ada = await factory.member()
+    rig.seed(3)
+    project = await link_body(client, ada, rig.link_body())
+    clock.advance(timedelta(seconds=10))
+    for task in await tasks(client, ada):
+        await edit(client, ada, task, name=f"{task['name']} here")
+    await run_jobs(client)  # three pushes, claimed together
+    clock.advance(timedelta(minutes=1))
+    rig.seed(2)  # two more there, read by the next poll
+    clock.advance(POLL)
+    await run_jobs(client)
+    names = [task["name"] for task in await tasks(client, ada)]
+    assert names == ["Item 0", "Item 0 here", "Item 1", "Item 1 here", "Item 2 here"]
+    counts = (await sync_status(client, ada, project["_id"]))["counts"]
+    assert (counts["imported"], counts["pushed"], counts["pulled"]) == (3, 3, 2)
+
+
 async def test_both_sides_change_the_title_and_the_later_change_wins(
     client, factory: Factory, rig: SourceRig, clock: FrozenClock
 ) -> None:
