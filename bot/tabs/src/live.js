@@ -28,12 +28,14 @@ export function watch(path, scope, onChange, isBusy) {
   return () => { stopped = true; };
 }
 
-// Redraws (onChange) when the stream tells of a change to `kind`'s list; while the view is busy
-// (a drag, an open dialog) the redraw waits. A cut stream reconnects with the last event id it
-// saw, and the server answers `reload` when changes were missed meanwhile.
+// Redraws (onChange) when the stream tells of a change to `kind`'s list: onChange(ids) with the
+// ids of the items changed, or onChange(null) when the whole list must be read again (`list`,
+// `reload`); while the view is busy (a drag, an open dialog) the redraw waits. A cut stream
+// reconnects with the last event id it saw, and the server answers `reload` when changes were
+// missed meanwhile.
 export function follow(scope, kind, onChange, isBusy) {
   let stopped = false;
-  let pending = false;
+  let pending = null; // the ids changed since the last redraw; "all" for a whole redraw
   let drawing = false;
   let lastId = null;
   let controller = null;
@@ -41,21 +43,29 @@ export function follow(scope, kind, onChange, isBusy) {
   const draw = async () => {
     if (stopped || !pending || drawing) return;
     if (isBusy()) { setTimeout(draw, BUSY_RETRY_MS); return; }
-    pending = false;
+    const asked = pending;
+    pending = null;
     drawing = true;
+    let done = false;
     try {
-      if ((await onChange()) === false) pending = true;
+      done = (await onChange(asked === "all" ? null : [...asked])) !== false;
     } catch {
-      pending = true;
+      done = false;
     } finally {
       drawing = false;
     }
+    if (!done) note(asked);
     if (pending) setTimeout(draw, BUSY_RETRY_MS);
   };
+  const note = (ids) => {
+    if (ids === "all" || pending === "all") pending = "all";
+    else pending = new Set([...(pending ?? []), ...ids]);
+  };
   const told = (event, data) => {
-    const about = event === "change" || event === "list" ? JSON.parse(data).itemKind === kind : event === "reload";
-    if (!about) return;
-    pending = true;
+    if (!["change", "list", "reload"].includes(event)) return;
+    const about = event === "reload" ? null : JSON.parse(data);
+    if (about && about.itemKind !== kind) return;
+    note(event === "change" ? [about.itemId] : "all");
     draw();
   };
   const read = async () => {
