@@ -138,10 +138,10 @@ async def _moves(tab: Tab) -> tuple[list[float], list[float]]:
         await tab.press(" ")
         await tab.until(f"window.benchMoves.length === {move + 1}")
         await tab.run("window.benchDropping = false")
-        patches.append(
+        patches.append(  # the PATCH's address ends with the key; the stream's read of it does not
             await tab.run(
                 "performance.getEntriesByType('resource')"
-                f".filter((e) => e.name.includes('{card_id}')).at(-1).duration"
+                f".filter((e) => e.name.endsWith(\"('{card_id}')\")).at(-1).duration"
             )
         )
     print(f"  (keyboard moves: {lost} picks lost and done again)", flush=True)

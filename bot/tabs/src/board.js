@@ -180,10 +180,13 @@ export class Board {
   async move(item, status) {
     if (status === item.status) return;
     const before = item.status;
-    this.place(item, status);
     this.pending += 1;
+    // Asked first: drawing the card in its new column (a layout of the whole board) then runs
+    // while the API answers, not before the request leaves.
+    const answered = call(`/odata/${KINDS[this.kind].plural}('${item._id}')`, { method: "PATCH", body: { status }, scope: this.scope });
+    this.place(item, status);
     try {
-      await call(`/odata/${KINDS[this.kind].plural}('${item._id}')`, { method: "PATCH", body: { status }, scope: this.scope });
+      await answered;
       announce(`Moved ${this.describe(item)} to ${status}`);
     } catch (error) {
       const card = this.place(item, before);
