@@ -96,3 +96,22 @@ async def test_an_open_board_shows_changes_made_elsewhere_without_a_reload(
         assert not any("orderby=updatedAt" in url for url in asked)  # told, not polled
         whole_board = [url for url in asked if url.endswith("/odata/bugs?$top=1000")]
         assert len(whole_board) == 1, whole_board
+
+
+async def test_an_open_personal_tab_shows_changes_made_elsewhere_without_a_reload(
+    rig: Rig, browser: Browser
+) -> None:
+    """The personal tab follows the stream of the lists its user may read (it polls nothing): an
+    item assigned elsewhere appears, and a rename through the API shows."""
+    mine = [{"_id": rig.member.user.id}]
+    first = await rig.bug("Mine from the start", assignedTo=mine)
+    async with open_tab(browser, f"{rig.base}/tabs/me", rig.member.cookie) as tab:
+        await tab.until(f"{ROWS}.length === 1")
+        await rig.bug("Assigned to me elsewhere", assignedTo=mine)
+        await tab.until(f"{ROWS}.includes('Assigned to me elsewhere')")
+        await rig.api(
+            "PATCH", f"/odata/bugs('{first['_id']}')", json={"name": "Renamed by the API"}
+        )
+        await tab.until(f"{ROWS}.includes('Renamed by the API')")
+        asked = await tab.run("performance.getEntriesByType('resource').map((entry) => entry.name)")
+    assert not any("orderby=updatedAt" in url for url in asked)  # told, not polled

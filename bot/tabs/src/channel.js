@@ -65,7 +65,7 @@ export async function channelTab(root, context) {
     shown = new List(body, { kind, scope, choices, onOpen: open });
     await shown.load();
   }
-  const stop = follow(scope, kind, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
+  const stop = follow("/api/changes/stream", scope, kind, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
   root.setAttribute("aria-busy", "false");
   performance.mark("tabs:ready");
 }
