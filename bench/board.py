@@ -24,6 +24,7 @@ from typing import Any
 import aiohttp
 
 from bench import items_data
+from bench.harness import print_reports
 from bench.items import app_on
 from tests.pages.chromium import chromium
 from tests.tabs.browser import WAIT, Tab, open_tab
@@ -236,5 +237,4 @@ def report(kind: str, results: dict[str, Any]) -> list[str]:
 
 
 if __name__ == "__main__":
-    for database in sys.argv[1:] or ("sqlite", "postgresql"):
-        print("\n".join(report(database, measure(database))), flush=True)
+    print_reports(measure, report, sys.argv[1:])

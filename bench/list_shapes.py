@@ -25,6 +25,7 @@ from bench.harness import (
     Server,
     _psql_value,
     free_port,
+    print_reports,
     server,
 )
 from bench.items import BUGS, CREATED, LIST_QUERY, app_on
@@ -337,5 +338,4 @@ def report(kind: str, results: dict[str, object]) -> list[str]:
 
 
 if __name__ == "__main__":
-    for database in sys.argv[1:] or ("sqlite", "postgresql"):
-        print("\n".join(report(database, measure(database))), flush=True)
+    print_reports(measure, report, sys.argv[1:])
