@@ -34,7 +34,8 @@ export function follow(path, scope, kind, onChange, isBusy) {
       drawing = false;
     }
     if (!done) note(asked);
-    if (pending) setTimeout(draw, BUSY_RETRY_MS);
+    // Told more while drawing: drawn next at once; refused (busy, failed): after a while.
+    if (pending) setTimeout(draw, done ? 0 : BUSY_RETRY_MS);
   };
   const note = (ids) => {
     if (ids === "all" || pending === "all") pending = "all";
