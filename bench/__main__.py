@@ -5,6 +5,7 @@ import sys
 from bench import (
     board,
     bot_turn,
+    bulk_indexes,
     channels,
     deliveries,
     discussions,
@@ -45,6 +46,10 @@ def main(only: list[str]) -> None:
     if not only or "shapes" in only:
         print(f"\nList shapes over {items.BUGS:,} bugs in one channel, one client")
         print_reports(list_shapes.measure, list_shapes.report)
+    if not only or "bulk_indexes" in only:
+        print("\nThe tabs' indexes (migration 0027) against the bulk edit, PostgreSQL")
+        for line in bulk_indexes.report("postgresql", bulk_indexes.measure()):
+            print(line, flush=True)
     if not only or "board" in only:
         print(f"\nThe channel tab's board of {board.BUGS:,} bugs in headless Chromium")
         print_reports(board.measure, board.report)
