@@ -5,6 +5,7 @@ import sys
 from bench import (
     board,
     bot_turn,
+    bulk_indexes,
     channels,
     deliveries,
     discussions,
@@ -29,6 +30,7 @@ from bench import (
     uploads,
     webhook_latency,
 )
+from bench.harness import print_reports
 
 
 def main(only: list[str]) -> None:
@@ -43,14 +45,14 @@ def main(only: list[str]) -> None:
                 print(line, flush=True)
     if not only or "shapes" in only:
         print(f"\nList shapes over {items.BUGS:,} bugs in one channel, one client")
-        for kind in ("sqlite", "postgresql"):
-            for line in list_shapes.report(kind, list_shapes.measure(kind)):
-                print(line, flush=True)
+        print_reports(list_shapes.measure, list_shapes.report)
+    if not only or "bulk_indexes" in only:
+        print("\nThe tabs' indexes (migration 0027) against the bulk edit, PostgreSQL")
+        for line in bulk_indexes.report("postgresql", bulk_indexes.measure()):
+            print(line, flush=True)
     if not only or "board" in only:
         print(f"\nThe channel tab's board of {board.BUGS:,} bugs in headless Chromium")
-        for kind in ("sqlite", "postgresql"):
-            for line in board.report(kind, board.measure(kind)):
-                print(line, flush=True)
+        print_reports(board.measure, board.report)
     if not only or "instructions" in only:
         print(
             f"\nInstructions per request after {instructions.WARM_UP} warm-up requests "

@@ -14,11 +14,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from bot.db.migrate import head_revision
 
@@ -89,6 +89,21 @@ def ratio(app: Series, ceiling: Series, spec: str = ".0%") -> str:
     if len(ratios) == 1:
         return middle
     return f"{middle} ({format(ratios[0], spec)}–{format(ratios[-1], spec)})"
+
+
+DATABASES = ("sqlite", "postgresql")
+Measured = TypeVar("Measured")
+
+
+def print_reports(
+    measure: Callable[[str], Measured],
+    report: Callable[[str, Measured], list[str]],
+    databases: Sequence[str] = (),
+) -> None:
+    """Each database (both unless named) measured, and its report's lines printed as it ends."""
+    for database in databases or DATABASES:
+        for line in report(database, measure(database)):
+            print(line, flush=True)
 
 
 def free_port() -> int:

@@ -25,6 +25,7 @@ from bench.harness import (
     Server,
     _psql_value,
     free_port,
+    print_reports,
     server,
 )
 from bench.items import BUGS, CREATED, LIST_QUERY, app_on
@@ -169,12 +170,12 @@ def _p50_or_timed_out(client: Client, path: str) -> float:
         return float("inf")
 
 
-def _client(base: str, headers: dict[str, str]) -> Client:
+def connect(base: str, headers: dict[str, str]) -> Client:
     host, port = base.removeprefix("http://").split(":")
     return Client(http.client.HTTPConnection(host, int(port), timeout=120), headers)
 
 
-def _path(query: dict[str, str]) -> str:
+def list_path(query: dict[str, str]) -> str:
     return "/odata/bugs?" + urllib.parse.urlencode({"$top": "50", **query}, quote_via=_quote)
 
 
@@ -188,7 +189,7 @@ def _paths(client: Client) -> dict[str, str]:
     """Each shape's path; a next-link shape's is its first page's link followed that deep."""
     user = _user_id(client, ASSIGNEE_EMAIL)
     paths = {
-        name: _path({option: text.replace("{user}", user) for option, text in query.items()})
+        name: list_path({option: text.replace("{user}", user) for option, text in query.items()})
         for name, query in SHAPES.items()
     }
     for name in list(paths):
@@ -205,14 +206,14 @@ def _paths(client: Client) -> dict[str, str]:
 
 def _user_id(client: Client, email: str) -> str:
     query = {"$filter": f"assignedTo/any(u: u/email eq '{email}')", "$select": "assignedTo"}
-    (item,) = json.loads(client.ask("GET", _path({**query, "$top": "1"})))["value"]
+    (item,) = json.loads(client.ask("GET", list_path({**query, "$top": "1"})))["value"]
     return next(user["_id"] for user in item["assignedTo"] if user["email"] == email)
 
 
 def measure(kind: str) -> dict[str, object]:
     with app_on(kind, items_data.dataset(BUGS, 0, name="shapes")) as served:
         app, headers, url, env = served.app, served.headers, served.url, served.env
-        client = _client(app.base, headers)
+        client = connect(app.base, headers)
         paths = _paths(client)
         first_ms = {}
         for name, path in paths.items():  # the first ask: statement built, count not cached
@@ -230,7 +231,7 @@ def measure(kind: str) -> dict[str, object]:
                 [sys.executable, "-m", "bench.bare_server", str(port), str(page_file)], env, port
             )
         )
-        bare_client = _client(bare.base, headers)
+        bare_client = connect(bare.base, headers)
         rounds: list[dict[str, float]] = []
         channel = headers["x-svc-channelId"]
         for _ in range(ROUNDS):
@@ -246,14 +247,14 @@ def _writes(client: Client, app: Server, url: str) -> dict[str, float]:
     """A create's p50 (one at a time), the median of BULK_RUNS 1000-id bulk edits of statuses
     and of priorities, and the CPU time each took in the app and its PostgreSQL backends, which
     others' load disturbs least (the wall clock waits for the cores too)."""
-    cpu = _CpuTime(app.pid, url)
+    cpu = CpuTime(app.pid, url)
     times = []
     for _ in range(CREATES):
         started = time.perf_counter()
         client.ask("POST", "/odata/bugs", CREATED)
         times.append((time.perf_counter() - started) * 1000)
     create_cpu = cpu.lap() / CREATES
-    everything = client.ask("GET", _path({"$top": str(BULK_IDS), "$select": "_id"}))
+    everything = client.ask("GET", list_path({"$top": str(BULK_IDS), "$select": "_id"}))
     ids = [row["_id"] for row in json.loads(everything)["value"]]
     cpu.lap()
     results = {"create_p50_ms": statistics.median(times), "create_cpu_ms": create_cpu}
@@ -269,7 +270,7 @@ def _writes(client: Client, app: Server, url: str) -> dict[str, float]:
     return results
 
 
-class _CpuTime:
+class CpuTime:
     """User and system CPU time of the app and, on PostgreSQL, of its database's backends."""
 
     def __init__(self, pid: int, url: str) -> None:
@@ -337,5 +338,4 @@ def report(kind: str, results: dict[str, object]) -> list[str]:
 
 
 if __name__ == "__main__":
-    for database in sys.argv[1:] or ("sqlite", "postgresql"):
-        print("\n".join(report(database, measure(database))), flush=True)
+    print_reports(measure, report, sys.argv[1:])

@@ -66,8 +66,9 @@ ALLOWED: dict[str, set[str]] = {
     "files": STORE | {"directory"},
     "items": STORE
     | {"directory", "fields", "projects", "mappings", "files", "sync_records", "pending_events"},
-    # A channel's item changes as a stream, read from the events items record.
-    "changes": STORE,
+    # A channel's item changes as a stream, read from the events items record; and the lists of
+    # the channels a user may read, for the personal tab's.
+    "changes": STORE | {"directory"},
     "me": STORE | {"directory", "fields", "projects", "mappings", "files", "items"},
     "events": STORE | {"directory", "fields", "projects", "mappings", "files", "items"},
     # Threads and notifications: react to the events engine (observers wired in `create_app`).

@@ -1,4 +1,5 @@
-"""What a change stream reads: the channel's list versions and its item changes since a time."""
+"""What a change stream reads: the channel's list versions and its item changes since a time, and
+the versions of every channel a user may read (the personal tab's stream)."""
 
 from dataclasses import dataclass
 from datetime import datetime
@@ -6,11 +7,14 @@ from typing import cast
 
 from sqlalchemy import Table, select
 
-from bot.db.tables import ItemCounter, PendingEvent
+from bot.db.tables import Channel, ItemCounter, PendingEvent
 from bot.db.uow import UnitOfWork
+from bot.directory.access import readable_channels
 from bot.schemas import Trigger
 
 Versions = dict[str, int]  # item kind → the channel's list version of that kind
+# (channel id, item kind) → that list's version, for every channel a user may read
+ReadableVersions = dict[tuple[str, str], int]
 
 CHANGE_NAMES = {
     Trigger.ITEM_CREATED.value: "created",
@@ -36,6 +40,18 @@ async def versions(uow: UnitOfWork, channel_id: str) -> Versions:
         select(_COUNTERS.kind, _COUNTERS.version).where(_COUNTERS.channel_id == channel_id)
     )
     return {row["kind"]: int(row["version"]) for row in rows}
+
+
+async def readable_versions(uow: UnitOfWork, user_id: str) -> ReadableVersions:
+    """The list versions of every channel the user may read: the channels read once, then one
+    entry of the counters' primary key per channel and kind."""
+    readable = select(Channel.id).where(readable_channels(user_id))
+    rows = await uow.rows(
+        select(_COUNTERS.channel_id, _COUNTERS.kind, _COUNTERS.version).where(
+            _COUNTERS.channel_id.in_(readable)
+        )
+    )
+    return {(row["channel_id"], row["kind"]): int(row["version"]) for row in rows}
 
 
 def first_id_at(seconds: int) -> str:

@@ -9,7 +9,7 @@ commits, so the window reaches back that far; the ids sent are remembered, a bou
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 
 import orjson
@@ -52,13 +52,36 @@ def parse_event_id(text: str | None) -> reads.Versions | None:
     return {kind.value: int(part[:18]) for kind, part in zip(ItemKind, parts, strict=True)}
 
 
-def _frame(name: str, data: dict[str, object], versions: reads.Versions | None) -> bytes:
+def frame(name: str, data: dict[str, object], versions: reads.Versions | None) -> bytes:
     head = f"event: {name}\n".encode()
     position = f"id: {event_id(versions)}\n".encode() if versions is not None else b""
     return head + position + b"data: " + orjson.dumps(data) + b"\n\n"
 
 
 KEEP_ALIVE = b": keep-alive\n\n"
+
+
+async def serve(
+    feed: ChangeFeed,
+    response: web.StreamResponse,
+    keep_alive_s: float,
+    start: Callable[[], Awaitable[None]],
+    look: Callable[[], Awaitable[None]],
+) -> None:
+    """A stream's life: subscribed before it starts (no wake-up missed), then a look at each
+    wake-up and at each keep-alive, until the app stops."""
+    with feed.subscribed() as woken:
+        await start()
+        while not feed.closed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(woken.wait(), keep_alive_s)
+            if feed.closed:
+                break
+            if woken.is_set():
+                woken.clear()
+            else:
+                await response.write(KEEP_ALIVE)
+            await look()
 
 
 class ChangeStream:
@@ -81,18 +104,9 @@ class ChangeStream:
         self._floor = ""
 
     async def run(self, feed: ChangeFeed, resume: reads.Versions | None) -> None:
-        with feed.subscribed() as woken:
-            await self._start(resume)
-            while not feed.closed:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(woken.wait(), self._keep_alive_s)
-                if feed.closed:
-                    break
-                if woken.is_set():
-                    woken.clear()
-                else:
-                    await self._response.write(KEEP_ALIVE)
-                await self._look()
+        await serve(
+            feed, self._response, self._keep_alive_s, lambda: self._start(resume), self._look
+        )
 
     async def _start(self, resume: reads.Versions | None) -> None:
         async with self._unit() as uow:
@@ -103,7 +117,7 @@ class ChangeStream:
         if resume is not None and resume != self._versions:
             await self._reload()
         else:
-            await self._response.write(_frame("ready", dict(self._versions), self._versions))
+            await self._response.write(frame("ready", dict(self._versions), self._versions))
 
     async def _look(self) -> None:
         # Versions first: every change they count has committed, so the read after sees it.
@@ -147,10 +161,10 @@ class ChangeStream:
         # Only the last frame carries the id: a client cut off mid-batch resumes before it.
         for number, (name, data) in enumerate(frames, start=1):
             last = number == len(frames)
-            await self._response.write(_frame(name, data, self._versions if last else None))
+            await self._response.write(frame(name, data, self._versions if last else None))
 
     async def _reload(self) -> None:
-        await self._response.write(_frame("reload", dict(self._versions), self._versions))
+        await self._response.write(frame("reload", dict(self._versions), self._versions))
 
     def _after(self) -> str:
         return max(reads.first_id_at(self._since_s - LATE_COMMIT_S), self._floor)

@@ -13,7 +13,7 @@ from typing import Any
 from odata_query import ast
 from sqlalchemy import BigInteger, ColumnElement, String, and_, false, literal, or_, true
 
-from bot.db.text import LIKE_ESCAPE, escape_like, fold_case
+from bot.db.text import escape_like, fold_case, fold_text, folded_like
 from bot.errors import BadRequest
 from bot.odata.errors import invalid
 from bot.odata.model import Collection, EntitySet, PropertyKind
@@ -212,8 +212,8 @@ class _Translator:
             raise _invalid(f"{name}() looks in a text property, not {_describe(field)}")
         if not isinstance(text, ast.String):
             raise _invalid(f"{name}() looks for a quoted string, not {_describe(text)}")
-        wanted = _folded(pattern.format(escape_like(text.val)))
-        return _two_valued(field, fold_case(field.column).like(wanted, escape=LIKE_ESCAPE))
+        wanted = fold_text(pattern.format(escape_like(text.val)))
+        return _two_valued(field, folded_like(field.column, wanted))
 
     def _lambda(self, node: ast.CollectionLambda) -> ColumnElement[bool]:
         collection = self._collection(node.owner)

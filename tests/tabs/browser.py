@@ -95,23 +95,36 @@ class Tab:
     async def call(self, method: str, **params: Any) -> dict[str, Any]:
         number = next(self._ids)
         answer = self._answers[number] = asyncio.get_running_loop().create_future()
-        await self._ws.send_json({"id": number, "method": method, "params": params})
-        async with asyncio.timeout(PATIENCE):
-            message = await answer
+        try:
+            await self._ws.send_json({"id": number, "method": method, "params": params})
+            async with asyncio.timeout(PATIENCE):
+                message = await answer
+        finally:
+            # A call given up (its caller's own timeout) may still be answered later: the
+            # answer then finds nobody waiting, and is dropped.
+            self._answers.pop(number, None)
         if "error" in message:
             raise RuntimeError(f"{method}: {message['error']}")
         result: dict[str, Any] = message.get("result", {})
         return result
 
     async def _read(self) -> None:
-        async for frame in self._ws:
-            message = json.loads(frame.data)
-            if "id" in message:
-                self._answers.pop(message["id"]).set_result(message)
-            else:
-                self.events.append(message)
-                if message["method"] == "Page.loadEventFired":
-                    self._loaded.set()
+        try:
+            async for frame in self._ws:
+                message = json.loads(frame.data)
+                if "id" in message:
+                    waiting = self._answers.get(message["id"])
+                    if waiting is not None and not waiting.done():
+                        waiting.set_result(message)
+                else:
+                    self.events.append(message)
+                    if message["method"] == "Page.loadEventFired":
+                        self._loaded.set()
+        finally:
+            # No more answers will come: every call still waiting fails now, saying why.
+            for waiting in self._answers.values():
+                if not waiting.done():
+                    waiting.set_exception(RuntimeError("the browser's DevTools connection ended"))
 
     async def run(self, expression: str) -> Any:
         """The expression's value in the page (awaited when it is a promise)."""

@@ -11,6 +11,7 @@ from tests.tabs.browser import open_tab
 from tests.tabs.conftest import Rig
 
 ROWS = "[...document.querySelectorAll('table.items tbody tr')].map((r) => r.cells[1].innerText)"
+READ_BY_ID = "performance.getEntriesByType('resource').filter((e) => e.name.includes('_id'))"
 TEAM_B, CHANNEL_B = "19:team-b@thread.tacv2", "19:channel-b@thread.tacv2"
 TEAM_C, CHANNEL_C = "19:team-c@thread.tacv2", "19:channel-c@thread.tacv2"
 
@@ -58,7 +59,8 @@ async def test_an_open_board_shows_changes_made_elsewhere_without_a_reload(
     rig: Rig, browser: Browser, clock: FrozenClock, tmp_path: Path
 ) -> None:
     """The channel tab follows the channel's change stream (it polls nothing): a move in
-    another tab, a change through the API and a new item each show."""
+    another tab, a change through the API and a new item each show, each read alone (the board
+    of 1,000 is not read again for one change), and the mover's own card is left as it is."""
     bug = await rig.bug("Watched bug")
     card = f'li.card[data-id="{bug["_id"]}"]'
     board = rig.channel_url()
@@ -72,6 +74,12 @@ async def test_an_open_board_shows_changes_made_elsewhere_without_a_reload(
         clock.advance(timedelta(seconds=1))
         await mover.drag(card, 'section.column[data-status="Completed"] ul')
         await mover.until("document.getElementById('announce').textContent.includes('Moved')")
+        await mover.run(f"document.querySelector('{card}').dataset.seen = 'before the stream'")
+        # The mover reads its moved item when the stream tells of it, and finds nothing to draw.
+        await mover.until(f"{READ_BY_ID}.length === 1")
+        assert await mover.run(f"document.querySelector('{card}').dataset.seen") == (
+            "before the stream"
+        )
         await watcher.until(
             f"document.querySelector('section.column[data-status=\"Completed\"] {card}')"
         )
@@ -86,3 +94,24 @@ async def test_an_open_board_shows_changes_made_elsewhere_without_a_reload(
             "performance.getEntriesByType('resource').map((entry) => entry.name)"
         )
         assert not any("orderby=updatedAt" in url for url in asked)  # told, not polled
+        whole_board = [url for url in asked if url.endswith("/odata/bugs?$top=1000")]
+        assert len(whole_board) == 1, whole_board
+
+
+async def test_an_open_personal_tab_shows_changes_made_elsewhere_without_a_reload(
+    rig: Rig, browser: Browser
+) -> None:
+    """The personal tab follows the stream of the lists its user may read (it polls nothing): an
+    item assigned elsewhere appears, and a rename through the API shows."""
+    mine = [{"_id": rig.member.user.id}]
+    first = await rig.bug("Mine from the start", assignedTo=mine)
+    async with open_tab(browser, f"{rig.base}/tabs/me", rig.member.cookie) as tab:
+        await tab.until(f"{ROWS}.length === 1")
+        await rig.bug("Assigned to me elsewhere", assignedTo=mine)
+        await tab.until(f"{ROWS}.includes('Assigned to me elsewhere')")
+        await rig.api(
+            "PATCH", f"/odata/bugs('{first['_id']}')", json={"name": "Renamed by the API"}
+        )
+        await tab.until(f"{ROWS}.includes('Renamed by the API')")
+        asked = await tab.run("performance.getEntriesByType('resource').map((entry) => entry.name)")
+    assert not any("orderby=updatedAt" in url for url in asked)  # told, not polled

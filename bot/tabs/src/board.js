@@ -3,7 +3,7 @@
 // the API judges each move and a refused one goes back with its reason.
 import { call } from "./api.js";
 import { announce, h, replace, uniqueId } from "./dom.js";
-import { INVALID, KINDS, assigneeBadges, dueBadge } from "./fields.js";
+import { INVALID, KINDS, assigneeBadges, dueBadge, dueState } from "./fields.js";
 
 const DRAG_START_PX = 5;
 
@@ -23,10 +23,14 @@ export class Board {
     return invalid ? [...names, INVALID] : names;
   }
 
+  // Cards in a column: by priority in the catalogue's order, then newest number first.
+  before(a, b) {
+    this.order ??= new Map(this.choices.priorities.map((priority, index) => [priority.name, index]));
+    return (this.order.get(a.priority) ?? 99) - (this.order.get(b.priority) ?? 99) || b.internalId - a.internalId;
+  }
+
   render() {
-    const order = new Map(this.choices.priorities.map((priority, index) => [priority.name, index]));
-    const sorted = [...this.items.values()].sort((a, b) =>
-      (order.get(a.priority) ?? 99) - (order.get(b.priority) ?? 99) || b.internalId - a.internalId);
+    const sorted = [...this.items.values()].sort((a, b) => this.before(a, b));
     const names = this.choices.statuses.map((status) => status.name);
     const columnOf = (item) => (names.includes(item.status) ? item.status : INVALID);
     replace(this.root,
@@ -176,10 +180,13 @@ export class Board {
   async move(item, status) {
     if (status === item.status) return;
     const before = item.status;
-    this.place(item, status);
     this.pending += 1;
+    // Asked first: drawing the card in its new column (a layout of the whole board) then runs
+    // while the API answers, not before the request leaves.
+    const answered = call(`/odata/${KINDS[this.kind].plural}('${item._id}')`, { method: "PATCH", body: { status }, scope: this.scope });
+    this.place(item, status);
     try {
-      await call(`/odata/${KINDS[this.kind].plural}('${item._id}')`, { method: "PATCH", body: { status }, scope: this.scope });
+      await answered;
       announce(`Moved ${this.describe(item)} to ${status}`);
     } catch (error) {
       const card = this.place(item, before);
@@ -197,16 +204,63 @@ export class Board {
     item.status = status;
     const old = this.cardElement(item._id);
     const card = this.card(item);
-    const column = this.root.querySelector(`section.column[data-status="${CSS.escape(status)}"]`);
     old.remove();
-    column.querySelector("ul").prepend(card);
+    this.cardsOf(status).prepend(card);
+    this.recount();
+    card.focus();
+    return card;
+  }
+
+  cardsOf(status) { return this.root.querySelector(`section.column[data-status="${CSS.escape(status)}"] ul`); }
+
+  recount() {
     for (const each of this.root.querySelectorAll("section.column")) {
       const count = each.querySelectorAll("li.card").length;
       const shown = each.querySelector("h2 .count");
       shown.textContent = String(count);
       shown.setAttribute("aria-label", `${count} items`);
     }
-    card.focus();
-    return card;
+  }
+
+  // The stream told of changes to `ids`; `items` is what the list holds of them now (an item
+  // absent was deleted). Only the cards whose look changed are drawn again, in their place: the
+  // board's own moves come back as it shows them already and draw nothing. A column appearing
+  // or going (Invalid) draws the whole board.
+  update(ids, items) {
+    const fresh = new Map(items.map((item) => [item._id, item]));
+    const columns = this.columns().join("\n");
+    const statuses = this.choices.statuses;
+    const changed = ids.filter((id) => looks(this.items.get(id), statuses) !== looks(fresh.get(id), statuses));
+    for (const id of ids) {
+      if (fresh.has(id)) this.items.set(id, fresh.get(id));
+      else this.items.delete(id);
+    }
+    if (this.columns().join("\n") !== columns) return this.renderKeepingFocus();
+    const names = this.choices.statuses.map((status) => status.name);
+    for (const id of changed) {
+      const old = this.cardElement(id);
+      const focused = old?.contains(document.activeElement);
+      old?.remove();
+      const item = fresh.get(id);
+      if (!item) continue;
+      const list = this.cardsOf(names.includes(item.status) ? item.status : INVALID);
+      const next = [...list.children].find((each) => this.before(item, this.items.get(each.dataset.id)) < 0);
+      const card = this.card(item);
+      list.insertBefore(card, next ?? null);
+      if (focused) card.focus();
+    }
+    this.recount();
+  }
+
+  renderKeepingFocus() {
+    const focused = document.activeElement?.closest?.("li.card")?.dataset.id;
+    this.render();
+    if (focused) this.cardElement(focused)?.focus();
   }
 }
+
+// What a card shows of an item (undefined for none): equal looks, nothing to draw.
+const looks = (item, statuses) => item && JSON.stringify([
+  item.internalId, item.name, item.status, item.priority, item.dueDate && dueState(item, statuses),
+  item.dueDate, (item.assignedTo ?? []).map((user) => [user.displayName, user.email]),
+]);

@@ -1,5 +1,5 @@
 // The channel tab: Bugs / Tasks, Board / List, New item, and the item panel.
-import { all, call, channelScope } from "./api.js";
+import { all, call, channelScope, quoted } from "./api.js";
 import { Board } from "./board.js";
 import { h, replace } from "./dom.js";
 import { KINDS, loadChoices } from "./fields.js";
@@ -34,14 +34,17 @@ export async function channelTab(root, context) {
     channelTab(root, context);
   };
   const open = (item) => openItem({ kind, scope, choices, item, onChanged: () => redraw() });
-  const redraw = async () => {
+  // `ids`: the items the stream told of, read alone; none (or too many): the whole list again.
+  const redraw = async (ids = null) => {
     if (view === "board") {
-      const items = await boardItems(kind, scope);
+      const some = ids && ids.length <= FEW;
+      const items = some ? await boardItems(kind, scope, ids) : await boardItems(kind, scope);
       if (shown.busy) return false; // a move or drag began meanwhile: the next look redraws
-      shown.items = new Map(items.map((item) => [item._id, item]));
-      const focused = document.activeElement?.closest?.("li.card")?.dataset.id;
-      shown.render();
-      if (focused) shown.cardElement(focused)?.focus();
+      if (some) shown.update(ids, items);
+      else {
+        shown.items = new Map(items.map((item) => [item._id, item]));
+        shown.renderKeepingFocus();
+      }
     } else await shown.load();
     return true;
   };
@@ -62,9 +65,14 @@ export async function channelTab(root, context) {
     shown = new List(body, { kind, scope, choices, onOpen: open });
     await shown.load();
   }
-  const stop = follow(scope, kind, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
+  const stop = follow("/api/changes/stream", scope, kind, redraw, () => shown.busy || Boolean(document.querySelector("dialog[open]")));
   root.setAttribute("aria-busy", "false");
   performance.mark("tabs:ready");
 }
 
-const boardItems = (kind, scope) => all(`/odata/${KINDS[kind].plural}?$top=1000`, scope);
+// Changed items read by id up to this many at once; more, and the board is read again.
+const FEW = 50;
+const boardItems = (kind, scope, ids = null) => {
+  const only = ids ? `&$filter=${encodeURIComponent(`_id in (${ids.map(quoted).join(",")})`)}` : "";
+  return all(`/odata/${KINDS[kind].plural}?$top=1000${only}`, scope);
+};

@@ -1,39 +1,20 @@
-// Live: a change made elsewhere shows without a reload. The channel tab follows the channel's
-// change stream (GET /api/changes/stream: server-sent events, read with fetch() because
-// EventSource cannot send the Bearer token Teams on the web needs); the personal tab, which
-// spans channels, polls: the newest change time and the count; either differs → redraw.
-import { call, headersOf } from "./api.js";
+// Live: a change made elsewhere shows without a reload. Each tab follows a stream of server-sent
+// events, read with fetch() because EventSource cannot send the Bearer token Teams on the web
+// needs: the channel tab its channel's changes (GET /api/changes/stream), the personal tab the
+// lists of every channel its user may read (GET /api/me/changes/stream). Neither polls.
+import { headersOf } from "./api.js";
 
-const POLL_MS = 1000;
 const BUSY_RETRY_MS = 300;
 const RECONNECT_MS = [500, 1000, 2000, 5000, 15000];
 
-export function watch(path, scope, onChange, isBusy) {
-  let last = null;
+// Redraws (onChange) when the stream tells of a change to `kind`'s list: onChange(ids) with the
+// ids of the items changed, or onChange(null) when the whole list must be read again (`list`,
+// `reload`); while the view is busy (a drag, an open dialog) the redraw waits. A cut stream
+// reconnects with the last event id it saw, and the server answers `reload` when changes were
+// missed meanwhile.
+export function follow(path, scope, kind, onChange, isBusy) {
   let stopped = false;
-  const tick = async () => {
-    if (stopped) return;
-    try {
-      const page = await call(`${path}?$top=1&$orderby=updatedAt desc&$select=updatedAt`, { scope });
-      const now = `${page["@odata.count"]}/${page.value[0]?.updatedAt ?? ""}`;
-      let seen = !isBusy();
-      if (seen && last !== null && now !== last) seen = (await onChange()) !== false;
-      if (seen) last = now;
-    } catch {
-      // A failed poll is retried on the next tick.
-    }
-    if (!stopped) setTimeout(tick, document.hidden ? POLL_MS * 5 : POLL_MS);
-  };
-  tick();
-  return () => { stopped = true; };
-}
-
-// Redraws (onChange) when the stream tells of a change to `kind`'s list; while the view is busy
-// (a drag, an open dialog) the redraw waits. A cut stream reconnects with the last event id it
-// saw, and the server answers `reload` when changes were missed meanwhile.
-export function follow(scope, kind, onChange, isBusy) {
-  let stopped = false;
-  let pending = false;
+  let pending = null; // the ids changed since the last redraw; "all" for a whole redraw
   let drawing = false;
   let lastId = null;
   let controller = null;
@@ -41,28 +22,37 @@ export function follow(scope, kind, onChange, isBusy) {
   const draw = async () => {
     if (stopped || !pending || drawing) return;
     if (isBusy()) { setTimeout(draw, BUSY_RETRY_MS); return; }
-    pending = false;
+    const asked = pending;
+    pending = null;
     drawing = true;
+    let done = false;
     try {
-      if ((await onChange()) === false) pending = true;
+      done = (await onChange(asked === "all" ? null : [...asked])) !== false;
     } catch {
-      pending = true;
+      done = false;
     } finally {
       drawing = false;
     }
-    if (pending) setTimeout(draw, BUSY_RETRY_MS);
+    if (!done) note(asked);
+    // Told more while drawing: drawn next at once; refused (busy, failed): after a while.
+    if (pending) setTimeout(draw, done ? 0 : BUSY_RETRY_MS);
+  };
+  const note = (ids) => {
+    if (ids === "all" || pending === "all") pending = "all";
+    else pending = new Set([...(pending ?? []), ...ids]);
   };
   const told = (event, data) => {
-    const about = event === "change" || event === "list" ? JSON.parse(data).itemKind === kind : event === "reload";
-    if (!about) return;
-    pending = true;
+    if (!["change", "list", "reload"].includes(event)) return;
+    const about = event === "reload" ? null : JSON.parse(data);
+    if (about && about.itemKind !== kind) return;
+    note(event === "change" ? [about.itemId] : "all");
     draw();
   };
   const read = async () => {
     controller = new AbortController();
     const headers = headersOf(scope, { Accept: "text/event-stream" });
     if (lastId) headers["Last-Event-ID"] = lastId;
-    const response = await fetch("/api/changes/stream", { headers, credentials: "same-origin", signal: controller.signal });
+    const response = await fetch(path, { headers, credentials: "same-origin", signal: controller.signal });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = "";

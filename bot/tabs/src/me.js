@@ -3,7 +3,7 @@
 import { all, channelScope, personalScope, quoted } from "./api.js";
 import { h, replace } from "./dom.js";
 import { KINDS, assigneeNames, dueBadge, dueState, loadChoices, select } from "./fields.js";
-import { watch } from "./live.js";
+import { follow } from "./live.js";
 import { openItem } from "./panel.js";
 
 const RANK = { overdue: 0, soon: 1 };
@@ -53,7 +53,7 @@ export async function meTab(root, context) {
       picker),
     body);
   await draw();
-  const stop = watch(`/api/me/${KINDS[kind].plural}`, scope, draw, () => Boolean(document.querySelector("dialog[open]")));
+  const stop = follow("/api/me/changes/stream", scope, kind, draw, () => Boolean(document.querySelector("dialog[open]")));
   root.setAttribute("aria-busy", "false");
 }
 
