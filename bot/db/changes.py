@@ -9,7 +9,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 from bot.db.uow import UnitOfWork
 
 
-def changed(row: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
+def _changed(row: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
     """The columns of `row` whose values differ from what it held `before`: the ones a change
     wrote, and none it left as they were (a row unchanged needs no UPDATE)."""
     return {name: value for name, value in row.items() if before[name] != value}
@@ -23,6 +23,6 @@ async def write_changes(
 ) -> dict[str, Any]:
     """Write the columns of `row` changed since `before` to the one row whose `key` column holds
     `row`'s value; what was written (nothing, and no statement, when nothing changed)."""
-    if written := changed(row, before):
+    if written := _changed(row, before):
         await uow.execute(update(key.class_).where(key == row[key.key]).values(written))
     return written

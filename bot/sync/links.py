@@ -10,7 +10,7 @@ from typing import Any
 from cryptography.fernet import InvalidToken
 from sqlalchemy import Select, func, insert, select, update
 
-from bot.db.changes import changed
+from bot.db.changes import write_changes
 from bot.db.expressions import CountAdded
 from bot.db.statements import Row
 from bot.db.tables import DiscussionMessage, Item, ProjectSync, SyncComment
@@ -78,10 +78,7 @@ async def write(uow: UnitOfWork, row: Row, before: Mapping[str, Any]) -> dict[st
     """The columns of the sync row changed since `before`, written; what it holds now, the
     `before` of its next write. Written before the unit's next statement, where the ORM's flush
     wrote them: a statement after it sees the row as changed."""
-    if written := changed(row, before):
-        await uow.execute(
-            update(ProjectSync).where(ProjectSync.project_id == row.project_id).values(written)
-        )
+    await write_changes(uow, ProjectSync.project_id, row, before)
     return dict(row)
 
 

@@ -10,7 +10,7 @@ from typing import Any, cast
 from sqlalchemy import Table, select, update
 
 from bot import pending_events as events
-from bot.db.changes import changed
+from bot.db.changes import write_changes
 from bot.db.expressions import one_of
 from bot.db.statements import Row
 from bot.db.tables import Item, ItemAssignee, SyncRecord
@@ -150,10 +150,7 @@ async def apply_known(
         dirty,
     )
     record["unmatched"] = unmatched
-    if written := changed(record, before):
-        await uow.execute(
-            update(SyncRecord).where(SyncRecord.item_id == record.item_id).values(written)
-        )
+    await write_changes(uow, SyncRecord.item_id, record, before)
     if not dirty and item.sync_status == ItemSyncStatus.PENDING:
         await uow.execute(update(Item).where(Item.id == item.id).values(sync_status=None))
     return applied

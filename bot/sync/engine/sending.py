@@ -8,10 +8,8 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from bot import outcomes
-from bot.db.changes import changed
-from bot.db.statements import Row
+from bot.db.changes import write_changes
 from bot.db.tables import Item, Job, SyncRecord
-from bot.db.uow import UnitOfWork
 from bot.jobs import queue
 from bot.sync import links, log
 from bot.sync.engine import comments_out, creates, inbound, outbound
@@ -167,7 +165,7 @@ class Sender:
                 record["source_item_id"], record["version"] = result.id, result.version
                 record["seen"], record["seen_at"] = inbound.seen_of(result), result.changed_at
                 record["code"] = record["message"] = None
-            await _write_record(uow, record, before)
+            await write_changes(uow, SyncRecord.item_id, record, before)
             if result is not None:
                 values: dict[str, Any] = {"sync_at": uow.clock.now()}
                 if created:
@@ -206,7 +204,7 @@ class Sender:
                 return
             before = dict(record)
             record["code"], record["message"], record["dirty"] = refused.code, refused.message, {}
-            await _write_record(uow, record, before)
+            await write_changes(uow, SyncRecord.item_id, record, before)
             await uow.execute(
                 update(Item)
                 .where(
@@ -227,14 +225,6 @@ class Sender:
                 message=f"{opened.ctx.source} refused the change: "
                 f"{refused.code}: {refused.message}",
             )
-
-
-async def _write_record(uow: UnitOfWork, record: Row, before: dict[str, Any]) -> None:
-    """The sync record's columns that changed, written before the item's (as a flush would)."""
-    if written := changed(record, before):
-        await uow.execute(
-            update(SyncRecord).where(SyncRecord.item_id == record.item_id).values(written)
-        )
 
 
 def _refusal_status(refused: SourceRefused) -> ItemSyncStatus:
