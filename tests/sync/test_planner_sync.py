@@ -156,6 +156,35 @@ async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
     assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
 
 
+async def test_an_edit_made_while_a_lost_write_waits_is_not_undone_by_that_write(
+    client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    """Planner applied a write whose answer was lost; the title is edited here again before the
+    retry. The retry's 412 pull reads our own first write back (Planner keeps no change time):
+    it is no change there, so the later edit goes out and nothing is logged as a conflict."""
+    ada = await factory.member()
+    task_id = planner.create("Shared", priority=5)
+    project = await link_planner(client, ada, planner)
+    (task,) = await tasks(client, ada)
+    planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
+    await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
+    await run_jobs(client)
+    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    await edit(client, ada, task["_id"], name="Renamed again")
+    await poll(client, clock)  # the push's retry is due
+    there = planner.task(task_id)
+    assert there is not None
+    assert (there["title"], there["description"]) == ("Renamed again", "Why and how")
+    (task,) = await tasks(client, ada)
+    assert (task["name"], task["body"], task["sync"]["status"]) == (
+        "Renamed again",
+        "Why and how",
+        None,
+    )
+    status = await sync_status(client, ada, project["_id"])
+    assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
+
+
 async def test_changes_there_come_in_by_poll_and_a_description_edit_by_the_sweep(
     client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
 ) -> None:

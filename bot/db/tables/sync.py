@@ -69,6 +69,9 @@ class SyncRecord(Base):
     # How many comments it had there when they were last read, or Jira's mark of them (a pull
     # reads them again only when it moved); null: never read, or the source keeps no count.
     comment_count: Mapped[int | None] = mapped_column(Integer)
+    # The fields, as `seen` keeps them, of a write whose answer was lost (5xx, timeout): made
+    # there or not, no one can tell; a pull that reads them back knows them for ours.
+    sending: Mapped[dict[str, Any] | None] = mapped_column(JSON)
 
 
 class SyncComment(Base):

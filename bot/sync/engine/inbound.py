@@ -22,7 +22,7 @@ from bot.items.batch import write_rows
 from bot.schemas import ItemKind, Trigger
 from bot.sync.engine import creates
 from bot.sync.engine.context import ProjectContext
-from bot.sync.source import SourceItem
+from bot.sync.source import SourceFields, SourceItem
 from bot.sync_records.schemas import ItemSyncStatus
 from bot.timestamps import parse_timestamp
 
@@ -51,7 +51,11 @@ class Applied:
 
 def seen_of(item: SourceItem) -> dict[str, Any]:
     """The fields as the source holds them, as JSON keeps them (what a conflict compares)."""
-    f = item.fields
+    return seen_fields(item.fields)
+
+
+def seen_fields(f: SourceFields) -> dict[str, Any]:
+    """Fields as JSON keeps them in a sync record (`seen`, `sending`)."""
     return {
         "title": f.title,
         "body": f.body,
@@ -116,6 +120,7 @@ async def apply_known(
     applied = Applied(item.id, kind, created=False)
     there_at = source_item.changed_at or now
     dirty = dict(record.dirty)
+    sending = record.sending or {}
     values: dict[str, Any] = {}
     # A person the source names who matched no member before (their mapping set since) does now.
     newly_matched = len(unmatched) < len(record.unmatched or [])
@@ -126,6 +131,8 @@ async def apply_known(
             continue  # unchanged there: what is here stands
         if name in dirty and await _holds(uow, item, wanted.get(name, {}), name, assignees):
             dirty.pop(name)  # the value sent from here, read back: no conflict
+        elif name in dirty and sending.get(name) == value:
+            continue  # a write of ours whose answer was lost, read back: the later edit goes next
         elif name in dirty:
             here_at = parse_timestamp(dirty[name])
             if here_at > there_at:
@@ -149,7 +156,7 @@ async def apply_known(
         there_at,
         dirty,
     )
-    record["unmatched"] = unmatched
+    record["unmatched"], record["sending"] = unmatched, None
     await write_changes(uow, SyncRecord.item_id, record, before)
     if not dirty and item.sync_status == ItemSyncStatus.PENDING:
         await uow.execute(update(Item).where(Item.id == item.id).values(sync_status=None))

@@ -17,10 +17,12 @@ from bot.sync.engine.reading import Reader
 from bot.sync.engine.units import OUT, Opened, Units
 from bot.sync.source import (
     SourceChange,
+    SourceError,
     SourceItem,
     SourceNotFound,
     SourceRefused,
     SourceStale,
+    SourceThrottled,
 )
 from bot.sync_records.outbox import PUSH
 from bot.sync_records.schemas import ItemSyncStatus
@@ -120,8 +122,25 @@ class Sender:
                 return
             except SourceNotFound:
                 return
+            except SourceThrottled:
+                raise  # refused unserved: nothing was written there
+            except SourceError:
+                if target is not None:
+                    await self._note_sending(opened, item_id, change)
+                raise
             await self._in_step(opened, item_id, result, dirty, sent=change.changed)
             return
+
+    async def _note_sending(self, opened: Opened, item_id: str, change: SourceChange) -> None:
+        """A write whose answer was lost may have been made there: what it sent is kept, so the
+        pull that reads it back does not take it for a change there over a later edit here."""
+        sent = inbound.seen_fields(change.fields)
+        async with self._units.unit(opened) as uow:
+            await uow.execute(
+                update(SyncRecord)
+                .where(SyncRecord.item_id == item_id)
+                .values(sending={name: sent[name] for name in change.changed if name in sent})
+            )
 
     async def _made_before(
         self, opened: Opened, item_id: str, change: SourceChange, tried_at: datetime | None
@@ -164,7 +183,7 @@ class Sender:
             if result is not None:
                 record["source_item_id"], record["version"] = result.id, result.version
                 record["seen"], record["seen_at"] = inbound.seen_of(result), result.changed_at
-                record["code"] = record["message"] = None
+                record["code"] = record["message"] = record["sending"] = None
             await write_changes(uow, SyncRecord.item_id, record, before)
             if result is not None:
                 values: dict[str, Any] = {"sync_at": uow.clock.now()}
