@@ -23,6 +23,7 @@ FIRST_PAYLOADS = {
     "sync.link": {"projectId": "0123456789abcdef01234567"},
     "sync.poll": {"projectId": "0123456789abcdef01234567"},
     "sync.push": {"projectId": "0123456789abcdef01234567", "itemId": "89abcdef0123456789abcdef"},
+    "sync.comment_shown": {"messageId": "0123456789abcdef01234567"},
 }
 STORED = OLD_PAYLOADS | FIRST_PAYLOADS
 
