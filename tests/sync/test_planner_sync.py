@@ -5,6 +5,7 @@ import asyncio
 from datetime import timedelta
 
 from bot.clock import FrozenClock
+from bot.keys import WORKER
 from bot.sync.standins.planner import PlannerStandin
 from tests.factories import Factory
 from tests.sync.linking import run_jobs, sync_status
@@ -13,10 +14,6 @@ from tests.vendor_apis.planner_fixtures import batches, details_read, make_plann
 
 __all__ = ["make_planner", "planner", "settings"]
 INTERVAL = timedelta(seconds=60)
-# A push the source failed is tried again after a minute; with polls five minutes apart, alone.
-POLLS_APART = timedelta(seconds=300)
-SLOW_POLLS = {"sync": {"enabled": True, "intervalSeconds": POLLS_APART.seconds}}
-RETRY = timedelta(seconds=60)
 
 
 async def poll(client, clock: FrozenClock) -> None:  # noqa: ANN001
@@ -131,7 +128,7 @@ async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
     pulled, the change read back is ours (no conflict) and what had not gone yet goes."""
     ada = await factory.member()
     task_id = planner.create("Shared", priority=5)
-    project = await link_planner(client, ada, planner, **SLOW_POLLS)
+    project = await link_planner(client, ada, planner)
     (task,) = await tasks(client, ada)
     planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
     await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
@@ -139,12 +136,7 @@ async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
     assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
     (task,) = await tasks(client, ada)
     assert task["sync"]["status"] == "Svc_PENDING"
-    # The push's retry is due, the next poll not yet: a poll's read made before the retry's
-    # write and stored after it would take the old words for a change there (see the note).
-    clock.advance(RETRY)
-    await run_jobs(client)
-    clock.advance(POLLS_APART)
-    await run_jobs(client)  # the next poll: the sync is well again
+    await poll(client, clock)  # the push's retry is due, and so is the poll
     assert [
         x.status for x in planner.exchanges_to("PATCH", task_id) if "/details" not in x.path
     ] == [
@@ -173,19 +165,14 @@ async def test_an_edit_made_while_a_lost_write_waits_is_not_undone_by_that_write
     it is no change there, so the later edit goes out and nothing is logged as a conflict."""
     ada = await factory.member()
     task_id = planner.create("Shared", priority=5)
-    project = await link_planner(client, ada, planner, **SLOW_POLLS)
+    project = await link_planner(client, ada, planner)
     (task,) = await tasks(client, ada)
     planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
     await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
     await run_jobs(client)
     assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
     await edit(client, ada, task["_id"], name="Renamed again")
-    # The push's retry is due, the next poll not yet: a poll's read made before the retry's
-    # write and stored after it would take the old words for a change there (see the note).
-    clock.advance(RETRY)
-    await run_jobs(client)
-    clock.advance(POLLS_APART)
-    await run_jobs(client)  # the next poll: the sync is well again
+    await poll(client, clock)  # the push's retry is due, and so is the poll
     there = planner.task(task_id)
     assert there is not None
     assert (there["title"], there["description"]) == ("Renamed again", "Why and how")
@@ -334,3 +321,30 @@ async def test_a_429_is_waited_out_and_revoked_credentials_pause(
     sent = len(planner.exchanges)
     await poll(client, clock)
     assert len(planner.exchanges) == sent  # nothing goes to Planner while paused
+
+
+async def test_a_poll_that_read_a_task_before_a_push_wrote_it_does_not_undo_the_push(
+    client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
+) -> None:
+    """A poll lists a task, then a push made here meanwhile writes it and is stored before the
+    poll stores what it read: the poll's older read is read again, not taken for a change
+    there, and the item keeps what was sent."""
+    ada = await factory.member()
+    (task_id,) = planner.seed(1)
+    await link_planner(client, ada, planner)
+    planner.change(task_id, priority=1)  # moved there: the poll reads it
+    held = planner.hang_next(after_change=True, path_part="/$batch")  # read; its answer waits
+    polling = asyncio.create_task(poll(client, clock))
+    await held.arrived.wait()
+    (task,) = await tasks(client, ada)
+    await edit(client, ada, task["_id"], name="Renamed here")
+    await client.app[WORKER].run_once()  # the push, while the poll waits for its read
+    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    held.release()
+    await polling
+    (task,) = await tasks(client, ada)
+    assert (task["name"], task["priority"], task["sync"]["status"]) == (
+        "Renamed here",
+        "Urgent",
+        None,
+    )

@@ -19,6 +19,9 @@ from bot.sync.engine import comments_in, creates, inbound
 from bot.sync.engine.units import IN, Opened, Units
 from bot.sync.source import SourceItem
 
+# A page item read again because a push stored its write meanwhile, at most this often.
+REREADS = 2
+
 
 class Reader:
     def __init__(self, units: Units, messenger: Messenger) -> None:
@@ -33,33 +36,48 @@ class Reader:
         )
         # The first import stores the comments there; only those made later are told.
         messenger = None if importing else self._messenger
+        async with self._units.unit(opened, write=False) as uow:
+            pushed = _pushes(await links.sync_row(uow, row.project_id))
         async for page in changed:
             # Read before the page is stored: a failure reads the page's comments again.
             async with self._units.unit(opened, write=False) as uow:
                 to_read = await comments_in.to_read(uow, opened.ctx, page.items)
             comments = await comments_in.read(opened.source, to_read)
-            async with self._units.unit(opened, from_source=True) as uow:
-                applied = await self._apply_page(uow, opened, page.items, fire=not importing)
-                for item, done in applied:
-                    await comments_in.store(
+            items: Sequence[SourceItem] = page.items
+            for rereads_left in range(REREADS, -1, -1):
+                async with self._units.unit(opened, from_source=True) as uow:
+                    applied, older = await self._apply_page(
                         uow,
-                        opened.ctx,
-                        item_id=done.item_id,
-                        source_item=item,
-                        comments=comments.get(item.id),
-                        messenger=messenger,
+                        opened,
+                        items,
+                        fire=not importing,
+                        pushed=pushed if rereads_left else None,
                     )
-                # A resumed import reads its last page's items again: not counted twice.
-                made = sum(done.created for _, done in applied)
-                held = await self._units.row(uow, opened)
-                before = dict(held)
-                if importing:
-                    held["import_cursor"] = page.cursor
-                    log.count(held, "imported", made)
-                else:
-                    held["cursor"] = page.cursor
-                held["last_pull_at"] = uow.clock.now()
-                await links.write(uow, held, before)
+                    for item, done in applied:
+                        await comments_in.store(
+                            uow,
+                            opened.ctx,
+                            item_id=done.item_id,
+                            source_item=item,
+                            comments=comments.get(item.id),
+                            messenger=messenger,
+                        )
+                    # A resumed import reads its last page's items again: not counted twice.
+                    made = sum(done.created for _, done in applied)
+                    held = await self._units.row(uow, opened)
+                    before = dict(held)
+                    if importing:
+                        held["import_cursor"] = page.cursor
+                        log.count(held, "imported", made)
+                    else:
+                        held["cursor"] = page.cursor
+                    held["last_pull_at"] = uow.clock.now()
+                    await links.write(uow, held, before)
+                    pushed = _pushes(held)
+                if not older:
+                    break
+                # Read there before a push wrote them, and stored after it: read again.
+                items = await opened.source.read([item.id for item in older])
         async with self._units.unit(opened) as uow:
             held = await self._units.row(uow, opened)
             before = dict(held)
@@ -67,21 +85,36 @@ class Reader:
             await links.write(uow, held, before)
 
     async def _apply_page(
-        self, uow: UnitOfWork, opened: Opened, items: Sequence[SourceItem], *, fire: bool
-    ) -> list[tuple[SourceItem, inbound.Applied]]:
+        self,
+        uow: UnitOfWork,
+        opened: Opened,
+        items: Sequence[SourceItem],
+        *,
+        fire: bool,
+        pushed: int | None,
+    ) -> tuple[list[tuple[SourceItem, inbound.Applied]], list[SourceItem]]:
         """A page applied set-based: its records read in one select, the items new here written
-        together (`inbound.create_many`), those known updated one by one (a pull's few)."""
+        together (`inbound.create_many`), those known updated one by one (a pull's few). With
+        them, the items not applied: the project's pushes moved past `pushed` (None: no matter)
+        while the page was read, and their records hold another version than the page's (a
+        push may have stored its write of them after the page was read there)."""
         ctx = opened.ctx
         synced = [item for item in items if item.item_type in ctx.kinds]
-        known = await inbound.known(uow, ctx, synced)
+        known = await inbound.known(uow, ctx, synced)  # held: a push stores its write after this
+        held = await links.sync_row(uow, ctx.project_id)
+        pushed_meanwhile = pushed is not None and _pushes(held) != pushed
         lost = await creates.any_lost(uow, project_id=ctx.project_id)
         applied: list[tuple[SourceItem, inbound.Applied]] = []
+        older: list[SourceItem] = []
         new: dict[str, SourceItem] = {}  # by id: an item listed twice is made once, as last read
         for item in synced:
+            record = known.get(item.id)
             if item.id in new:
                 new[item.id] = item
+            elif pushed_meanwhile and record is not None and record.version != item.version:
+                older.append(item)
             elif item.id in known or lost:
-                done = await self.apply(uow, opened, item, fire=fire, record=known.get(item.id))
+                done = await self.apply(uow, opened, item, fire=fire, record=record)
                 if done is not None:
                     applied.append((item, done))
             else:
@@ -95,7 +128,7 @@ class Reader:
                 uow.actor = await self._actor(uow, opened, item)
                 await inbound.fire(uow, done)
             applied.append((item, done))
-        return applied
+        return applied, older
 
     async def apply(
         self,
@@ -186,3 +219,8 @@ class Reader:
                 )
                 outcomes.sync_change(IN, "applied")
                 await uow.execute(delete(SyncRecord).where(SyncRecord.item_id == record.item_id))
+
+
+def _pushes(sync_row: Row | None) -> int:
+    """How many changes the project has sent: a push stores its write and counts it together."""
+    return int(sync_row.counts.get("pushed", 0)) if sync_row is not None else 0
