@@ -218,3 +218,35 @@ class Source(Protocol):
         ...
 
     async def remove_hooks(self, ids: Sequence[str]) -> None: ...
+
+
+class CommentsClient(Protocol):
+    """A connector's comment requests, in the port's terms."""
+
+    async def listed(self, item_id: str) -> Sequence[SourceComment]: ...
+
+    async def add(self, item_id: str, text: str, *, author_name: str) -> SourceComment: ...
+
+    async def edit(self, item_id: str, comment_id: str, text: str, *, author_name: str) -> None: ...
+
+    async def delete(self, item_id: str, comment_id: str) -> None: ...
+
+
+class CommentsThrough:
+    """The port's comment methods, each handed to the connector's comments client."""
+
+    _comments: CommentsClient
+
+    async def comments(self, item_id: str) -> Sequence[SourceComment]:
+        return await self._comments.listed(item_id)
+
+    async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
+        return await self._comments.add(item_id, text, author_name=author_name)
+
+    async def edit_comment(
+        self, item_id: str, comment_id: str, text: str, *, author_name: str
+    ) -> None:
+        await self._comments.edit(item_id, comment_id, text, author_name=author_name)
+
+    async def delete_comment(self, item_id: str, comment_id: str) -> None:
+        await self._comments.delete(item_id, comment_id)

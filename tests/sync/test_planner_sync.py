@@ -3,11 +3,14 @@ Planner over HTTP (its token endpoint included), on both databases."""
 
 import asyncio
 from datetime import timedelta
+from typing import Any
+
+from aiohttp.test_utils import TestClient
 
 from bot.clock import FrozenClock
 from bot.keys import WORKER
 from bot.sync.standins.planner import PlannerStandin
-from tests.factories import Factory
+from tests.factories import Factory, Member
 from tests.sync.linking import run_jobs, sync_status
 from tests.sync.planner_linking import edit, link_planner, planner, settings, tasks
 from tests.vendor_apis.planner_fixtures import batches, details_read, make_planner
@@ -120,6 +123,40 @@ async def test_a_stale_etag_pulls_the_change_there_then_sends_again(
     )
 
 
+async def _a_write_made_there_its_answer_lost(
+    client: TestClient, member: Member, planner: PlannerStandin
+) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """A linked task renamed and described here; Planner makes the task's part of the write and
+    loses its answer (504). The project, the task's id there and the task here."""
+    task_id = planner.create("Shared", priority=5)
+    project = await link_planner(client, member, planner)
+    (task,) = await tasks(client, member)
+    planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
+    await edit(client, member, task["_id"], name="Renamed here", body="Why and how")
+    await run_jobs(client)
+    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    return project, task_id, task
+
+
+async def _both_hold(
+    client: TestClient,
+    member: Member,
+    planner: PlannerStandin,
+    project: dict[str, Any],
+    task_id: str,
+    name: str,
+    body: str,
+) -> None:
+    """Planner and the app hold `name` and `body`; nothing waits, conflicted or failed."""
+    there = planner.task(task_id)
+    assert there is not None
+    assert (there["title"], there["description"]) == (name, body)
+    (task,) = await tasks(client, member)
+    assert (task["name"], task["body"], task["sync"]["status"]) == (name, body, None)
+    status = await sync_status(client, member, project["_id"])
+    assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
+
+
 async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
     client, factory: Factory, planner: PlannerStandin, clock: FrozenClock
 ) -> None:
@@ -127,13 +164,7 @@ async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
     ETag failing after it): the stored ETag is stale, so the next try gets 412; the task is
     pulled, the change read back is ours (no conflict) and what had not gone yet goes."""
     ada = await factory.member()
-    task_id = planner.create("Shared", priority=5)
-    project = await link_planner(client, ada, planner)
-    (task,) = await tasks(client, ada)
-    planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
-    await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
-    await run_jobs(client)
-    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    project, task_id, task = await _a_write_made_there_its_answer_lost(client, ada, planner)
     (task,) = await tasks(client, ada)
     assert task["sync"]["status"] == "Svc_PENDING"
     await poll(client, clock)  # the push's retry is due, and so is the poll
@@ -144,17 +175,7 @@ async def test_a_write_whose_answer_was_lost_meets_412_pulls_and_arrives_once(
         412,
     ]
     assert [x.status for x in planner.exchanges_to("PATCH", "/details")] == [200]
-    there = planner.task(task_id)
-    assert there is not None
-    assert (there["title"], there["description"]) == ("Renamed here", "Why and how")
-    (task,) = await tasks(client, ada)
-    assert (task["name"], task["body"], task["sync"]["status"]) == (
-        "Renamed here",
-        "Why and how",
-        None,
-    )
-    status = await sync_status(client, ada, project["_id"])
-    assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
+    await _both_hold(client, ada, planner, project, task_id, "Renamed here", "Why and how")
 
 
 async def test_an_edit_made_while_a_lost_write_waits_is_not_undone_by_that_write(
@@ -164,26 +185,10 @@ async def test_an_edit_made_while_a_lost_write_waits_is_not_undone_by_that_write
     retry. The retry's 412 pull reads our own first write back (Planner keeps no change time):
     it is no change there, so the later edit goes out and nothing is logged as a conflict."""
     ada = await factory.member()
-    task_id = planner.create("Shared", priority=5)
-    project = await link_planner(client, ada, planner)
-    (task,) = await tasks(client, ada)
-    planner.fail_next(status=504, after_change=True, path_part=f"/planner/tasks/{task_id}")
-    await edit(client, ada, task["_id"], name="Renamed here", body="Why and how")
-    await run_jobs(client)
-    assert planner.task(task_id)["title"] == "Renamed here"  # type: ignore[index]
+    project, task_id, task = await _a_write_made_there_its_answer_lost(client, ada, planner)
     await edit(client, ada, task["_id"], name="Renamed again")
     await poll(client, clock)  # the push's retry is due, and so is the poll
-    there = planner.task(task_id)
-    assert there is not None
-    assert (there["title"], there["description"]) == ("Renamed again", "Why and how")
-    (task,) = await tasks(client, ada)
-    assert (task["name"], task["body"], task["sync"]["status"]) == (
-        "Renamed again",
-        "Why and how",
-        None,
-    )
-    status = await sync_status(client, ada, project["_id"])
-    assert (status["pending"], status["counts"]["conflicts"], status["lastError"]) == (0, 0, None)
+    await _both_hold(client, ada, planner, project, task_id, "Renamed again", "Why and how")
 
 
 async def test_changes_there_come_in_by_poll_and_a_description_edit_by_the_sweep(

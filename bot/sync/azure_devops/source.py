@@ -27,9 +27,9 @@ from bot.sync.azure_devops.wiql import changed_query
 from bot.sync.pacer import PACER, HostPacer
 from bot.sync.source import (
     Changed,
+    CommentsThrough,
     HookRegistration,
     SourceChange,
-    SourceComment,
     SourceItem,
     SourceNotFound,
     SourceProject,
@@ -43,7 +43,7 @@ HOOK_USER = "tracker"
 TIE = timedelta(microseconds=1)  # a cursor just before its time: items sharing it are read again
 
 
-class AzureDevOpsSource:
+class AzureDevOpsSource(CommentsThrough):
     def __init__(
         self,
         http: aiohttp.ClientSession,
@@ -257,22 +257,6 @@ class AzureDevOpsSource:
             )
         except SourceNotFound:
             return  # gone already
-
-    # Comments (`bot.sync.azure_devops.comments`)
-
-    async def comments(self, item_id: str) -> Sequence[SourceComment]:
-        return await self._comments.listed(item_id)
-
-    async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
-        return await self._comments.add(item_id, text, author_name=author_name)
-
-    async def edit_comment(
-        self, item_id: str, comment_id: str, text: str, *, author_name: str
-    ) -> None:
-        await self._comments.edit(item_id, comment_id, text, author_name=author_name)
-
-    async def delete_comment(self, item_id: str, comment_id: str) -> None:
-        await self._comments.delete(item_id, comment_id)
 
     # Service hooks
 

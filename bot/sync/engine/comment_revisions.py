@@ -15,7 +15,7 @@ from bot.db.statements import Row
 from bot.db.tables import DiscussionMessage, SyncComment
 from bot.db.uow import UnitOfWork
 from bot.sync import log
-from bot.sync.engine.comment_tries import author_of, sending_project
+from bot.sync.engine.comment_tries import author_of, sending_project, words_taken
 from bot.sync.engine.units import Opened, Units
 from bot.sync.links import COMMENT_WAITS
 from bot.sync.source import SourceNotFound, SourceRefused
@@ -94,14 +94,7 @@ async def _edited(
 ) -> None:
     """The edit no longer waits (an edit made since it was read still does)."""
     async with units.unit(opened) as uow:
-        await uow.execute(
-            update(SyncComment)
-            .where(
-                SyncComment.message_id == comment["message_id"],
-                SyncComment.text == comment["text"],
-            )
-            .values(text=None)
-        )
+        await words_taken(uow, comment)
         await log.write(
             uow,
             project_id=opened.ctx.project_id,

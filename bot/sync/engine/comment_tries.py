@@ -6,7 +6,7 @@ it alone, rather than storing it as the source's and telling it in the thread.""
 from collections.abc import Sequence
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from bot.db.statements import Row
 from bot.db.tables import DiscussionMessage, Project, ProjectSync, SyncComment, SyncRecord
@@ -86,3 +86,16 @@ def reads_as(found: SourceComment, comment: Row) -> bool:
         return False
     said = " ".join(found.text.split())
     return author_of(comment) in said and " ".join((comment["text"] or "").split()) in said
+
+
+async def words_taken(uow: UnitOfWork, comment: Row) -> None:
+    """The comment's words, as read to be sent, are the source's now: nothing of them waits to go
+    out (an edit made since it was read still does)."""
+    await uow.execute(
+        update(SyncComment)
+        .where(
+            SyncComment.message_id == comment["message_id"],
+            SyncComment.text == comment["text"],
+        )
+        .values(text=None)
+    )

@@ -18,7 +18,13 @@ from bot.db.uow import UnitOfWork
 from bot.discussions import service as discussions
 from bot.sync import log
 from bot.sync.engine import comment_revisions
-from bot.sync.engine.comment_tries import author_of, found_there, sending_project, waiting
+from bot.sync.engine.comment_tries import (
+    author_of,
+    found_there,
+    sending_project,
+    waiting,
+    words_taken,
+)
 from bot.sync.engine.units import Opened, Units
 from bot.sync.source import SourceNotFound, SourceRefused
 from bot.sync_records.outbox import PUSH, ItemJob
@@ -96,15 +102,7 @@ async def _send_waiting(units: Units, opened: Opened, item_id: str) -> None:
                 .where(SyncComment.message_id == comment["message_id"])
                 .values(source_comment_id=made.id)
             )
-            # Its words are the source's now; an edit made meanwhile still waits to go.
-            await uow.execute(
-                update(SyncComment)
-                .where(
-                    SyncComment.message_id == comment["message_id"],
-                    SyncComment.text == comment["text"],
-                )
-                .values(text=None)
-            )
+            await words_taken(uow, comment)
             await log.write(
                 uow,
                 project_id=opened.ctx.project_id,

@@ -32,9 +32,9 @@ from bot.sync.jira.comments import Comments
 from bot.sync.pacer import PACER, HostPacer
 from bot.sync.source import (
     Changed,
+    CommentsThrough,
     HookRegistration,
     SourceChange,
-    SourceComment,
     SourceItem,
     SourceNotFound,
     SourceProject,
@@ -51,7 +51,7 @@ JQL_TIME = "%Y-%m-%d %H:%M"
 USER_NOT_FOUND = "Svc_USER_NOTFOUND"
 
 
-class JiraSource:
+class JiraSource(CommentsThrough):
     def __init__(
         self,
         http: aiohttp.ClientSession,
@@ -335,22 +335,6 @@ class JiraSource:
             )
         except SourceNotFound:
             return  # gone already
-
-    # Comments (`bot.sync.jira.comments`)
-
-    async def comments(self, item_id: str) -> Sequence[SourceComment]:
-        return await self._comments.listed(item_id)
-
-    async def add_comment(self, item_id: str, text: str, *, author_name: str) -> SourceComment:
-        return await self._comments.add(item_id, text, author_name=author_name)
-
-    async def edit_comment(
-        self, item_id: str, comment_id: str, text: str, *, author_name: str
-    ) -> None:
-        await self._comments.edit(item_id, comment_id, text, author_name=author_name)
-
-    async def delete_comment(self, item_id: str, comment_id: str) -> None:
-        await self._comments.delete(item_id, comment_id)
 
     # Webhooks
 
